@@ -1,0 +1,2 @@
+//! blogread-core
+#![forbid(unsafe_code)]
