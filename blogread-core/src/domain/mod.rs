@@ -1,0 +1,23 @@
+//! Domain types. Each validates on construction and cannot hold an invalid value.
+
+pub mod blog;
+pub mod delivery;
+pub mod ids;
+pub mod keys;
+pub mod project;
+pub mod public;
+pub mod slug;
+pub mod time;
+
+pub use blog::{
+    Blog, BlogFields, BlogPatch, BlogState, BlogStatus, ManagedBlog, NewBlog, PublishedSnapshot,
+};
+pub use delivery::{Delivery, DeployHookTestResult, DeployHookView, Trigger};
+pub use ids::{AdminTokenId, AgentKeyId, BlogId, DeliveryId, IdError, ProjectId};
+pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretHash};
+pub use project::{
+    AdminTokenRecord, AgentKeyRecord, Project, ProjectName, PublicProject, SiteUrl, StoredPublicKey,
+};
+pub use public::{BlogDetail, BlogList, BlogListItem, PublishedBlog, Sitemap, SitemapEntry};
+pub use slug::{Slug, SlugError};
+pub use time::{Timestamp, TimestampError};

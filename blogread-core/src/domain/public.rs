@@ -1,0 +1,145 @@
+//! The read models of the public API (SPEC.md 2.1 to 2.3), with the JSON field names exactly.
+
+use serde::{Deserialize, Serialize};
+
+use super::ids::BlogId;
+use super::time::Timestamp;
+
+/// A published blog as a store returns it for public reads: the published snapshot's fields.
+/// `content` is `None` when the caller did not ask for bodies (so stores need not load them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedBlog {
+    /// Id.
+    pub id: BlogId,
+    /// Published title.
+    pub title: String,
+    /// Published slug.
+    pub slug: String,
+    /// Excerpt.
+    pub excerpt: String,
+    /// Meta title.
+    pub meta_title: String,
+    /// Meta description.
+    pub meta_description: String,
+    /// Featured image URL.
+    pub featured_image_url: Option<String>,
+    /// Category names.
+    pub categories: Vec<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// First publication time (the sort key).
+    pub published_at: Timestamp,
+    /// Last publish time.
+    pub updated_at: Timestamp,
+    /// Body as written (placeholders unresolved), when asked for.
+    pub content: Option<String>,
+}
+
+/// One blog of the list endpoint (SPEC.md 2.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BlogListItem {
+    /// Identifier of the blog.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Slug, unique within the project.
+    pub slug: String,
+    /// Excerpt (`""` when none).
+    pub excerpt: String,
+    /// Meta title (`""` when none).
+    pub meta_title: String,
+    /// Meta description (`""` when none).
+    pub meta_description: String,
+    /// Featured image URL, `null` when none.
+    pub featured_image_url: Option<String>,
+    /// Category names.
+    pub categories: Vec<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// First publication time; the sort key.
+    pub published_at: Timestamp,
+    /// HTML body with internal links resolved; present only with `include_content=true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+/// A single blog (SPEC.md 2.2): every list field, content always present, `updated_at` and
+/// `word_count`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BlogDetail {
+    /// Identifier of the blog.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Slug.
+    pub slug: String,
+    /// Excerpt.
+    pub excerpt: String,
+    /// Meta title.
+    pub meta_title: String,
+    /// Meta description.
+    pub meta_description: String,
+    /// Featured image URL, `null` when none.
+    pub featured_image_url: Option<String>,
+    /// Category names.
+    pub categories: Vec<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// First publication time.
+    pub published_at: Timestamp,
+    /// HTML body with internal links resolved.
+    pub content: String,
+    /// Last publish time.
+    pub updated_at: Timestamp,
+    /// Words of the resolved body, tags stripped.
+    pub word_count: u64,
+}
+
+/// The list endpoint's response (SPEC.md 4.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BlogList {
+    /// The page.
+    pub blogs: Vec<BlogListItem>,
+    /// All published blogs after the category filter, independent of limit and offset.
+    pub total: u64,
+    /// The limit applied.
+    pub limit: u32,
+    /// The offset applied.
+    pub offset: u64,
+}
+
+/// One sitemap entry (SPEC.md 2.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SitemapEntry {
+    /// Slug.
+    pub slug: String,
+    /// First publication time.
+    pub published_at: Timestamp,
+    /// Last publish time.
+    pub updated_at: Timestamp,
+}
+
+impl SitemapEntry {
+    /// A sitemap entry.
+    pub fn new(slug: String, published_at: Timestamp, updated_at: Timestamp) -> Self {
+        Self {
+            slug,
+            published_at,
+            updated_at,
+        }
+    }
+}
+
+/// The sitemap endpoint's response (SPEC.md 4.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Sitemap {
+    /// At most 5000 entries, newest first.
+    pub blogs: Vec<SitemapEntry>,
+    /// The number of entries returned.
+    pub total: u64,
+}

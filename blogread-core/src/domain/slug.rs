@@ -1,0 +1,169 @@
+//! The slug of a blog: `^[a-z0-9]+(-[a-z0-9]+)*$`, 1 to 200 characters, unique within a project.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Why a string is not a valid slug.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SlugError {
+    /// The slug is empty.
+    #[error("slug must not be empty")]
+    Empty,
+    /// The slug is longer than [`Slug::MAX_LEN`].
+    #[error("slug must be at most 200 characters (got {len})")]
+    TooLong {
+        /// The length given.
+        len: usize,
+    },
+    /// The slug has characters or hyphens outside the allowed pattern.
+    #[error(
+        "slug must be lower-case letters a-z and digits, in words joined by single hyphens (e.g. `my-first-post`)"
+    )]
+    Pattern,
+    /// `sitemap` addresses the sitemap endpoint and cannot name a blog.
+    #[error("slug `sitemap` is reserved (the path /blogs/sitemap addresses the sitemap endpoint)")]
+    Reserved,
+}
+
+/// A valid slug. It cannot hold a value outside the pattern, nor the reserved `sitemap`.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Slug(String);
+
+impl Slug {
+    /// The longest slug allowed, in characters.
+    pub const MAX_LEN: usize = 200;
+    /// The slug that names the sitemap endpoint, reserved on the write side.
+    pub const RESERVED: &'static str = "sitemap";
+
+    /// Validates `s` as a slug.
+    pub fn parse(s: &str) -> Result<Slug, SlugError> {
+        check(s)?;
+        Ok(Slug(s.to_owned()))
+    }
+
+    /// True when `s` is a valid slug (no allocation).
+    pub fn is_valid(s: &str) -> bool {
+        check(s).is_ok()
+    }
+
+    /// The slug as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn check(s: &str) -> Result<(), SlugError> {
+    if s.is_empty() {
+        return Err(SlugError::Empty);
+    }
+    if s.len() > Slug::MAX_LEN {
+        return Err(SlugError::TooLong {
+            len: s.chars().count(),
+        });
+    }
+    let bytes = s.as_bytes();
+    let mut previous_hyphen = true; // no leading hyphen
+    for &b in bytes {
+        match b {
+            b'a'..=b'z' | b'0'..=b'9' => previous_hyphen = false,
+            b'-' if !previous_hyphen => previous_hyphen = true,
+            _ => return Err(SlugError::Pattern),
+        }
+    }
+    if previous_hyphen {
+        return Err(SlugError::Pattern);
+    }
+    if s == Slug::RESERVED {
+        return Err(SlugError::Reserved);
+    }
+    Ok(())
+}
+
+impl TryFrom<String> for Slug {
+    type Error = SlugError;
+
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        check(&value)?;
+        Ok(Slug(value))
+    }
+}
+
+impl FromStr for Slug {
+    type Err = SlugError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Slug::parse(s)
+    }
+}
+
+impl From<Slug> for String {
+    fn from(slug: Slug) -> String {
+        slug.0
+    }
+}
+
+impl AsRef<str> for Slug {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Slug {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Slug {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Slug({})", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slug_accepts_words_joined_by_single_hyphens() {
+        for ok in ["a", "hello", "hello-world", "2026-recap", "a-b-c-1"] {
+            assert!(Slug::parse(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn slug_rejects_anything_outside_the_pattern() {
+        for bad in [
+            "Hello", "-a", "a-", "a--b", "a_b", "a b", "é", "a/b", "a.b", " a",
+        ] {
+            assert_eq!(Slug::parse(bad), Err(SlugError::Pattern), "{bad}");
+        }
+    }
+
+    #[test]
+    fn slug_length_is_one_to_two_hundred() {
+        assert_eq!(Slug::parse(""), Err(SlugError::Empty));
+        assert!(Slug::parse(&"a".repeat(200)).is_ok());
+        assert_eq!(
+            Slug::parse(&"a".repeat(201)),
+            Err(SlugError::TooLong { len: 201 })
+        );
+    }
+
+    #[test]
+    fn slug_sitemap_is_reserved() {
+        assert_eq!(Slug::parse("sitemap"), Err(SlugError::Reserved));
+        assert!(Slug::parse("sitemap-2").is_ok());
+    }
+
+    #[test]
+    fn slug_deserialises_through_the_same_check() {
+        assert!(serde_json::from_str::<Slug>("\"Bad Slug\"").is_err());
+        let s: Slug = serde_json::from_str("\"good-slug\"").unwrap();
+        assert_eq!(s.as_str(), "good-slug");
+    }
+}

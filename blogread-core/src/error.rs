@@ -1,0 +1,140 @@
+//! The one error type of blogread-core. A server maps each variant to an HTTP status in one
+//! place; no caller needs to match on strings.
+
+use std::error::Error as StdError;
+
+/// A field value that breaks a rule. Its message names the field and the rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field} {rule}")]
+pub struct FieldError {
+    /// The field (JSON name).
+    pub field: &'static str,
+    /// The rule it breaks, phrased to follow the field name.
+    pub rule: String,
+}
+
+impl FieldError {
+    /// A field error.
+    pub fn new(field: &'static str, rule: impl Into<String>) -> Self {
+        Self {
+            field,
+            rule: rule.into(),
+        }
+    }
+}
+
+/// Why a request is not authenticated (401).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unauthorized {
+    /// No key in the Authorization header nor in `api_key`.
+    #[error(
+        "missing API key: send the project's public key as `Authorization: Bearer pk_live_...` or as the api_key query parameter"
+    )]
+    MissingPublicKey,
+    /// No credential on a management endpoint.
+    #[error("missing credentials: send `Authorization: Bearer <token>`")]
+    MissingToken,
+    /// The Authorization header uses another scheme than Bearer.
+    #[error("the Authorization header must use the Bearer scheme: `Authorization: Bearer <key>`")]
+    NotBearer,
+    /// `Authorization: Bearer` with nothing after it.
+    #[error("the Authorization header has an empty Bearer token")]
+    EmptyBearer,
+    /// An agent key was sent to the public API.
+    #[error(
+        "agent keys (sk_agent_...) are not accepted on the public API; use the project's public key (pk_live_...)"
+    )]
+    AgentKeyOnPublicApi,
+    /// A credential of the wrong kind for this endpoint.
+    #[error("a {got} is not accepted here; this endpoint needs {expected}")]
+    WrongKind {
+        /// What was expected, e.g. "a project admin token (sk_admin_...) or the operator token".
+        expected: &'static str,
+        /// What was sent, e.g. "public key".
+        got: &'static str,
+    },
+    /// The public key matches no project (never issued, rotated or revoked).
+    #[error("API key matches no project (it may have been rotated or revoked)")]
+    UnknownPublicKey,
+    /// The token matches no credential.
+    #[error("the token matches no credential (it may have been revoked)")]
+    UnknownToken,
+}
+
+/// Why an authenticated request may not do what it asks (403).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Forbidden {
+    /// The credential belongs to another project.
+    #[error("this credential belongs to another project")]
+    OtherProject,
+    /// The operation is for the operator only.
+    #[error("this operation needs the operator token")]
+    OperatorOnly,
+}
+
+/// What was not found (404).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotFound {
+    /// No published blog with that slug in the key's project.
+    #[error("no published blog with this slug in this project")]
+    PublishedBlog,
+    /// No blog with that id in the project.
+    #[error("no blog with this id in this project")]
+    Blog,
+    /// No project with that id.
+    #[error("no project with this id")]
+    Project,
+    /// The project has no public key.
+    #[error("this project has no public key; generate one first")]
+    PublicKey,
+    /// No agent key with that id in the project.
+    #[error("no agent key with this id in this project")]
+    AgentKey,
+    /// No admin token with that id in the project.
+    #[error("no admin token with this id in this project")]
+    AdminToken,
+    /// The project has no deploy hook.
+    #[error("this project has no deploy hook; save one with PUT first")]
+    DeployHook,
+}
+
+/// Every error blogread-core reports.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A request parameter is malformed (400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// Not authenticated (401).
+    #[error(transparent)]
+    Unauthorized(#[from] Unauthorized),
+    /// Authenticated, not allowed (403).
+    #[error(transparent)]
+    Forbidden(#[from] Forbidden),
+    /// Not found (404).
+    #[error(transparent)]
+    NotFound(#[from] NotFound),
+    /// A state conflict: a lifecycle move not allowed from the current status, a duplicate
+    /// slug, a key that already exists (409).
+    #[error("{0}")]
+    Conflict(String),
+    /// A well-formed value that breaks a rule (422).
+    #[error(transparent)]
+    Invalid(#[from] FieldError),
+    /// The storage backend failed (500). The cause is for logs, never for responses.
+    #[error("storage failure")]
+    Storage(#[source] Box<dyn StdError + Send + Sync>),
+}
+
+impl Error {
+    /// Wraps a backend failure.
+    pub fn storage(err: impl StdError + Send + Sync + 'static) -> Self {
+        Error::Storage(Box::new(err))
+    }
+}
+
+/// Result with the core [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,494 @@
+//! The public read rules (SPEC.md 4.1 to 4.3, DECISIONS.md section 3): parameter parsing and
+//! clamping, the list, the single blog, the sitemap, ETags and conditional requests.
+
+use std::collections::BTreeSet;
+
+use sha2::{Digest, Sha256};
+
+use crate::auth::{PublicCredentials, authenticate_public};
+use crate::domain::{BlogDetail, BlogList, BlogListItem, PublicProject, PublishedBlog, Sitemap};
+use crate::error::{Error, NotFound, Result};
+use crate::links::{self, LinkContext};
+use crate::service::Service;
+use crate::store::{PageQuery, category_key};
+use crate::word_count::word_count;
+
+/// Default page size.
+pub const DEFAULT_LIMIT: u32 = 50;
+/// Largest page size.
+pub const MAX_LIMIT: u32 = 100;
+/// Most sitemap entries returned.
+pub const SITEMAP_CAP: u32 = 5000;
+/// Largest offset applied (what SQL backends can express); larger values are clamped to it.
+pub const MAX_OFFSET: u64 = i64::MAX as u64;
+
+/// The list endpoint's query parameters as received (absent or raw text).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RawListParams<'a> {
+    /// `limit`.
+    pub limit: Option<&'a str>,
+    /// `offset`.
+    pub offset: Option<&'a str>,
+    /// `category`.
+    pub category: Option<&'a str>,
+    /// `include_content`.
+    pub include_content: Option<&'a str>,
+}
+
+/// The list endpoint's parameters after parsing and clamping: the values applied and echoed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListParams {
+    /// 1..=100, default 50.
+    pub limit: u32,
+    /// >= 0, default 0.
+    pub offset: u64,
+    /// The category asked for, if any (compared case-insensitively).
+    pub category: Option<String>,
+    /// Whether to include bodies.
+    pub include_content: bool,
+}
+
+impl Default for ListParams {
+    fn default() -> Self {
+        Self {
+            limit: DEFAULT_LIMIT,
+            offset: 0,
+            category: None,
+            include_content: false,
+        }
+    }
+}
+
+fn present(v: Option<&str>) -> Option<&str> {
+    v.filter(|s| !s.is_empty())
+}
+
+impl ListParams {
+    /// Parses raw values: an empty value counts as absent; an integer is any run of ASCII
+    /// digits with an optional leading `-`, however large, and is clamped into range;
+    /// `include_content` is `true`/`false`/`1`/`0`, case-insensitive. Anything else is 400.
+    pub fn parse(raw: RawListParams<'_>) -> Result<Self> {
+        let limit = match present(raw.limit) {
+            None => DEFAULT_LIMIT,
+            Some(v) => {
+                let n = parse_integer("limit", v)?;
+                n.clamp(1, i128::from(MAX_LIMIT)) as u32
+            }
+        };
+        let offset = match present(raw.offset) {
+            None => 0,
+            Some(v) => parse_integer("offset", v)?.clamp(0, i128::from(MAX_OFFSET)) as u64,
+        };
+        let include_content = match present(raw.include_content) {
+            None => false,
+            Some(v) if v.eq_ignore_ascii_case("true") || v == "1" => true,
+            Some(v) if v.eq_ignore_ascii_case("false") || v == "0" => false,
+            Some(v) => {
+                return Err(Error::BadRequest(format!(
+                    "include_content must be true, false, 1 or 0 (got `{}`)",
+                    shorten(v)
+                )));
+            }
+        };
+        Ok(Self {
+            limit,
+            offset,
+            category: present(raw.category).map(str::to_owned),
+            include_content,
+        })
+    }
+}
+
+/// Parses `-?[0-9]+` of any length, saturating far outside every range we clamp to.
+fn parse_integer(name: &str, value: &str) -> Result<i128> {
+    let (negative, digits) = match value.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, value),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Error::BadRequest(format!(
+            "{name} must be an integer (got `{}`)",
+            shorten(value)
+        )));
+    }
+    let magnitude = digits.trim_start_matches('0').parse::<i128>().unwrap_or(
+        if digits.trim_start_matches('0').is_empty() {
+            0
+        } else {
+            i128::MAX
+        },
+    );
+    Ok(if negative { -magnitude } else { magnitude })
+}
+
+/// Keeps echoed user input in error messages short.
+fn shorten(value: &str) -> String {
+    let mut out: String = value.chars().take(40).collect();
+    if value.chars().count() > 40 {
+        out.push('…');
+    }
+    out
+}
+
+/// A response that may not need sending again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conditional<T> {
+    /// The client's copy is current: answer 304 with this ETag and no body.
+    NotModified {
+        /// The current ETag.
+        etag: String,
+    },
+    /// The response, with its ETag.
+    Fresh {
+        /// The current ETag.
+        etag: String,
+        /// The body.
+        value: T,
+    },
+}
+
+impl<T> Conditional<T> {
+    /// The ETag, either way.
+    pub fn etag(&self) -> &str {
+        match self {
+            Conditional::NotModified { etag } | Conditional::Fresh { etag, .. } => etag,
+        }
+    }
+
+    /// The body, when fresh.
+    pub fn into_value(self) -> Option<T> {
+        match self {
+            Conditional::NotModified { .. } => None,
+            Conditional::Fresh { value, .. } => Some(value),
+        }
+    }
+}
+
+/// True when an `If-None-Match` header value (one tag, a list, or `*`) matches `etag`, with
+/// the weak comparison RFC 9110 prescribes for this header.
+pub fn if_none_match_matches(header: &str, etag: &str) -> bool {
+    let bare = |t: &str| t.trim().trim_start_matches("W/").to_owned();
+    let etag = bare(etag);
+    header
+        .split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || bare(tag) == etag)
+}
+
+/// A strong ETag for one response: derived from the project's content version (bumped by every
+/// write that changes what the public API shows, including site URL changes and publishes
+/// that change resolved links), the endpoint and its parameters, and the crate version (a new
+/// release may render differently).
+fn etag(project: &PublicProject, parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    h.update(env!("CARGO_PKG_VERSION"));
+    h.update(project.id.as_uuid().as_bytes());
+    h.update(project.content_version.to_be_bytes());
+    for part in parts {
+        h.update((part.len() as u64).to_be_bytes());
+        h.update(part.as_bytes());
+    }
+    let digest = h.finalize();
+    let mut out = String::with_capacity(34);
+    out.push('"');
+    for b in &digest[..16] {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{b:02x}");
+    }
+    out.push('"');
+    out
+}
+
+fn conditional<T>(etag: String, if_none_match: Option<&str>) -> Result<Conditional<T>, String> {
+    match if_none_match {
+        Some(h) if if_none_match_matches(h, &etag) => Ok(Conditional::NotModified { etag }),
+        _ => Err(etag),
+    }
+}
+
+impl Service {
+    /// SPEC.md 4.1: one page of the key's project's published blogs.
+    pub async fn list_blogs(
+        &self,
+        credentials: PublicCredentials<'_>,
+        raw: RawListParams<'_>,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<BlogList>> {
+        let project = authenticate_public(self.store(), credentials).await?;
+        let params = ListParams::parse(raw)?;
+        let category = params.category.as_deref().map(category_key);
+        let limit = params.limit.to_string();
+        let offset = params.offset.to_string();
+        let etag = etag(
+            &project,
+            &[
+                "list",
+                &limit,
+                &offset,
+                category.as_deref().unwrap_or(""),
+                if params.include_content { "1" } else { "0" },
+            ],
+        );
+        let etag = match conditional(etag, if_none_match) {
+            Ok(not_modified) => return Ok(not_modified),
+            Err(etag) => etag,
+        };
+        let page = self
+            .store()
+            .published_page(
+                project.id,
+                &PageQuery {
+                    limit: params.limit,
+                    offset: params.offset,
+                    category,
+                    include_content: params.include_content,
+                },
+            )
+            .await?;
+        let mut blogs = page.blogs;
+        if params.include_content {
+            let ctx = self.link_context(&project, &blogs).await?;
+            for blog in &mut blogs {
+                if let Some(content) = blog.content.as_mut() {
+                    resolve_in_place(content, &ctx);
+                }
+            }
+        }
+        Ok(Conditional::Fresh {
+            etag,
+            value: BlogList {
+                blogs: blogs.into_iter().map(list_item).collect(),
+                total: page.total,
+                limit: params.limit,
+                offset: params.offset,
+            },
+        })
+    }
+
+    /// SPEC.md 4.2: one published blog by slug, links resolved, words counted.
+    pub async fn get_blog(
+        &self,
+        credentials: PublicCredentials<'_>,
+        slug: &str,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<BlogDetail>> {
+        let project = authenticate_public(self.store(), credentials).await?;
+        let etag = etag(&project, &["blog", slug]);
+        let etag = match conditional(etag, if_none_match) {
+            // The 304 is only for something that exists; an unknown slug stays 404.
+            Ok(not_modified) => {
+                return match self.store().published_by_slug(project.id, slug).await? {
+                    Some(_) => Ok(not_modified),
+                    None => Err(NotFound::PublishedBlog.into()),
+                };
+            }
+            Err(etag) => etag,
+        };
+        let mut blog = self
+            .store()
+            .published_by_slug(project.id, slug)
+            .await?
+            .ok_or(NotFound::PublishedBlog)?;
+        let ctx = self
+            .link_context(&project, std::slice::from_ref(&blog))
+            .await?;
+        let mut content = blog.content.take().unwrap_or_default();
+        resolve_in_place(&mut content, &ctx);
+        let words = word_count(&content);
+        Ok(Conditional::Fresh {
+            etag,
+            value: BlogDetail {
+                id: blog.id.to_string(),
+                title: blog.title,
+                slug: blog.slug,
+                excerpt: blog.excerpt,
+                meta_title: blog.meta_title,
+                meta_description: blog.meta_description,
+                featured_image_url: blog.featured_image_url,
+                categories: blog.categories,
+                tags: blog.tags,
+                published_at: blog.published_at,
+                content,
+                updated_at: blog.updated_at,
+                word_count: words,
+            },
+        })
+    }
+
+    /// SPEC.md 4.3: the newest 5000 published blogs' sitemap entries.
+    pub async fn sitemap(
+        &self,
+        credentials: PublicCredentials<'_>,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<Sitemap>> {
+        let project = authenticate_public(self.store(), credentials).await?;
+        let etag = etag(&project, &["sitemap"]);
+        let etag = match conditional(etag, if_none_match) {
+            Ok(not_modified) => return Ok(not_modified),
+            Err(etag) => etag,
+        };
+        let blogs = self.store().sitemap(project.id, SITEMAP_CAP).await?;
+        Ok(Conditional::Fresh {
+            etag,
+            value: Sitemap {
+                total: blogs.len() as u64,
+                blogs,
+            },
+        })
+    }
+
+    /// The link context of a response: every slug referenced by the bodies of `blogs`, looked
+    /// up with one store call (none when no body has a placeholder).
+    async fn link_context(
+        &self,
+        project: &PublicProject,
+        blogs: &[PublishedBlog],
+    ) -> Result<LinkContext> {
+        let mut slugs = BTreeSet::new();
+        for content in blogs.iter().filter_map(|b| b.content.as_deref()) {
+            if links::contains_placeholder(content) {
+                links::referenced_slugs(content, &mut slugs);
+            }
+        }
+        let published = if slugs.is_empty() {
+            Default::default()
+        } else {
+            let slugs: Vec<String> = slugs.into_iter().collect();
+            self.store().published_titles(project.id, &slugs).await?
+        };
+        Ok(LinkContext::new(project.site_url.as_deref(), published))
+    }
+}
+
+fn resolve_in_place(content: &mut String, ctx: &LinkContext) {
+    if let std::borrow::Cow::Owned(resolved) = links::resolve(content, ctx) {
+        *content = resolved;
+    }
+}
+
+fn list_item(b: PublishedBlog) -> BlogListItem {
+    BlogListItem {
+        id: b.id.to_string(),
+        title: b.title,
+        slug: b.slug,
+        excerpt: b.excerpt,
+        meta_title: b.meta_title,
+        meta_description: b.meta_description,
+        featured_image_url: b.featured_image_url,
+        categories: b.categories,
+        tags: b.tags,
+        published_at: b.published_at,
+        content: b.content,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(limit: Option<&str>, offset: Option<&str>) -> Result<ListParams> {
+        ListParams::parse(RawListParams {
+            limit,
+            offset,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn limit_defaults_to_50_and_offset_to_0() {
+        let p = parse(None, None).unwrap();
+        assert_eq!((p.limit, p.offset), (50, 0));
+    }
+
+    #[test]
+    fn empty_value_counts_as_absent() {
+        let p = parse(Some(""), Some("")).unwrap();
+        assert_eq!((p.limit, p.offset), (50, 0));
+    }
+
+    #[test]
+    fn out_of_range_limit_and_offset_are_clamped() {
+        assert_eq!(parse(Some("0"), None).unwrap().limit, 1);
+        assert_eq!(parse(Some("-5"), None).unwrap().limit, 1);
+        assert_eq!(parse(Some("101"), None).unwrap().limit, 100);
+        assert_eq!(parse(None, Some("-1")).unwrap().offset, 0);
+    }
+
+    #[test]
+    fn huge_integers_are_clamped_not_rejected() {
+        let p = parse(Some(&"9".repeat(80)), Some(&"9".repeat(80))).unwrap();
+        assert_eq!(p.limit, 100);
+        assert_eq!(p.offset, MAX_OFFSET);
+        assert_eq!(
+            parse(Some(&format!("-{}", "9".repeat(80))), None)
+                .unwrap()
+                .limit,
+            1
+        );
+        assert_eq!(
+            parse(Some("0000000000000000000000000000000000000000005"), None)
+                .unwrap()
+                .limit,
+            5
+        );
+    }
+
+    #[test]
+    fn non_integer_limit_is_bad_request_naming_the_parameter() {
+        for bad in ["abc", "1.5", "+5", "-", "1e3", " 5"] {
+            let err = parse(Some(bad), None).unwrap_err();
+            assert!(
+                matches!(&err, Error::BadRequest(m) if m.starts_with("limit")),
+                "{bad}"
+            );
+        }
+        assert!(
+            matches!(parse(None, Some("x")), Err(Error::BadRequest(m)) if m.starts_with("offset"))
+        );
+    }
+
+    #[test]
+    fn include_content_accepts_true_false_1_0_case_insensitively() {
+        for (v, want) in [
+            ("true", true),
+            ("TRUE", true),
+            ("1", true),
+            ("False", false),
+            ("0", false),
+        ] {
+            let p = ListParams::parse(RawListParams {
+                include_content: Some(v),
+                ..Default::default()
+            })
+            .unwrap();
+            assert_eq!(p.include_content, want, "{v}");
+        }
+        assert!(
+            ListParams::parse(RawListParams {
+                include_content: Some("yes"),
+                ..Default::default()
+            })
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn empty_category_means_no_filter() {
+        let p = ListParams::parse(RawListParams {
+            category: Some(""),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(p.category, None);
+    }
+
+    #[test]
+    fn if_none_match_accepts_one_tag_a_list_or_star() {
+        let tag = "\"abc\"";
+        assert!(if_none_match_matches("\"abc\"", tag));
+        assert!(if_none_match_matches("\"x\", \"abc\"", tag));
+        assert!(if_none_match_matches("*", tag));
+        assert!(if_none_match_matches("W/\"abc\"", tag));
+        assert!(!if_none_match_matches("\"abd\"", tag));
+    }
+}

@@ -1,0 +1,456 @@
+//! An in-memory [`Store`]: for applications that embed the core without a database, and for
+//! tests of pure logic. Everything is lost when the process ends.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use async_trait::async_trait;
+
+use super::{BlogChange, BlogPage, KeyWrite, PageQuery, PublishedPage, Store, category_key};
+use crate::domain::delivery::DELIVERY_LOG_LEN;
+use crate::domain::{
+    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogState,
+    BlogStatus, Delivery, Project, ProjectId, PublicProject, PublishedBlog, SecretHash,
+    SitemapEntry, StoredPublicKey, Trigger,
+};
+use crate::error::{Error, NotFound, Result};
+
+#[derive(Default)]
+struct ProjectEntry {
+    project: Option<Project>,
+    public_key: Option<StoredPublicKey>,
+    content_version: u64,
+    hook: Option<String>,
+    deliveries: VecDeque<Delivery>,
+}
+
+#[derive(Default)]
+struct Inner {
+    projects: HashMap<ProjectId, ProjectEntry>,
+    public_keys: HashMap<SecretHash, ProjectId>,
+    agent_keys: HashMap<SecretHash, AgentKeyRecord>,
+    admin_tokens: HashMap<SecretHash, AdminTokenRecord>,
+    blogs: HashMap<BlogId, Blog>,
+}
+
+impl Inner {
+    fn entry(&mut self, id: ProjectId) -> Result<&mut ProjectEntry> {
+        self.projects
+            .get_mut(&id)
+            .ok_or(Error::NotFound(NotFound::Project))
+    }
+
+    fn slug_taken(&self, blog: &Blog) -> bool {
+        self.blogs.values().any(|other| {
+            other.project_id == blog.project_id
+                && other.id != blog.id
+                && other.slugs().any(|s| blog.slugs().any(|mine| mine == s))
+        })
+    }
+
+    /// Published blogs of a project, sorted newest first with the id tie-break.
+    fn published(&self, project: ProjectId) -> Vec<(&Blog, &crate::domain::PublishedSnapshot)> {
+        let mut out: Vec<_> = self
+            .blogs
+            .values()
+            .filter(|b| b.project_id == project)
+            .filter_map(|b| b.state.snapshot().map(|s| (b, s)))
+            .collect();
+        out.sort_by(|(a, sa), (b, sb)| {
+            sb.published_at
+                .cmp(&sa.published_at)
+                .then_with(|| b.id.cmp(&a.id))
+        });
+        out
+    }
+}
+
+/// A [`Store`] held in memory.
+#[derive(Default)]
+pub struct MemoryStore {
+    inner: RwLock<Inner>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave a half-applied change (every write
+        // builds its result before touching the maps), so a poisoned lock is still usable.
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn published_blog(b: &Blog, s: &crate::domain::PublishedSnapshot, content: bool) -> PublishedBlog {
+    let f = &s.fields;
+    PublishedBlog {
+        id: b.id,
+        title: f.title().to_owned(),
+        slug: f.slug().to_string(),
+        excerpt: f.excerpt().to_owned(),
+        meta_title: f.meta_title().to_owned(),
+        meta_description: f.meta_description().to_owned(),
+        featured_image_url: f.featured_image_url().map(str::to_owned),
+        categories: f.categories().to_vec(),
+        tags: f.tags().to_vec(),
+        published_at: s.published_at,
+        updated_at: s.updated_at,
+        content: content.then(|| f.content().to_owned()),
+    }
+}
+
+#[async_trait]
+impl Store for MemoryStore {
+    async fn ping(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn insert_project(&self, project: &Project) -> Result<()> {
+        let mut inner = self.write();
+        if inner.projects.contains_key(&project.id) {
+            return Err(Error::Conflict("a project with this id exists".into()));
+        }
+        inner.projects.insert(
+            project.id,
+            ProjectEntry {
+                project: Some(project.clone()),
+                ..Default::default()
+            },
+        );
+        Ok(())
+    }
+
+    async fn project(&self, id: ProjectId) -> Result<Option<Project>> {
+        Ok(self
+            .read()
+            .projects
+            .get(&id)
+            .and_then(|e| e.project.clone()))
+    }
+
+    async fn update_project(&self, project: &Project) -> Result<()> {
+        let mut inner = self.write();
+        let entry = inner.entry(project.id)?;
+        let old = entry.project.replace(project.clone());
+        if old.map(|o| o.site_url) != Some(project.site_url.clone()) {
+            entry.content_version += 1;
+        }
+        Ok(())
+    }
+
+    async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
+        Ok(self
+            .read()
+            .projects
+            .get(&project)
+            .and_then(|e| e.public_key.clone()))
+    }
+
+    async fn put_public_key(
+        &self,
+        project: ProjectId,
+        key: &StoredPublicKey,
+        mode: KeyWrite,
+    ) -> Result<()> {
+        let mut inner = self.write();
+        let entry = inner.entry(project)?;
+        match (mode, &entry.public_key) {
+            (KeyWrite::Create, Some(_)) => {
+                return Err(Error::Conflict(
+                    "this project already has a public key; rotate or revoke it instead".into(),
+                ));
+            }
+            (KeyWrite::Replace, None) => return Err(Error::NotFound(NotFound::PublicKey)),
+            _ => {}
+        }
+        let old = entry.public_key.replace(key.clone());
+        if let Some(old) = old {
+            inner.public_keys.remove(&old.key.hash());
+        }
+        inner.public_keys.insert(key.key.hash(), project);
+        Ok(())
+    }
+
+    async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
+        let mut inner = self.write();
+        let Some(entry) = inner.projects.get_mut(&project) else {
+            return Ok(false);
+        };
+        match entry.public_key.take() {
+            Some(old) => {
+                inner.public_keys.remove(&old.key.hash());
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>> {
+        let inner = self.read();
+        let Some(id) = inner.public_keys.get(hash) else {
+            return Ok(None);
+        };
+        Ok(inner.projects.get(id).and_then(|e| {
+            e.project.as_ref().map(|p| PublicProject {
+                id: p.id,
+                site_url: p.site_url.as_ref().map(|u| u.as_str().to_owned()),
+                content_version: e.content_version,
+            })
+        }))
+    }
+
+    async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()> {
+        let mut inner = self.write();
+        inner.entry(record.project_id)?;
+        inner.agent_keys.insert(record.hash, record.clone());
+        Ok(())
+    }
+
+    async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>> {
+        let mut keys: Vec<_> = self
+            .read()
+            .agent_keys
+            .values()
+            .filter(|k| k.project_id == project)
+            .cloned()
+            .collect();
+        keys.sort_by_key(|k| (k.created_at, k.id));
+        Ok(keys)
+    }
+
+    async fn delete_agent_key(&self, project: ProjectId, id: AgentKeyId) -> Result<bool> {
+        let mut inner = self.write();
+        let before = inner.agent_keys.len();
+        inner
+            .agent_keys
+            .retain(|_, k| !(k.project_id == project && k.id == id));
+        Ok(inner.agent_keys.len() != before)
+    }
+
+    async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>> {
+        Ok(self.read().agent_keys.get(hash).cloned())
+    }
+
+    async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()> {
+        let mut inner = self.write();
+        inner.entry(record.project_id)?;
+        inner.admin_tokens.insert(record.hash, record.clone());
+        Ok(())
+    }
+
+    async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool> {
+        let mut inner = self.write();
+        let before = inner.admin_tokens.len();
+        inner
+            .admin_tokens
+            .retain(|_, t| !(t.project_id == project && t.id == id));
+        Ok(inner.admin_tokens.len() != before)
+    }
+
+    async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>> {
+        Ok(self.read().admin_tokens.get(hash).cloned())
+    }
+
+    async fn insert_blog(&self, blog: &Blog) -> Result<()> {
+        let mut inner = self.write();
+        inner.entry(blog.project_id)?;
+        if inner.slug_taken(blog) {
+            return Err(slug_conflict(blog));
+        }
+        if blog.state.snapshot().is_some() {
+            inner.entry(blog.project_id)?.content_version += 1;
+        }
+        inner.blogs.insert(blog.id, blog.clone());
+        Ok(())
+    }
+
+    async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
+        Ok(self
+            .read()
+            .blogs
+            .get(&id)
+            .filter(|b| b.project_id == project)
+            .cloned())
+    }
+
+    async fn blogs(
+        &self,
+        project: ProjectId,
+        status: Option<BlogStatus>,
+        limit: u32,
+        offset: u64,
+    ) -> Result<BlogPage> {
+        let inner = self.read();
+        let mut all: Vec<&Blog> = inner
+            .blogs
+            .values()
+            .filter(|b| b.project_id == project)
+            .filter(|b| status.is_none_or(|s| b.state.status() == s))
+            .collect();
+        all.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        Ok(BlogPage {
+            total: all.len() as u64,
+            blogs: all
+                .into_iter()
+                .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+                .take(limit as usize)
+                .cloned()
+                .collect(),
+        })
+    }
+
+    async fn update_blog(
+        &self,
+        project: ProjectId,
+        id: BlogId,
+        change: BlogChange,
+    ) -> Result<(Blog, Option<Trigger>)> {
+        let mut inner = self.write();
+        let mut blog = inner
+            .blogs
+            .get(&id)
+            .filter(|b| b.project_id == project)
+            .cloned()
+            .ok_or(Error::NotFound(NotFound::Blog))?;
+        let event = change(&mut blog)?;
+        if inner.slug_taken(&blog) {
+            return Err(slug_conflict(&blog));
+        }
+        if event.is_some() {
+            inner.entry(project)?.content_version += 1;
+        }
+        inner.blogs.insert(id, blog.clone());
+        Ok((blog, event))
+    }
+
+    async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog> {
+        let mut inner = self.write();
+        if !inner
+            .blogs
+            .get(&id)
+            .is_some_and(|b| b.project_id == project)
+        {
+            return Err(Error::NotFound(NotFound::Blog));
+        }
+        let blog = inner
+            .blogs
+            .remove(&id)
+            .ok_or(Error::NotFound(NotFound::Blog))?;
+        if matches!(blog.state, BlogState::Published(_)) {
+            inner.entry(project)?.content_version += 1;
+        }
+        Ok(blog)
+    }
+
+    async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
+        let inner = self.read();
+        let matching: Vec<_> = inner
+            .published(project)
+            .into_iter()
+            .filter(|(_, s)| {
+                query.category.as_ref().is_none_or(|wanted| {
+                    s.fields
+                        .categories()
+                        .iter()
+                        .any(|c| &category_key(c) == wanted)
+                })
+            })
+            .collect();
+        Ok(PublishedPage {
+            total: matching.len() as u64,
+            blogs: matching
+                .into_iter()
+                .skip(usize::try_from(query.offset).unwrap_or(usize::MAX))
+                .take(query.limit as usize)
+                .map(|(b, s)| published_blog(b, s, query.include_content))
+                .collect(),
+        })
+    }
+
+    async fn published_by_slug(
+        &self,
+        project: ProjectId,
+        slug: &str,
+    ) -> Result<Option<PublishedBlog>> {
+        let inner = self.read();
+        Ok(inner
+            .blogs
+            .values()
+            .filter(|b| b.project_id == project)
+            .filter_map(|b| b.state.snapshot().map(|s| (b, s)))
+            .find(|(_, s)| s.fields.slug().as_str() == slug)
+            .map(|(b, s)| published_blog(b, s, true)))
+    }
+
+    async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
+        Ok(self
+            .read()
+            .published(project)
+            .into_iter()
+            .take(cap as usize)
+            .map(|(_, s)| {
+                SitemapEntry::new(s.fields.slug().to_string(), s.published_at, s.updated_at)
+            })
+            .collect())
+    }
+
+    async fn published_titles(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+    ) -> Result<HashMap<String, String>> {
+        let inner = self.read();
+        Ok(inner
+            .blogs
+            .values()
+            .filter(|b| b.project_id == project)
+            .filter_map(|b| b.state.snapshot())
+            .filter(|s| slugs.iter().any(|w| w == s.fields.slug().as_str()))
+            .map(|s| (s.fields.slug().to_string(), s.fields.title().to_owned()))
+            .collect())
+    }
+
+    async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>> {
+        Ok(self
+            .read()
+            .projects
+            .get(&project)
+            .and_then(|e| e.hook.clone()))
+    }
+
+    async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()> {
+        self.write().entry(project)?.hook = url.map(str::to_owned);
+        Ok(())
+    }
+
+    async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()> {
+        let mut inner = self.write();
+        let log = &mut inner.entry(project)?.deliveries;
+        log.push_front(delivery.clone());
+        log.truncate(DELIVERY_LOG_LEN);
+        Ok(())
+    }
+
+    async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>> {
+        Ok(self
+            .read()
+            .projects
+            .get(&project)
+            .map(|e| e.deliveries.iter().cloned().collect())
+            .unwrap_or_default())
+    }
+}
+
+fn slug_conflict(blog: &Blog) -> Error {
+    Error::Conflict(format!(
+        "slug `{}` is already used by another blog of this project",
+        blog.working.slug()
+    ))
+}

@@ -1,0 +1,186 @@
+//! The storage seam: one trait that every backend implements, and the in-memory backend.
+//!
+//! The trait is shaped so that each read the public API needs is one call that a SQL backend
+//! can answer with one query: a list page together with its `total`, a single blog by slug,
+//! the sitemap, and the titles of every slug that a response's placeholders reference (one
+//! look-up per request, never one per placeholder). Lifecycle writes are a read-modify-write
+//! of one blog that a backend runs in one transaction, applying a change computed by the
+//! rules of [`crate::lifecycle`], so the rules live in one place and no crash can leave a
+//! half-published blog.
+
+mod memory;
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+
+pub use memory::MemoryStore;
+
+use crate::domain::{
+    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
+    Project, ProjectId, PublicProject, PublishedBlog, SecretHash, SitemapEntry, StoredPublicKey,
+    Trigger,
+};
+use crate::error::Result;
+
+/// The published blogs of a project to read: one page, after the category filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageQuery {
+    /// Page size, already clamped to 1..=100.
+    pub limit: u32,
+    /// Blogs to skip.
+    pub offset: u64,
+    /// Category key (see [`category_key`]) to filter on, if any.
+    pub category: Option<String>,
+    /// Whether to load the bodies.
+    pub include_content: bool,
+}
+
+/// One page of published blogs with the total after the filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedPage {
+    /// The page, sorted by `published_at` descending, then id descending.
+    pub blogs: Vec<PublishedBlog>,
+    /// All published blogs matching the filter, independent of limit and offset.
+    pub total: u64,
+}
+
+/// The management list of a project's blogs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlogPage {
+    /// The page, newest created first.
+    pub blogs: Vec<Blog>,
+    /// All blogs matching the status filter.
+    pub total: u64,
+}
+
+/// The category filter compares case-insensitively; every backend compares this key, computed
+/// in Rust so that all backends agree on Unicode case folding.
+pub fn category_key(category: &str) -> String {
+    category.to_lowercase()
+}
+
+/// How a public key is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyWrite {
+    /// Generate: fails with a conflict if the project has a key.
+    Create,
+    /// Rotate: fails with not-found if the project has no key; the old key stops working in
+    /// the same write.
+    Replace,
+}
+
+/// A change to one blog, computed by the lifecycle rules from the blog as it is in the
+/// transaction. It edits the blog in place and says which visible-content event (if any) the
+/// change is, or fails, in which case nothing is written.
+pub type BlogChange = Box<dyn FnOnce(&mut Blog) -> Result<Option<Trigger>> + Send>;
+
+/// Storage for projects, credentials, blogs and deploy hooks.
+///
+/// Every method is one atomic operation. Backends map a missing row to the `Ok(None)` /
+/// `NotFound` the method documents and a uniqueness violation to [`crate::Error::Conflict`].
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Checks that the backend answers.
+    async fn ping(&self) -> Result<()>;
+
+    // ---- projects ----
+
+    /// Inserts a new project.
+    async fn insert_project(&self, project: &Project) -> Result<()>;
+    /// A project by id.
+    async fn project(&self, id: ProjectId) -> Result<Option<Project>>;
+    /// Replaces a project's name and site URL (`NotFound` when absent). A site URL change
+    /// bumps the content version, since it changes every resolved link.
+    async fn update_project(&self, project: &Project) -> Result<()>;
+
+    // ---- credentials ----
+
+    /// The project's public key, if any.
+    async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>>;
+    /// Generates or rotates the public key (see [`KeyWrite`]).
+    async fn put_public_key(
+        &self,
+        project: ProjectId,
+        key: &StoredPublicKey,
+        mode: KeyWrite,
+    ) -> Result<()>;
+    /// Revokes the public key; true when there was one.
+    async fn delete_public_key(&self, project: ProjectId) -> Result<bool>;
+    /// The project a public key belongs to, by the key's hash: one indexed look-up that also
+    /// returns what a read needs (site URL, content version).
+    async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>>;
+    /// Stores a new agent key record.
+    async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()>;
+    /// The project's agent keys, oldest first.
+    async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>>;
+    /// Deletes an agent key; true when it existed in that project.
+    async fn delete_agent_key(&self, project: ProjectId, id: AgentKeyId) -> Result<bool>;
+    /// An agent key by hash.
+    async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>>;
+    /// Stores a new admin token record.
+    async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()>;
+    /// Deletes an admin token; true when it existed in that project.
+    async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool>;
+    /// An admin token by hash.
+    async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>>;
+
+    // ---- blogs: management ----
+
+    /// Inserts a new blog (`Conflict` when its slug is taken in the project).
+    async fn insert_blog(&self, blog: &Blog) -> Result<()>;
+    /// A blog by id within a project.
+    async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>>;
+    /// The project's blogs, optionally of one status, newest created first.
+    async fn blogs(
+        &self,
+        project: ProjectId,
+        status: Option<BlogStatus>,
+        limit: u32,
+        offset: u64,
+    ) -> Result<BlogPage>;
+    /// Applies `change` to the blog in one transaction and returns the blog as written and
+    /// the event. `NotFound` when absent; `Conflict` when the new slug is taken. When the
+    /// change reports an event, the project's content version is bumped in the same
+    /// transaction.
+    async fn update_blog(
+        &self,
+        project: ProjectId,
+        id: BlogId,
+        change: BlogChange,
+    ) -> Result<(Blog, Option<Trigger>)>;
+    /// Deletes a blog and returns it as it was (`NotFound` when absent). Deleting a published
+    /// blog bumps the content version in the same transaction.
+    async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog>;
+
+    // ---- blogs: public reads ----
+
+    /// One page of published blogs and the total after the filter.
+    async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage>;
+    /// The published blog with this published slug, with its content.
+    async fn published_by_slug(
+        &self,
+        project: ProjectId,
+        slug: &str,
+    ) -> Result<Option<PublishedBlog>>;
+    /// The newest `cap` published blogs' sitemap entries.
+    async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>>;
+    /// Published title by published slug, for those of `slugs` that name a published blog of
+    /// the project: the one look-up link resolution makes per request.
+    async fn published_titles(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+    ) -> Result<HashMap<String, String>>;
+
+    // ---- deploy hook ----
+
+    /// The saved deploy hook URL, if any.
+    async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>>;
+    /// Saves, replaces (`Some`) or clears (`None`) the deploy hook URL.
+    async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()>;
+    /// Appends to the delivery log, keeping the newest [`crate::domain::delivery::DELIVERY_LOG_LEN`].
+    async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()>;
+    /// The delivery log, newest first.
+    async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>>;
+}

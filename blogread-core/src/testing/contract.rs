@@ -1,0 +1,724 @@
+//! The store contract: the same behaviours checked against every [`Store`] backend.
+//!
+//! Each case is an async function taking a fresh, empty store. A backend's tests invoke
+//! [`crate::store_contract_tests!`] once with an expression that builds such a store; the
+//! macro expands to one `#[tokio::test]` per case, named after the behaviour it checks.
+
+use std::sync::Arc;
+
+use crate::auth::PublicCredentials;
+use crate::domain::{BlogPatch, BlogStatus, Delivery, DeliveryId, NewBlog, Timestamp, Trigger};
+use crate::error::{Error, NotFound, Unauthorized};
+use crate::read::{Conditional, RawListParams};
+use crate::service::ProjectUpdate;
+use crate::store::Store;
+use crate::testing::{Fixture, blog_id};
+
+fn fresh<T>(c: Conditional<T>) -> T {
+    c.into_value().expect("a fresh response")
+}
+
+async fn list(f: &Fixture, raw: RawListParams<'_>) -> crate::domain::BlogList {
+    fresh(
+        f.service
+            .list_blogs(f.key(), raw, None)
+            .await
+            .expect("list"),
+    )
+}
+
+fn slugs(list: &crate::domain::BlogList) -> Vec<&str> {
+    list.blogs.iter().map(|b| b.slug.as_str()).collect()
+}
+
+/// Lists show only published blogs, newest first, with `total` independent of paging.
+pub async fn list_returns_only_published_newest_first(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    f.published("first", "First", "<p>1</p>").await;
+    f.draft("a-draft", "Draft", "<p>d</p>").await;
+    f.published("second", "Second", "<p>2</p>").await;
+    let gone = f.published("gone", "Gone", "<p>g</p>").await;
+    f.service
+        .unpublish_blog(Some(&f.admin), f.project, blog_id(&gone))
+        .await
+        .unwrap();
+    let l = list(&f, RawListParams::default()).await;
+    assert_eq!(slugs(&l), ["second", "first"]);
+    assert_eq!(l.total, 2);
+    assert!(
+        l.blogs.iter().all(|b| b.content.is_none()),
+        "no content by default"
+    );
+}
+
+/// Offset paging with the id tie-break never repeats or skips a blog, even when every blog
+/// has the same `published_at`.
+pub async fn paging_under_equal_published_at_never_repeats_or_skips(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    for i in 0..25 {
+        let b = f.draft(&format!("same-{i}"), "Same", "").await;
+        f.publish(&b, Some("2025-06-01T12:00:00Z")).await;
+    }
+    let mut seen = Vec::new();
+    for offset in (0..25).step_by(7) {
+        let offset = offset.to_string();
+        let page = list(
+            &f,
+            RawListParams {
+                limit: Some("7"),
+                offset: Some(&offset),
+                ..Default::default()
+            },
+        )
+        .await;
+        assert_eq!(page.total, 25);
+        seen.extend(page.blogs.into_iter().map(|b| b.id));
+    }
+    let mut sorted = seen.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 25, "each blog exactly once");
+    let mut desc = seen.clone();
+    desc.sort_by(|a, b| b.cmp(a));
+    assert_eq!(seen, desc, "ties broken by id descending");
+}
+
+/// `limit` and `offset` echo the applied (clamped) values.
+pub async fn limit_and_offset_echo_the_applied_values(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    f.published("only", "Only", "").await;
+    let l = list(
+        &f,
+        RawListParams {
+            limit: Some("1000"),
+            offset: Some("-3"),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!((l.limit, l.offset), (100, 0));
+    let l = list(
+        &f,
+        RawListParams {
+            offset: Some("5"),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!((l.limit, l.offset, l.blogs.len(), l.total), (50, 5, 0, 1));
+}
+
+/// The category filter matches case-insensitively and `total` counts after the filter.
+pub async fn category_filter_is_case_insensitive_with_filtered_total(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    for (slug, cats) in [
+        ("a", vec!["Rust", "Web"]),
+        ("b", vec!["rust"]),
+        ("c", vec!["Go"]),
+        ("d", vec!["Ünïcode"]),
+    ] {
+        f.clock.advance(1);
+        let b = f
+            .draft_with(NewBlog {
+                title: slug.into(),
+                slug: slug.into(),
+                categories: Some(cats.into_iter().map(String::from).collect()),
+                ..Default::default()
+            })
+            .await;
+        f.publish(&b, None).await;
+    }
+    let l = list(
+        &f,
+        RawListParams {
+            category: Some("RUST"),
+            limit: Some("1"),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(l.total, 2);
+    assert_eq!(slugs(&l), ["b"]);
+    let l = list(
+        &f,
+        RawListParams {
+            category: Some("üNÏCODE"),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(slugs(&l), ["d"]);
+    let l = list(
+        &f,
+        RawListParams {
+            category: Some("Rus"),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(l.total, 0, "equality, not prefix");
+}
+
+/// `include_content=true` adds resolved bodies to every item.
+pub async fn include_content_adds_resolved_bodies(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some("https://site.example")).await;
+    f.published("target", "Target", "<p>t</p>").await;
+    f.published(
+        "linker",
+        "Linker",
+        r#"<p><a href="[INTERNAL:target]">go</a></p>"#,
+    )
+    .await;
+    let l = list(
+        &f,
+        RawListParams {
+            include_content: Some("true"),
+            ..Default::default()
+        },
+    )
+    .await;
+    let linker = &l.blogs[0];
+    let content = linker.content.as_deref().expect("content present");
+    assert!(!content.contains("[INTERNAL:"), "{content}");
+}
+
+/// A single blog is found by slug with content, `updated_at` and `word_count`.
+pub async fn single_blog_has_content_updated_at_and_word_count(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    f.published("hello", "Hello", "<p>one two <b>three</b></p>")
+        .await;
+    let b = fresh(f.service.get_blog(f.key(), "hello", None).await.unwrap());
+    assert_eq!(b.slug, "hello");
+    assert_eq!(b.content, "<p>one two <b>three</b></p>");
+    assert_eq!(b.word_count, 3);
+    assert_eq!(b.updated_at, b.published_at);
+}
+
+/// Drafts, unpublished blogs, unknown slugs and other projects' blogs are 404.
+pub async fn single_blog_is_404_unless_published_in_this_project(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let other = f.another(None).await;
+    f.draft("draft", "Draft", "").await;
+    let b = f.published("was", "Was", "").await;
+    f.service
+        .unpublish_blog(Some(&f.admin), f.project, blog_id(&b))
+        .await
+        .unwrap();
+    other.published("theirs", "Theirs", "").await;
+    for slug in ["draft", "was", "missing", "theirs", "sitemap", "UPPER"] {
+        let err = f.service.get_blog(f.key(), slug, None).await.unwrap_err();
+        assert!(
+            matches!(err, Error::NotFound(NotFound::PublishedBlog)),
+            "{slug}: {err:?}"
+        );
+    }
+}
+
+/// A blog of project B is never visible with project A's key, even with the same slug.
+pub async fn projects_are_isolated_even_with_the_same_slug(store: Arc<dyn Store>) {
+    let a = Fixture::new(store, None).await;
+    let b = a.another(None).await;
+    a.published("same", "A's post", "<p>a</p>").await;
+    b.published("same", "B's post", "<p>b</p>").await;
+    b.published("only-b", "Only B", "").await;
+    let got = fresh(a.service.get_blog(a.key(), "same", None).await.unwrap());
+    assert_eq!(got.title, "A's post");
+    let l = list(&a, RawListParams::default()).await;
+    assert_eq!(slugs(&l), ["same"]);
+    let s = fresh(a.service.sitemap(a.key(), None).await.unwrap());
+    assert_eq!(s.total, 1);
+}
+
+/// The sitemap returns the newest 5000 of 5001, with `total` the number returned.
+pub async fn sitemap_caps_at_5000_newest_first(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    for i in 0..5001 {
+        let b = f.draft(&format!("post-{i}"), "P", "").await;
+        let at = Timestamp::from_unix_seconds(1_700_000_000 + i).unwrap();
+        f.publish(&b, Some(&at.to_string())).await;
+    }
+    let s = fresh(f.service.sitemap(f.key(), None).await.unwrap());
+    assert_eq!(s.total, 5000);
+    assert_eq!(s.blogs.len(), 5000);
+    assert_eq!(s.blogs[0].slug, "post-5000");
+    assert_eq!(s.blogs[4999].slug, "post-1", "the oldest one is left out");
+}
+
+/// Publish, re-sync, unpublish and delete report their events; edits and creation none.
+pub async fn lifecycle_moves_report_their_events(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let auth = Some(f.admin.as_str());
+    let b = f.draft("life", "Life", "<p>v1</p>").await;
+    let id = blog_id(&b);
+    let s = &f.service;
+    let edit = BlogPatch {
+        content: Some("<p>v2</p>".into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        s.edit_blog(auth, f.project, id, edit.clone())
+            .await
+            .unwrap()
+            .event,
+        None
+    );
+    let w = s.publish_blog(auth, f.project, id, None).await.unwrap();
+    assert_eq!(w.event, Some(Trigger::Published));
+    assert_eq!(w.blog.status, BlogStatus::Published);
+    assert_eq!(
+        s.publish_blog(auth, f.project, id, None)
+            .await
+            .unwrap()
+            .event,
+        Some(Trigger::Updated)
+    );
+    assert_eq!(
+        s.unpublish_blog(auth, f.project, id).await.unwrap().event,
+        Some(Trigger::Unpublished)
+    );
+    assert!(matches!(
+        s.unpublish_blog(auth, f.project, id).await,
+        Err(Error::Conflict(_))
+    ));
+    assert_eq!(s.delete_blog(auth, f.project, id).await.unwrap(), None);
+    let p = f.published("gone", "Gone", "").await;
+    assert_eq!(
+        s.delete_blog(auth, f.project, blog_id(&p)).await.unwrap(),
+        Some(Trigger::Deleted)
+    );
+    assert!(matches!(
+        s.get_blog(f.key(), "gone", None).await,
+        Err(Error::NotFound(_))
+    ));
+    assert!(matches!(
+        s.delete_blog(auth, f.project, blog_id(&p)).await,
+        Err(Error::NotFound(NotFound::Blog))
+    ));
+}
+
+/// Editing a published blog changes nothing public until it is re-synced.
+pub async fn edits_stay_private_until_resync(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let b = f.published("post", "Old title", "<p>old</p>").await;
+    let etag = f
+        .service
+        .get_blog(f.key(), "post", None)
+        .await
+        .unwrap()
+        .etag()
+        .to_owned();
+    f.service
+        .edit_blog(
+            Some(&f.admin),
+            f.project,
+            blog_id(&b),
+            BlogPatch {
+                title: Some("New title".into()),
+                slug: Some("new-slug".into()),
+                content: Some("<p>new</p>".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let got = f.service.get_blog(f.key(), "post", None).await.unwrap();
+    assert_eq!(got.etag(), etag, "public output did not change");
+    assert_eq!(fresh(got).title, "Old title");
+    assert!(f.service.get_blog(f.key(), "new-slug", None).await.is_err());
+    f.clock.advance(60);
+    f.publish(&b, None).await;
+    let got = fresh(f.service.get_blog(f.key(), "new-slug", None).await.unwrap());
+    assert_eq!(got.title, "New title");
+    assert!(got.updated_at > got.published_at);
+    assert!(f.service.get_blog(f.key(), "post", None).await.is_err());
+}
+
+/// A slug is unique within a project across working and published slugs; another project may
+/// reuse it.
+pub async fn duplicate_slug_is_a_conflict_within_a_project_only(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let other = f.another(None).await;
+    let a = f.published("taken", "A", "").await;
+    let dup = f
+        .service
+        .create_blog(
+            Some(&f.admin),
+            f.project,
+            NewBlog {
+                title: "B".into(),
+                slug: "taken".into(),
+                ..Default::default()
+            },
+        )
+        .await;
+    assert!(matches!(dup, Err(Error::Conflict(_))), "{dup:?}");
+    // The published slug stays reserved while the working copy is renamed.
+    f.service
+        .edit_blog(
+            Some(&f.admin),
+            f.project,
+            blog_id(&a),
+            BlogPatch {
+                slug: Some("renamed".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let dup = f
+        .service
+        .create_blog(
+            Some(&f.admin),
+            f.project,
+            NewBlog {
+                title: "B".into(),
+                slug: "taken".into(),
+                ..Default::default()
+            },
+        )
+        .await;
+    assert!(matches!(dup, Err(Error::Conflict(_))), "{dup:?}");
+    other.draft("taken", "Elsewhere", "").await;
+}
+
+/// Rotation and revocation take effect on the very next request.
+pub async fn rotation_and_revocation_take_effect_at_once(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let old = f.public_key.clone();
+    let new = f
+        .service
+        .rotate_public_key(Some(&f.admin), f.project)
+        .await
+        .unwrap()
+        .key;
+    let with = |k: &str| {
+        PublicCredentials::new(None, Some(k))
+            .api_key
+            .map(str::to_owned)
+    };
+    let old_key = with(&old).unwrap();
+    let err = f
+        .service
+        .sitemap(PublicCredentials::new(None, Some(&old_key)), None)
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        Error::Unauthorized(Unauthorized::UnknownPublicKey)
+    ));
+    assert!(
+        f.service
+            .sitemap(PublicCredentials::new(None, Some(&new)), None)
+            .await
+            .is_ok()
+    );
+    let revealed = f
+        .service
+        .reveal_public_key(Some(&f.admin), f.project)
+        .await
+        .unwrap();
+    assert_eq!(revealed.key, new);
+    f.service
+        .revoke_public_key(Some(&f.admin), f.project)
+        .await
+        .unwrap();
+    assert!(matches!(
+        f.service
+            .sitemap(PublicCredentials::new(None, Some(&new)), None)
+            .await,
+        Err(Error::Unauthorized(Unauthorized::UnknownPublicKey))
+    ));
+    assert!(matches!(
+        f.service.reveal_public_key(Some(&f.admin), f.project).await,
+        Err(Error::NotFound(NotFound::PublicKey))
+    ));
+    assert!(matches!(
+        f.service.rotate_public_key(Some(&f.admin), f.project).await,
+        Err(Error::NotFound(NotFound::PublicKey))
+    ));
+    f.service
+        .generate_public_key(Some(&f.admin), f.project)
+        .await
+        .unwrap();
+    assert!(matches!(
+        f.service
+            .generate_public_key(Some(&f.admin), f.project)
+            .await,
+        Err(Error::Conflict(_))
+    ));
+}
+
+/// Agent keys and admin tokens are found by hash; deleting one revokes it at once; an agent
+/// key never reads the public API.
+pub async fn agent_keys_and_admin_tokens_are_looked_up_by_hash(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let issued = f
+        .service
+        .create_agent_key(Some(&f.admin), f.project)
+        .await
+        .unwrap();
+    let agent = format!("Bearer {}", issued.key);
+    let listed = f
+        .service
+        .agent_keys(Some(&f.admin), f.project)
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].prefix, &issued.key[..12]);
+    f.service
+        .create_blog(
+            Some(&agent),
+            f.project,
+            NewBlog {
+                title: "By agent".into(),
+                slug: "by-agent".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("agents may write blogs");
+    assert!(matches!(
+        f.service
+            .sitemap(PublicCredentials::new(Some(&agent), None), None)
+            .await,
+        Err(Error::Unauthorized(Unauthorized::AgentKeyOnPublicApi))
+    ));
+    f.service
+        .delete_agent_key(Some(&f.admin), f.project, issued.id)
+        .await
+        .unwrap();
+    assert!(matches!(
+        f.service
+            .blogs(Some(&agent), f.project, None, RawListParams::default())
+            .await,
+        Err(Error::Unauthorized(Unauthorized::UnknownToken))
+    ));
+}
+
+/// A site URL change and a publish elsewhere in the project change the ETag (resolved links
+/// may change); an unrelated project's writes do not.
+pub async fn etag_changes_with_every_visible_change(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let other = f.another(None).await;
+    f.published("a", "A", "<p>[INTERNAL:b]</p>").await;
+    let e1 = etag_of(&f).await;
+    let again = f.service.get_blog(f.key(), "a", Some(&e1)).await.unwrap();
+    assert!(matches!(again, Conditional::NotModified { .. }));
+    other.published("x", "X", "").await;
+    assert_eq!(
+        etag_of(&f).await,
+        e1,
+        "another project's publish changes nothing"
+    );
+    f.published("b", "B", "").await;
+    let e2 = etag_of(&f).await;
+    assert_ne!(e2, e1, "publishing the link target changes resolved links");
+    f.service
+        .update_project(
+            Some(&f.admin),
+            f.project,
+            ProjectUpdate {
+                site_url: Some(Some("https://new.example".into())),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_ne!(
+        etag_of(&f).await,
+        e2,
+        "a site URL change changes every link"
+    );
+}
+
+async fn etag_of(f: &Fixture) -> String {
+    f.service
+        .get_blog(f.key(), "a", None)
+        .await
+        .unwrap()
+        .etag()
+        .to_owned()
+}
+
+/// A bad key is 401 even with a matching If-None-Match.
+pub async fn bad_key_is_401_never_304(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let etag = f
+        .service
+        .sitemap(f.key(), None)
+        .await
+        .unwrap()
+        .etag()
+        .to_owned();
+    let bogus = "pk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let err = f
+        .service
+        .sitemap(PublicCredentials::new(None, Some(bogus)), Some(&etag))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Unauthorized(_)));
+}
+
+/// Unicode survives every text field.
+pub async fn unicode_round_trips_in_every_text_field(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let b = f
+        .draft_with(NewBlog {
+            title: "Ünïcödé 日本語 🚀".into(),
+            slug: "unicode".into(),
+            content: Some("<p>Ελληνικά — עברית — 中文 🚀</p>".into()),
+            excerpt: Some("Résumé ✓".into()),
+            meta_title: Some("Mëta 标题".into()),
+            meta_description: Some("Désc 🌍".into()),
+            featured_image_url: Some("https://cdn.example/ü.png".into()),
+            categories: Some(vec!["Catégorie".into(), "分类".into()]),
+            tags: Some(vec!["étiquette".into(), "🏷".into()]),
+        })
+        .await;
+    f.publish(&b, None).await;
+    let got = fresh(f.service.get_blog(f.key(), "unicode", None).await.unwrap());
+    assert_eq!(got.title, "Ünïcödé 日本語 🚀");
+    assert_eq!(got.content, "<p>Ελληνικά — עברית — 中文 🚀</p>");
+    assert_eq!(got.excerpt, "Résumé ✓");
+    assert_eq!(got.meta_title, "Mëta 标题");
+    assert_eq!(got.meta_description, "Désc 🌍");
+    assert_eq!(
+        got.featured_image_url.as_deref(),
+        Some("https://cdn.example/ü.png")
+    );
+    assert_eq!(got.categories, ["Catégorie", "分类"]);
+    assert_eq!(got.tags, ["étiquette", "🏷"]);
+    let managed = f
+        .service
+        .blog(Some(&f.admin), f.project, blog_id(&b))
+        .await
+        .unwrap();
+    assert_eq!(managed.title, "Ünïcödé 日本語 🚀");
+}
+
+/// The largest allowed body (2 MiB) is stored and returned whole.
+pub async fn largest_allowed_content_round_trips(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let para = "<p>lorem ipsum dolor sit amet</p>";
+    let mut content = para.repeat(crate::domain::blog::limits::CONTENT_MAX_BYTES / para.len());
+    content.push_str(&"x".repeat(crate::domain::blog::limits::CONTENT_MAX_BYTES - content.len()));
+    assert_eq!(
+        content.len(),
+        crate::domain::blog::limits::CONTENT_MAX_BYTES
+    );
+    f.published("big", "Big", &content).await;
+    let got = fresh(f.service.get_blog(f.key(), "big", None).await.unwrap());
+    assert_eq!(got.content.len(), content.len());
+    assert!(got.content == content);
+}
+
+/// The delivery log keeps the newest 100, newest first.
+pub async fn delivery_log_keeps_newest_100(store: Arc<dyn Store>) {
+    let f = Fixture::new(store.clone(), None).await;
+    for i in 0..105u16 {
+        let d = Delivery::new(
+            DeliveryId::generate(),
+            Trigger::Published,
+            Some(format!("post-{i}")),
+            Timestamp::from_unix_seconds(1_700_000_000 + i64::from(i)).unwrap(),
+            i % 2 == 0,
+            200 + i,
+            "ok".into(),
+            u64::from(i),
+        );
+        store.record_delivery(f.project, &d).await.unwrap();
+    }
+    let log = store.deliveries(f.project).await.unwrap();
+    assert_eq!(log.len(), 100);
+    assert_eq!(log[0].blog_slug.as_deref(), Some("post-104"));
+    assert_eq!(log[99].blog_slug.as_deref(), Some("post-5"));
+    assert_eq!(log[0].status_code, 304);
+}
+
+/// The deploy hook URL is saved, replaced and cleared.
+pub async fn deploy_hook_is_saved_replaced_and_cleared(store: Arc<dyn Store>) {
+    let f = Fixture::new(store.clone(), None).await;
+    assert_eq!(store.deploy_hook(f.project).await.unwrap(), None);
+    store
+        .set_deploy_hook(f.project, Some("https://api.netlify.com/build_hooks/abc"))
+        .await
+        .unwrap();
+    store
+        .set_deploy_hook(f.project, Some("https://api.netlify.com/build_hooks/def"))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.deploy_hook(f.project).await.unwrap().as_deref(),
+        Some("https://api.netlify.com/build_hooks/def")
+    );
+    store.set_deploy_hook(f.project, None).await.unwrap();
+    assert_eq!(store.deploy_hook(f.project).await.unwrap(), None);
+}
+
+/// The management list filters by status and pages.
+pub async fn management_list_filters_by_status(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    f.draft("d1", "D1", "").await;
+    f.draft("d2", "D2", "").await;
+    f.published("p1", "P1", "").await;
+    let all = f
+        .service
+        .blogs(Some(&f.admin), f.project, None, RawListParams::default())
+        .await
+        .unwrap();
+    assert_eq!(all.total, 3);
+    let drafts = f
+        .service
+        .blogs(
+            Some(&f.admin),
+            f.project,
+            Some(BlogStatus::Draft),
+            RawListParams {
+                limit: Some("1"),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!((drafts.total, drafts.blogs.len()), (2, 1));
+}
+
+/// Expands to one `#[tokio::test]` per contract case, each on a fresh store built by the
+/// given async expression (which may `return` early to skip, e.g. when no PostgreSQL is set).
+#[macro_export]
+macro_rules! store_contract_tests {
+    ($make:expr) => {
+        $crate::store_contract_tests!(@cases $make;
+            list_returns_only_published_newest_first,
+            paging_under_equal_published_at_never_repeats_or_skips,
+            limit_and_offset_echo_the_applied_values,
+            category_filter_is_case_insensitive_with_filtered_total,
+            include_content_adds_resolved_bodies,
+            single_blog_has_content_updated_at_and_word_count,
+            single_blog_is_404_unless_published_in_this_project,
+            projects_are_isolated_even_with_the_same_slug,
+            sitemap_caps_at_5000_newest_first,
+            lifecycle_moves_report_their_events,
+            edits_stay_private_until_resync,
+            duplicate_slug_is_a_conflict_within_a_project_only,
+            rotation_and_revocation_take_effect_at_once,
+            agent_keys_and_admin_tokens_are_looked_up_by_hash,
+            etag_changes_with_every_visible_change,
+            bad_key_is_401_never_304,
+            unicode_round_trips_in_every_text_field,
+            largest_allowed_content_round_trips,
+            delivery_log_keeps_newest_100,
+            deploy_hook_is_saved_replaced_and_cleared,
+            management_list_filters_by_status,
+        );
+    };
+    (@cases $make:expr; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() {
+                let Some(store) = $make else { return };
+                $crate::testing::contract::$case(store).await;
+            }
+        )*
+    };
+}
