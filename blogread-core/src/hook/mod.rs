@@ -2,5 +2,9 @@
 //! hosting platform to rebuild.
 
 mod address;
+mod resolver;
+mod url;
 
 pub use address::{AddressPolicy, is_global};
+pub use resolver::{Resolver, StaticResolver, SystemResolver};
+pub use url::{DeployHookUrl, HookUrlError, MIN_LENGTH};
