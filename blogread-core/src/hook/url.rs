@@ -180,6 +180,11 @@ impl DeployHookUrl {
         self.parsed.host_str().unwrap_or_default()
     }
 
+    /// The URL as parsed (normalised by the WHATWG rules): what a firing contacts.
+    pub(crate) fn parsed(&self) -> &Url {
+        &self.parsed
+    }
+
     /// The port to connect to: the one given, else 443.
     pub fn port(&self) -> u16 {
         self.parsed.port_or_known_default().unwrap_or(443)
