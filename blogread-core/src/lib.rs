@@ -13,6 +13,7 @@
 //! - [`word_count`]: the `word_count` of a resolved body;
 //! - [`lifecycle`]: create, edit, publish, re-sync, unpublish, delete, and the visible-content
 //!   event each one is;
+//! - [`hook`]: deploy hook URL rules, the address policy and the notifier that POSTs to it;
 //! - [`auth`]: who may do what, decided here and not in a server's handlers;
 //! - [`Service`]: every operation, authorisation first, over any store.
 //!
@@ -81,6 +82,7 @@ pub mod auth;
 pub mod clock;
 pub mod domain;
 pub mod error;
+pub mod hook;
 pub mod lifecycle;
 pub mod links;
 pub mod read;
