@@ -19,7 +19,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let auth = Some(auth.as_str());
 
     let project = service
-        .create_project(auth, "Demo blog".into(), Some("https://blog.example".into()))
+        .create_project(
+            auth,
+            "Demo blog".into(),
+            Some("https://blog.example".into()),
+        )
         .await?;
     let key = service.generate_public_key(auth, project.id).await?.key;
 

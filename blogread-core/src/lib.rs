@@ -82,6 +82,7 @@ pub mod auth;
 pub mod clock;
 pub mod domain;
 pub mod error;
+mod firing;
 pub mod hook;
 pub mod lifecycle;
 pub mod links;
