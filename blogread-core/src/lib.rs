@@ -1,2 +1,4 @@
 //! blogread-core
 #![forbid(unsafe_code)]
+
+pub mod links;
