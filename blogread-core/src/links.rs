@@ -1049,4 +1049,18 @@ mod tests {
             assert!(!is_valid_slug(bad), "{bad}");
         }
     }
+
+    proptest::proptest! {
+        /// However the rewriter receives the body, text nodes are buffered whole, so the result
+        /// is the same as for one write.
+        #[test]
+        fn split_text_chunks_resolve_like_whole_input(
+            body in "(<p>|</p>|<a href=\"/x\">|</a>|<script>|</script>|<!--|-->|[a-z ]|\\[INTERNAL:|\\]|hello-world|draft|é|😀)*",
+            chunk_len in 1usize..16,
+        ) {
+            let whole = rewrite(&body, &site(), body.len());
+            let chunked = rewrite(&body, &site(), chunk_len);
+            proptest::prop_assert_eq!(whole.ok(), chunked.ok());
+        }
+    }
 }
