@@ -157,32 +157,89 @@ enum RewriteFailure {
     NotUtf8(#[from] std::string::FromUtf8Error),
 }
 
-/// The `lol_html` pass. `chunk_len` is how many bytes are written to the rewriter at a time: the
-/// whole body in production, small pieces in tests so that text nodes arrive in several chunks.
+/// The `lol_html` rewriting, in one or two passes.
+///
+/// Every handler makes `lol_html` do per-token work on the whole body, and placeholders outside
+/// text and `<a href>` are rare. So a first, light pass registers only the text and `<a>` handlers
+/// and records which `[INTERNAL:` openers of the body it met. Only when one was missed (it sits
+/// in another attribute, a comment, a tag name...) does a full pass run on the original body.
+///
+/// `chunk_len` is how many bytes are written to the rewriter at a time: the whole body in
+/// production, small pieces in tests so that text nodes arrive in several chunks.
 fn rewrite(body: &str, ctx: &LinkContext, chunk_len: usize) -> Result<String, RewriteFailure> {
+    let openers = Openers::new(body);
+    let light = rewrite_pass(body, ctx, chunk_len, Some(&openers))?;
+    if openers.all_met() {
+        Ok(light)
+    } else {
+        rewrite_pass(body, ctx, chunk_len, None)
+    }
+}
+
+/// The positions of the literal `[INTERNAL:` openers of a body, and whether a pass met each one.
+struct Openers {
+    positions: Vec<usize>,
+    met: Vec<Cell<bool>>,
+}
+
+impl Openers {
+    fn new(body: &str) -> Self {
+        let positions: Vec<usize> = OPENER_FINDER.find_iter(body.as_bytes()).collect();
+        let met = positions.iter().map(|_| Cell::new(false)).collect();
+        Self { positions, met }
+    }
+
+    /// Records the openers that start inside `range` (byte offsets into the body) as met.
+    fn meet(&self, range: std::ops::Range<usize>) {
+        let first = self.positions.partition_point(|&at| at < range.start);
+        let last = self.positions.partition_point(|&at| at < range.end);
+        for met in &self.met[first..last] {
+            met.set(true);
+        }
+    }
+
+    fn all_met(&self) -> bool {
+        self.met.iter().all(Cell::get)
+    }
+}
+
+/// One `lol_html` pass. With `light` set, only text and `<a>` are handled and the openers met
+/// are recorded; without it, every place a placeholder may be is handled.
+fn rewrite_pass(
+    body: &str,
+    ctx: &LinkContext,
+    chunk_len: usize,
+    light: Option<&Openers>,
+) -> Result<String, RewriteFailure> {
     // Depth of open `<a>` elements that are kept, so text placeholders inside become titles
     // rather than nested links. End-tag handlers must be `'static`, hence the `Rc`.
     let anchor_depth = Rc::new(Cell::new(0usize));
     let mut pending_text = String::new();
     let mut output = Vec::with_capacity(body.len() + 256);
 
-    let settings = Settings::new()
+    let mut settings = Settings::new()
         .with_strict(false)
         .append_element_content_handler(element!("a", |el: &mut Element<'_, '_>| {
-            rewrite_anchor(el, ctx, &anchor_depth)
-        }))
-        .append_element_content_handler(element!("*", |el: &mut Element<'_, '_>| {
-            rewrite_attributes(el, body, ctx);
-            Ok(())
-        }))
-        .append_document_content_handler(doc_comments!(|comment: &mut Comment<'_>| {
-            rewrite_comment(comment, ctx);
-            Ok(())
+            rewrite_anchor(el, ctx, &anchor_depth, light)
         }))
         .append_document_content_handler(doc_text!(|chunk: &mut TextChunk<'_>| {
+            if let Some(openers) = light {
+                openers.meet(chunk.source_location().bytes());
+            }
             rewrite_text_chunk(chunk, &mut pending_text, ctx, anchor_depth.get() > 0);
             Ok(())
         }));
+    if light.is_none() {
+        settings = settings
+            .append_element_content_handler(element!("*", |el: &mut Element<'_, '_>| {
+                rewrite_attributes(el, body, ctx);
+                Ok(())
+            }))
+            .append_document_content_handler(doc_comments!(|comment: &mut Comment<'_>| {
+                rewrite_comment(comment, ctx);
+                Ok(())
+            }));
+    }
 
     let mut rewriter = HtmlRewriter::new(settings, |bytes: &[u8]| output.extend_from_slice(bytes));
     for piece in body.as_bytes().chunks(chunk_len.max(1)) {
@@ -192,27 +249,51 @@ fn rewrite(body: &str, ctx: &LinkContext, chunk_len: usize) -> Result<String, Re
     Ok(String::from_utf8(output)?)
 }
 
-/// Rule 1: an `<a>` whose whole `href` is a placeholder. Also tracks the depth of kept anchors.
+/// Rule 1: an `<a>` whose whole `href` is a placeholder; rule 3 for a placeholder elsewhere in
+/// an `href`. Also tracks the depth of kept anchors. In the light pass, records the openers of
+/// the `href` value as met (not those of the other attributes, which only the full pass handles).
 fn rewrite_anchor(
     el: &mut Element<'_, '_>,
     ctx: &LinkContext,
     anchor_depth: &Rc<Cell<usize>>,
+    light: Option<&Openers>,
 ) -> lol_html::HandlerResult {
-    if let Some(href) = el.get_attribute("href")
-        && let Some((slug, rest)) = parse_href_placeholder(href.trim_matches(is_html_space))
+    if let Some(openers) = light
+        && let Some(range) = el
+            .attributes()
+            .iter()
+            .find(|attr| attr.name() == "href")
+            .and_then(|attr| attr.value_source_location())
     {
-        match slug.as_deref().filter(|slug| ctx.title(slug).is_some()) {
-            Some(slug) => {
-                let mut value = String::new();
-                push_attribute_escaped(&mut value, &ctx.url_for(slug));
-                // `rest` is raw attribute text (`#fragment` or `?query`), kept as written.
-                value.push_str(rest);
-                // Cannot fail: `href` is a valid attribute name.
-                let _ = el.set_attribute("href", &value);
+        openers.meet(range.bytes());
+    }
+    if let Some(href) = el.get_attribute("href") {
+        let trimmed = href.trim_matches(is_html_space);
+        if let Some((slug, rest)) = parse_href_placeholder(trimmed) {
+            match slug.as_deref().filter(|slug| ctx.title(slug).is_some()) {
+                Some(slug) => {
+                    let mut value = String::new();
+                    push_attribute_escaped(&mut value, &ctx.url_for(slug));
+                    // `rest` is raw attribute text (`#fragment` or `?query`), kept as written
+                    // except for placeholders in it.
+                    match replace_placeholders(rest, ctx, Context::Attribute) {
+                        Some(replaced) => value.push_str(&replaced.text),
+                        None => value.push_str(rest),
+                    }
+                    // Cannot fail: `href` is a valid attribute name.
+                    let _ = el.set_attribute("href", &value);
+                }
+                None => {
+                    el.remove_and_keep_content();
+                    return Ok(());
+                }
             }
-            None => {
-                el.remove_and_keep_content();
-                return Ok(());
+        } else if let Some(replaced) = replace_placeholders(&href, ctx, Context::Attribute) {
+            match replaced.into_attribute_value() {
+                Some(value) => {
+                    let _ = el.set_attribute("href", &value);
+                }
+                None => el.remove_attribute("href"),
             }
         }
     }
@@ -250,9 +331,7 @@ fn rewrite_attributes(el: &mut Element<'_, '_>, body: &str, ctx: &LinkContext) {
             continue;
         }
         if let Some(replaced) = replace_placeholders(&attr.value(), ctx, Context::Attribute) {
-            let keep =
-                replaced.resolved > 0 || !replaced.text.trim_matches(is_html_space).is_empty();
-            changes.push((name.clone(), keep.then_some(replaced.text)));
+            changes.push((name.clone(), replaced.into_attribute_value()));
         }
         seen.push(name);
     }
@@ -338,6 +417,15 @@ struct Replaced {
     text: String,
     /// How many placeholders were resolved (the others were removed).
     resolved: usize,
+}
+
+impl Replaced {
+    /// The new value of an attribute, or `None` when the attribute is to be dropped: it held only
+    /// placeholders (and whitespace), and none of them resolved.
+    fn into_attribute_value(self) -> Option<String> {
+        (self.resolved > 0 || !self.text.trim_matches(is_html_space).is_empty())
+            .then_some(self.text)
+    }
 }
 
 /// Replaces every placeholder of `input` as `context` says; `None` when there is none.
@@ -1000,6 +1088,43 @@ mod tests {
                 r#"<a href="/x">x</a><a href="/y">[INTERNAL:hello-world]</a>[INTERNAL:second-post]"#
             ),
             r#"<a href="/x">x</a><a href="/y">Hello, World</a><a href="https://example.com/blog/second-post/">Second Post</a>"#
+        );
+    }
+
+    /// Whether the light pass (text and `<a href>` only) met every opener of `body`.
+    fn light_pass_suffices(body: &str) -> bool {
+        let openers = Openers::new(body);
+        rewrite_pass(body, &site(), body.len(), Some(&openers)).expect("rewrite");
+        openers.all_met()
+    }
+
+    #[test]
+    fn light_pass_suffices_for_text_raw_text_and_hrefs() {
+        assert!(light_pass_suffices(
+            r#"<p>[INTERNAL:a] <a href="[INTERNAL:b]#x" class=c>t</a></p><script>"[INTERNAL:c]"</script>"#
+        ));
+        assert!(light_pass_suffices(
+            r#"<a href="https://x.example/?u=[INTERNAL:a]">t</a>"#
+        ));
+    }
+
+    #[test]
+    fn other_attributes_and_comments_need_the_full_pass() {
+        for body in [
+            r#"<img alt="[INTERNAL:a]">"#,
+            r#"<a href="/x" title="[INTERNAL:a]">t</a>"#,
+            "<!-- [INTERNAL:a] -->",
+            "<p [INTERNAL:a]>",
+        ] {
+            assert!(!light_pass_suffices(body), "{body}");
+        }
+    }
+
+    #[test]
+    fn placeholder_after_fragment_of_resolved_href_is_replaced_too() {
+        assert_eq!(
+            resolved(r##"<a href="[INTERNAL:hello-world]#[INTERNAL:nope]">x</a>"##),
+            r##"<a href="https://example.com/blog/hello-world/#">x</a>"##
         );
     }
 
