@@ -16,8 +16,9 @@
 //!
 //! 1. [`contains_placeholder`] (a `memchr` search) lets bodies without placeholders through
 //!    unchanged and unallocated.
-//! 2. A `lol_html` pass rewrites placeholders where the HTML grammar puts them: the whole `href`
-//!    of an `<a>`, text content, other attribute values, comments and raw-text elements.
+//! 2. `lol_html` rewrites placeholders where the HTML grammar puts them: the whole `href` of an
+//!    `<a>`, text content, other attribute values, comments and raw-text elements. A light pass
+//!    handles only text and `<a>`; a full pass runs only when the light one missed an opener.
 //! 3. A byte-level safety pass removes any `[INTERNAL:` that is still left (in tag or attribute
 //!    names, a doctype, broken markup, or formed by a removal such as `[[INTERNAL:x]INTERNAL:y]`),
 //!    so no raw placeholder ever leaves the public API, whatever the input.
@@ -765,6 +766,15 @@ mod tests {
                 r#"<p>See <a href="[INTERNAL:draft-post]" title="t">the <em>draft</em></a>.</p>"#
             ),
             "<p>See the <em>draft</em>.</p>"
+        );
+    }
+
+    #[test]
+    fn unresolved_href_unwraps_anchor_in_the_full_pass_too() {
+        // The `title` placeholder forces the full pass, where `*` also sees the `<a>`.
+        assert_eq!(
+            resolved(r#"<a href="[INTERNAL:draft-post]" title="[INTERNAL:hello-world]">x</a>"#),
+            "x"
         );
     }
 
