@@ -51,8 +51,6 @@ const KEYWORD: &[u8] = b"INTERNAL:";
 /// The longest placeholder body (between `[INTERNAL:` and `]`) that is looked at. A slug has at
 /// most 200 characters; this leaves room for surrounding whitespace and percent-encoding.
 const MAX_BODY: usize = 1024;
-/// Longest valid slug, in characters (DECISIONS.md section 1).
-const MAX_SLUG_LEN: usize = 200;
 
 static OPENER_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(OPENER));
 static KEYWORD_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(KEYWORD));
