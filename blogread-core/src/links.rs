@@ -26,7 +26,7 @@
 //! # Placeholder syntax
 //!
 //! `[INTERNAL:` (keyword in capitals) opens a placeholder. Its body runs to the first `]`; a `[`
-//! or `<`, or more than [`MAX_BODY`] bytes, before any `]` mean it has no closing `]`. The body,
+//! or `<`, or more than 1024 bytes, before any `]` mean it has no closing `]`. The body,
 //! whitespace-trimmed and ASCII-lower-cased, must be a valid slug. A malformed placeholder with a
 //! closing `]` is removed through that `]`; one without is removed together with the run of
 //! slug characters (`[A-Za-z0-9-]`) right after `[INTERNAL:`, so the text that follows stays.
