@@ -1,0 +1,236 @@
+//! [`ClientBuilder`]: base URL, key, time-outs, retry policy, user agent, HTTP client, cache.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::Url;
+use reqwest::header::HeaderValue;
+
+use crate::cache::EtagCache;
+use crate::client::{Client, Inner};
+use crate::error::{Error, Result};
+use crate::retry::RetryPolicy;
+
+/// The user agent sent unless [`ClientBuilder::user_agent`] says otherwise.
+pub const DEFAULT_USER_AGENT: &str = concat!("blogread-client/", env!("CARGO_PKG_VERSION"));
+
+/// Builds a [`Client`]. Made by [`Client::builder`].
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use blogread_client::{Client, RetryPolicy};
+/// # fn main() -> Result<(), blogread_client::Error> {
+/// let client = Client::builder("https://blog.example.com", "pk_live_...")
+///     .timeout(Duration::from_secs(20))
+///     .retry_policy(RetryPolicy::new().max_attempts(6))
+///     .user_agent("my-site-build/1.0")
+///     .etag_cache(true)
+///     .build()?;
+/// # Ok(()) }
+/// ```
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ClientBuilder {
+    base_url: String,
+    key: String,
+    timeout: Option<Duration>,
+    connect_timeout: Duration,
+    retry: RetryPolicy,
+    user_agent: String,
+    http: Option<reqwest::Client>,
+    cache: Option<EtagCache>,
+    max_restarts: u32,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("base_url", &self.base_url)
+            .field("key", &"<redacted>")
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("retry", &self.retry)
+            .field("user_agent", &self.user_agent)
+            .field("etag_cache", &self.cache.is_some())
+            .field("max_restarts", &self.max_restarts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    pub(crate) fn new(base_url: impl Into<String>, key: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            key: key.into(),
+            timeout: Some(Duration::from_secs(30)),
+            connect_timeout: Duration::from_secs(10),
+            retry: RetryPolicy::default(),
+            user_agent: DEFAULT_USER_AGENT.to_owned(),
+            http: None,
+            cache: None,
+            max_restarts: 3,
+        }
+    }
+
+    /// The time-out of each attempt, from sending the request to reading the whole body
+    /// (default 30 s). `None` waits for ever (not recommended for a build).
+    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.timeout = timeout.into();
+        self
+    }
+
+    /// The time-out of establishing a connection (default 10 s). Ignored when a custom HTTP
+    /// client is given with [`http_client`](Self::http_client): configure it there.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How 500, 502, 503, 504 and network errors are retried (default: [`RetryPolicy::default`]).
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// The `User-Agent` header (default `blogread-client/<version>`).
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// Uses this reqwest client (for proxies, custom TLS roots, a shared connection pool).
+    /// The key, user agent and per-attempt time-out are still set on every request.
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http = Some(client);
+        self
+    }
+
+    /// Keeps the last `ETag` and body per URL in memory and sends `If-None-Match`, so unchanged
+    /// answers come back as 304 with no body (default off). See [`EtagCache`].
+    pub fn etag_cache(mut self, enabled: bool) -> Self {
+        self.cache = enabled.then(EtagCache::new);
+        self
+    }
+
+    /// Uses this ETag cache (one loaded from a file, or one shared with other clients).
+    pub fn with_etag_cache(mut self, cache: EtagCache) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// How many times [`Client::all_blogs`] starts again when the list changes while it reads
+    /// (default 3) before it returns [`Error::Changed`].
+    pub fn max_restarts(mut self, restarts: u32) -> Self {
+        self.max_restarts = restarts;
+        self
+    }
+
+    /// Checks the base URL, key and user agent and builds the client.
+    pub fn build(self) -> Result<Client> {
+        let blogs_url = blogs_url(&self.base_url)?;
+        let mut auth = HeaderValue::try_from(format!("Bearer {}", self.key))
+            .map_err(|_| Error::InvalidHeader("Authorization"))?;
+        auth.set_sensitive(true);
+        let user_agent = HeaderValue::try_from(self.user_agent)
+            .map_err(|_| Error::InvalidHeader("User-Agent"))?;
+        let http = match self.http {
+            Some(http) => http,
+            None => reqwest::Client::builder()
+                .connect_timeout(self.connect_timeout)
+                .build()
+                .map_err(Error::Build)?,
+        };
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http,
+                blogs_url,
+                auth,
+                user_agent,
+                timeout: self.timeout,
+                retry: self.retry,
+                cache: self.cache,
+                max_restarts: self.max_restarts,
+            }),
+        })
+    }
+}
+
+/// `{base_url}/blog/api/v1/public/blogs`, keeping any path the base URL has.
+fn blogs_url(base: &str) -> Result<Url> {
+    let invalid = |reason: &str| Error::InvalidBaseUrl {
+        url: base.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let mut url = Url::parse(base).map_err(|e| invalid(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(invalid("the scheme must be http or https"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(invalid("the base URL must have no query or fragment"));
+    }
+    url.path_segments_mut()
+        .map_err(|_| invalid("not a base URL"))?
+        .pop_if_empty()
+        .extend(["blog", "api", "v1", "public", "blogs"]);
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_api_path_is_appended_to_any_base() {
+        for (base, want) in [
+            (
+                "http://127.0.0.1:8080",
+                "http://127.0.0.1:8080/blog/api/v1/public/blogs",
+            ),
+            (
+                "http://127.0.0.1:8080/",
+                "http://127.0.0.1:8080/blog/api/v1/public/blogs",
+            ),
+            (
+                "https://x.example/prefix/",
+                "https://x.example/prefix/blog/api/v1/public/blogs",
+            ),
+            (
+                "https://x.example/prefix",
+                "https://x.example/prefix/blog/api/v1/public/blogs",
+            ),
+        ] {
+            assert_eq!(blogs_url(base).unwrap().as_str(), want, "{base}");
+        }
+    }
+
+    #[test]
+    fn bad_bases_are_refused() {
+        for base in [
+            "",
+            "127.0.0.1:8080",
+            "ftp://x.example",
+            "http://x/?a=b",
+            "mailto:a@b",
+        ] {
+            assert!(
+                matches!(blogs_url(base), Err(Error::InvalidBaseUrl { .. })),
+                "{base}"
+            );
+        }
+    }
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let b = ClientBuilder::new("http://x", "pk_live_secret");
+        assert!(!format!("{b:?}").contains("secret"));
+        let c = b.build().unwrap();
+        assert!(!format!("{c:?}").contains("secret"));
+    }
+
+    #[test]
+    fn a_key_with_a_newline_is_refused() {
+        assert!(matches!(
+            ClientBuilder::new("http://x", "pk\nx").build(),
+            Err(Error::InvalidHeader("Authorization"))
+        ));
+    }
+}

@@ -1,0 +1,259 @@
+//! The wire types of the public API (SPEC.md 2.1 to 2.3 and 4.1 to 4.3), field for field.
+//!
+//! These are the crate's own types: they match the JSON the server sends exactly (the same field
+//! names, `featured_image_url` as `null` when a post has none, `content` on list items only with
+//! `include_content=true`) and serialise back to the same JSON, so `blogread list` prints what
+//! the server sent. Unknown fields are ignored, so a server that adds a field does not break an
+//! older client.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// One published blog as the list endpoint returns it (SPEC.md 2.1).
+///
+/// `content` is `Some` only when the page was read with
+/// [`ListParams::include_content`] (or through [`Client::all_blogs_with_content`]).
+///
+/// [`Client::all_blogs_with_content`]: crate::Client::all_blogs_with_content
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BlogSummary {
+    /// Identifier of the blog (a UUID string).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Slug, unique within the project; the path segment of [`Client::get`](crate::Client::get).
+    pub slug: String,
+    /// Excerpt (`""` when none).
+    pub excerpt: String,
+    /// Meta title (`""` when none; not defaulted to the title).
+    pub meta_title: String,
+    /// Meta description (`""` when none).
+    pub meta_description: String,
+    /// Featured image URL; `None` when the post has none. Not repeated inside `content`.
+    pub featured_image_url: Option<String>,
+    /// Category names, in the author's order.
+    pub categories: Vec<String>,
+    /// Tags, in the author's order.
+    pub tags: Vec<String>,
+    /// First publication time; the list is sorted by it, newest first.
+    pub published_at: DateTime<Utc>,
+    /// HTML body with internal links resolved; present only with `include_content=true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+/// A single published blog (SPEC.md 2.2): every list field, the body always, plus `updated_at`
+/// and `word_count`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Blog {
+    /// Identifier of the blog (a UUID string).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Slug.
+    pub slug: String,
+    /// Excerpt (`""` when none).
+    pub excerpt: String,
+    /// Meta title (`""` when none).
+    pub meta_title: String,
+    /// Meta description (`""` when none).
+    pub meta_description: String,
+    /// Featured image URL; `None` when the post has none.
+    pub featured_image_url: Option<String>,
+    /// Category names.
+    pub categories: Vec<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// First publication time.
+    pub published_at: DateTime<Utc>,
+    /// HTML body with internal links resolved (SPEC.md 2.4).
+    pub content: String,
+    /// Last publish time.
+    pub updated_at: DateTime<Utc>,
+    /// Words of the resolved body with tags stripped, counted by the server.
+    pub word_count: u64,
+}
+
+/// One page of the list endpoint (SPEC.md 4.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BlogPage {
+    /// The blogs of this page, newest first.
+    pub blogs: Vec<BlogSummary>,
+    /// The number of all published blogs after the category filter, whatever the page.
+    pub total: u64,
+    /// The limit the server applied (requests are clamped to 1..=100).
+    pub limit: u32,
+    /// The offset the server applied.
+    pub offset: u64,
+}
+
+/// One entry of the sitemap (SPEC.md 2.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SitemapEntry {
+    /// Slug.
+    pub slug: String,
+    /// First publication time.
+    pub published_at: DateTime<Utc>,
+    /// Last publish time.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The sitemap endpoint's answer (SPEC.md 4.3): at most 5000 entries, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Sitemap {
+    /// The entries.
+    pub blogs: Vec<SitemapEntry>,
+    /// The number of entries returned.
+    pub total: u64,
+}
+
+/// The most entries the sitemap endpoint returns (SPEC.md 4.3).
+pub const SITEMAP_MAX_ENTRIES: usize = 5000;
+
+/// The largest page the list endpoint serves (SPEC.md 4.1).
+pub const MAX_PAGE_SIZE: u32 = 100;
+
+/// Query parameters of [`Client::list`](crate::Client::list) (SPEC.md 4.1).
+///
+/// Unset values are left to the server (limit 50, offset 0, no category filter, no content).
+///
+/// ```
+/// use blogread_client::ListParams;
+/// let params = ListParams::new().limit(20).offset(40).category("Rust").include_content(true);
+/// assert_eq!(params.get_limit(), Some(20));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListParams {
+    limit: Option<u32>,
+    offset: Option<u64>,
+    category: Option<String>,
+    include_content: bool,
+}
+
+impl ListParams {
+    /// No parameters: the server's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Page size; the server clamps it into 1..=100.
+    pub fn limit(mut self, limit: u32) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Number of blogs to skip.
+    pub fn offset(mut self, offset: u64) -> Self {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// Only blogs with this category (compared case-insensitively by the server).
+    pub fn category(mut self, category: impl Into<String>) -> Self {
+        self.category = Some(category.into());
+        self
+    }
+
+    /// Whether list items carry their `content`.
+    pub fn include_content(mut self, include: bool) -> Self {
+        self.include_content = include;
+        self
+    }
+
+    /// The page size asked for, if any.
+    pub fn get_limit(&self) -> Option<u32> {
+        self.limit
+    }
+
+    /// The offset asked for, if any.
+    pub fn get_offset(&self) -> Option<u64> {
+        self.offset
+    }
+
+    /// The category filter, if any.
+    pub fn get_category(&self) -> Option<&str> {
+        self.category.as_deref()
+    }
+
+    /// Whether content is asked for.
+    pub fn get_include_content(&self) -> bool {
+        self.include_content
+    }
+
+    /// The query pairs, in a fixed order (so equal parameters give equal URLs and cache keys).
+    pub(crate) fn query_pairs(&self) -> Vec<(&'static str, String)> {
+        let mut pairs = Vec::new();
+        if let Some(limit) = self.limit {
+            pairs.push(("limit", limit.to_string()));
+        }
+        if let Some(offset) = self.offset {
+            pairs.push(("offset", offset.to_string()));
+        }
+        if let Some(category) = &self.category {
+            pairs.push(("category", category.clone()));
+        }
+        if self.include_content {
+            pairs.push(("include_content", "true".to_owned()));
+        }
+        pairs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIST: &str = r#"{"blogs":[{"id":"0190a1b2-0000-7000-8000-000000000001","title":"Hello","slug":"hello","excerpt":"","meta_title":"","meta_description":"","featured_image_url":null,"categories":["News"],"tags":[],"published_at":"2026-11-21T09:30:00Z"}],"total":1,"limit":50,"offset":0}"#;
+
+    const DETAIL: &str = r#"{"id":"0190a1b2-0000-7000-8000-000000000001","title":"Hello","slug":"hello","excerpt":"x","meta_title":"m","meta_description":"d","featured_image_url":"https://img.example/a.png","categories":[],"tags":["t"],"published_at":"2026-11-21T09:30:00Z","content":"<p>Hi</p>","updated_at":"2026-11-22T10:00:00Z","word_count":1}"#;
+
+    #[test]
+    fn list_round_trips_byte_for_byte() {
+        let page: BlogPage = serde_json::from_str(LIST).unwrap();
+        assert_eq!(page.blogs[0].featured_image_url, None);
+        assert_eq!(page.blogs[0].content, None);
+        assert_eq!(serde_json::to_string(&page).unwrap(), LIST);
+    }
+
+    #[test]
+    fn detail_round_trips_byte_for_byte() {
+        let blog: Blog = serde_json::from_str(DETAIL).unwrap();
+        assert_eq!(blog.word_count, 1);
+        assert_eq!(
+            blog.updated_at.to_rfc3339(),
+            "2026-11-22T10:00:00+00:00".to_owned()
+        );
+        assert_eq!(serde_json::to_string(&blog).unwrap(), DETAIL);
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        let with_extra = LIST.replace(r#""total":1"#, r#""total":1,"next":null"#);
+        let page: BlogPage = serde_json::from_str(&with_extra).unwrap();
+        assert_eq!(page.total, 1);
+    }
+
+    #[test]
+    fn query_pairs_in_fixed_order() {
+        let p = ListParams::new()
+            .include_content(true)
+            .category("A b")
+            .offset(3)
+            .limit(7);
+        assert_eq!(
+            p.query_pairs(),
+            vec![
+                ("limit", "7".to_owned()),
+                ("offset", "3".to_owned()),
+                ("category", "A b".to_owned()),
+                ("include_content", "true".to_owned()),
+            ]
+        );
+        assert!(ListParams::new().query_pairs().is_empty());
+    }
+}
