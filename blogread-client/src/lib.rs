@@ -57,6 +57,8 @@ mod types;
 
 #[cfg(feature = "blocking")]
 pub mod blocking;
+#[cfg(feature = "export")]
+pub mod export;
 
 pub use builder::{ClientBuilder, DEFAULT_USER_AGENT};
 pub use cache::{CacheStats, EtagCache};

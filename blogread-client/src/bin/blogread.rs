@@ -1,0 +1,281 @@
+//! `blogread`: read a project's published blogs from the command line, or export them as
+//! content files for Zola, Hugo or plain HTML before a site build.
+#![forbid(unsafe_code)]
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use blogread_client::export::{self, CACHE_FILE, ExportOptions, Format};
+use blogread_client::{Client, Error, EtagCache, ListParams, RetryPolicy};
+use clap::{Parser, Subcommand};
+
+/// The environment variable the public key is read from (never a command-line argument, so it
+/// stays out of shell history and process listings).
+const KEY_VAR: &str = "BLOGREAD_API_KEY";
+
+/// Exports with at least this many blogs show a progress bar (when stdout is a terminal).
+const LONG_EXPORT: u64 = 50;
+
+#[derive(Parser)]
+#[command(
+    name = "blogread",
+    version,
+    about = "Read a blogread project's published blogs, or export them for Zola, Hugo or plain HTML.",
+    long_about = "Read a blogread project's published blogs, or export them for Zola, Hugo or plain HTML.\n\n\
+        The project's public key (pk_live_...) is read from the BLOGREAD_API_KEY environment variable only; \
+        keep it in your build's secrets, never in the repository.",
+    after_help = "Examples:\n  \
+        export BLOGREAD_API_KEY=pk_live_...\n  \
+        blogread --base-url https://blog.example.com list --limit 5\n  \
+        blogread get hello-world\n  \
+        blogread export --format zola --out content/blog && zola build"
+)]
+struct Cli {
+    /// The blogread server's root URL (the client appends /blog/api/v1/public/...).
+    #[arg(long, env = "BLOGREAD_BASE_URL", value_name = "URL")]
+    base_url: String,
+
+    /// Seconds each request may take before it is retried.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    timeout: u64,
+
+    /// Attempts per request for 500, 502, 503, 504 and network errors (1 = no retry).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    attempts: u32,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print one page of published blogs (or all of them with --all) as JSON.
+    List {
+        /// Page size (the server clamps it to 1..=100).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Blogs to skip.
+        #[arg(long)]
+        offset: Option<u64>,
+        /// Only blogs in this category.
+        #[arg(long)]
+        category: Option<String>,
+        /// Include each blog's HTML body.
+        #[arg(long)]
+        include_content: bool,
+        /// Every published blog, paging until done (ignores --limit, --offset and --category).
+        #[arg(long)]
+        all: bool,
+    },
+    /// Print one published blog as JSON.
+    Get {
+        /// The blog's slug.
+        slug: String,
+    },
+    /// Print the sitemap data (slug and dates of up to 5000 blogs) as JSON.
+    Sitemap,
+    /// Write one content file per published blog into a folder, and remove the files of
+    /// blogs no longer published (only files an earlier export wrote).
+    #[command(
+        after_help = "Zola: `blogread export --format zola --out content/blog`, then `zola build`. \
+        Declare the taxonomies in config.toml: taxonomies = [{name = \"categories\"}, {name = \"tags\"}].\n\
+        Hugo: `blogread export --format hugo --out content/blog`, then `hugo`.\n\
+        HTML: `blogread export --format html --out public/blog` writes <slug>/index.html pages.\n\n\
+        The folder gets .blogread-manifest.json (the files this command owns) and .blogread-cache.json \
+        (ETags, so an unchanged rebuild downloads no bodies)."
+    )]
+    Export {
+        /// The generator to write for.
+        #[arg(long, value_enum)]
+        format: Format,
+        /// The output folder (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Do not keep or use the ETag cache file.
+        #[arg(long)]
+        no_cache: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fail(&format!("could not start the runtime: {e}")),
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(message) => fail(&message),
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}
+
+/// Turns a client error into a message that says what to do.
+fn explain(base_url: &str, e: Error) -> String {
+    match e {
+        Error::Unauthorized { detail } => format!(
+            "the server refused the key (401: {detail}); check {KEY_VAR} holds the project's current public key (pk_live_...)"
+        ),
+        Error::Transport(ref source) => {
+            format!("could not reach the blogread server at {base_url}: {source}")
+        }
+        other => other.to_string(),
+    }
+}
+
+async fn run(cli: Cli) -> Result<ExitCode, String> {
+    let key = match std::env::var(KEY_VAR) {
+        Ok(k) if !k.trim().is_empty() => k.trim().to_owned(),
+        _ => {
+            return Err(format!(
+                "{KEY_VAR} is not set; set it to the project's public key (pk_live_..., from Publishing > API Access)"
+            ));
+        }
+    };
+    let base = cli.base_url.clone();
+    let mut builder = Client::builder(&cli.base_url, key)
+        .timeout(Duration::from_secs(cli.timeout.max(1)))
+        .retry_policy(RetryPolicy::new().max_attempts(cli.attempts))
+        .user_agent(concat!("blogread-cli/", env!("CARGO_PKG_VERSION")));
+
+    let cache_path = match &cli.command {
+        Command::Export { out, no_cache, .. } if !no_cache => Some(out.join(CACHE_FILE)),
+        _ => None,
+    };
+    if let Some(path) = &cache_path {
+        let cache = EtagCache::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        builder = builder.with_etag_cache(cache);
+    }
+    let client = builder.build().map_err(|e| e.to_string())?;
+
+    match cli.command {
+        Command::List {
+            limit,
+            offset,
+            category,
+            include_content,
+            all,
+        } => {
+            if all {
+                let blogs = if include_content {
+                    client.all_blogs_with_content().await
+                } else {
+                    client.all_blogs().await
+                }
+                .map_err(|e| explain(&base, e))?;
+                print_json(&blogs)?;
+            } else {
+                let mut params = ListParams::new().include_content(include_content);
+                if let Some(l) = limit {
+                    params = params.limit(l);
+                }
+                if let Some(o) = offset {
+                    params = params.offset(o);
+                }
+                if let Some(c) = category {
+                    params = params.category(c);
+                }
+                let page = client.list(&params).await.map_err(|e| explain(&base, e))?;
+                print_json(&page)?;
+            }
+        }
+        Command::Get { slug } => {
+            let blog = client.get(&slug).await.map_err(|e| match e {
+                Error::NotFound { .. } => format!("no published blog has the slug `{slug}`"),
+                e => explain(&base, e),
+            })?;
+            print_json(&blog)?;
+        }
+        Command::Sitemap => {
+            let sitemap = client.sitemap().await.map_err(|e| explain(&base, e))?;
+            print_json(&sitemap)?;
+        }
+        Command::Export { format, out, .. } => {
+            return export_command(&client, &base, format, out, cache_path).await;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn export_command(
+    client: &Client,
+    base: &str,
+    format: Format,
+    out: PathBuf,
+    cache_path: Option<PathBuf>,
+) -> Result<ExitCode, String> {
+    let show_bar = std::io::stdout().is_terminal();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut progress = |done: u64, total: u64| {
+        if !show_bar || total < LONG_EXPORT {
+            return;
+        }
+        let bar = bar.get_or_insert_with(|| {
+            let bar = indicatif::ProgressBar::new(total);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{spinner} reading blogs {bar:30} {pos}/{len} ({eta})",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let options = ExportOptions::new(&out, format);
+    let result = export::export(client, &options, &mut progress).await;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let report = result.map_err(|e| match e {
+        export::ExportError::Client(e) => explain(base, e),
+        e => e.to_string(),
+    })?;
+    if let (Some(path), Some(cache)) = (cache_path, client.etag_cache()) {
+        cache.retain_used();
+        if let Err(e) = cache.save(&path) {
+            eprintln!("warning: could not save the cache {}: {e}", path.display());
+        }
+    }
+    let stats = client.cache_stats();
+    eprintln!(
+        "exported {} blogs to {}: {} written, {} unchanged, {} removed ({} answers not modified, {} downloaded)",
+        report.blogs,
+        out.display(),
+        report.written.len(),
+        report.unchanged.len(),
+        report.removed.len(),
+        stats.not_modified,
+        stats.fetched,
+    );
+    for slug in &report.gone {
+        eprintln!("note: `{slug}` was unpublished while exporting; skipped");
+    }
+    if report.conflicts.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for rel in &report.conflicts {
+        eprintln!(
+            "error: {} exists and was not written by blogread; left untouched, that blog was not exported",
+            out.join(rel).display()
+        );
+    }
+    Ok(ExitCode::FAILURE)
+}
+
+fn print_json<T: serde::Serialize>(value: &T) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, value)
+        .map_err(|e| e.to_string())
+        .and_then(|()| writeln!(stdout).map_err(|e| e.to_string()))
+}

@@ -1,0 +1,175 @@
+//! The manifest: which files in the output folder `blogread export` wrote, so that it removes
+//! only those (a file the user put there is never touched).
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The manifest's file name in the output folder.
+pub const MANIFEST_FILE: &str = ".blogread-manifest.json";
+
+const VERSION: u32 = 1;
+
+/// What one export wrote: relative path (with `/`) to the slug it holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Format version of this file.
+    pub version: u32,
+    /// The files, by path relative to the output folder, with the slug each holds.
+    pub files: BTreeMap<String, String>,
+}
+
+/// A manifest that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// Reading or writing it failed.
+    #[error("manifest {path}: {source}")]
+    Io {
+        /// The manifest's path.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+    /// It is not a manifest this version understands (so nothing is deleted on its word).
+    #[error("manifest {path} is not a blogread manifest of version 1: {reason}")]
+    Invalid {
+        /// The manifest's path.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl Manifest {
+    /// An empty manifest.
+    pub fn new() -> Self {
+        Self {
+            version: VERSION,
+            files: BTreeMap::new(),
+        }
+    }
+
+    /// Reads the manifest of `dir`; none yet is an empty one. A manifest that does not parse,
+    /// or names a path outside the folder, is an error rather than a guess.
+    pub fn load(dir: &Path) -> Result<Self, ManifestError> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Self::new()),
+            Err(source) => return Err(ManifestError::Io { path, source }),
+        };
+        let invalid = |reason: String| ManifestError::Invalid {
+            path: path.clone(),
+            reason,
+        };
+        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        if manifest.version != VERSION {
+            return Err(invalid(format!("version {}", manifest.version)));
+        }
+        if let Some(bad) = manifest.files.keys().find(|p| !is_safe_relative(p)) {
+            return Err(invalid(format!("unsafe path `{bad}`")));
+        }
+        Ok(manifest)
+    }
+
+    /// Writes the manifest into `dir` atomically.
+    pub fn save(&self, dir: &Path) -> Result<(), ManifestError> {
+        let path = dir.join(MANIFEST_FILE);
+        let mut json = serde_json::to_vec_pretty(self).expect("a manifest serialises");
+        json.push(b'\n');
+        crate::cache::write_atomically(&path, &json)
+            .map_err(|source| ManifestError::Io { path, source })
+    }
+
+    /// The paths this manifest owns that `next` does not: the files to remove.
+    pub fn stale<'a>(&'a self, next: &Manifest) -> Vec<&'a str> {
+        self.files
+            .keys()
+            .filter(|p| !next.files.contains_key(*p))
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// Whether this manifest owns `path`.
+    pub fn owns(&self, path: &str) -> bool {
+        self.files.contains_key(path)
+    }
+}
+
+/// A relative path of normal components only (no `..`, no root, no prefix, not empty), so
+/// that nothing outside the output folder can be written or removed.
+pub fn is_safe_relative(path: &str) -> bool {
+    let p = Path::new(path);
+    !path.is_empty()
+        && !path.contains('\\')
+        && p.components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(paths: &[&str]) -> Manifest {
+        let mut m = Manifest::new();
+        for p in paths {
+            m.files
+                .insert((*p).to_owned(), p.trim_end_matches(".md").to_owned());
+        }
+        m
+    }
+
+    #[test]
+    fn stale_is_what_the_old_export_wrote_and_the_new_one_does_not() {
+        let old = m(&["a.md", "b.md", "c.md"]);
+        let new = m(&["a.md", "c.md", "d.md"]);
+        assert_eq!(old.stale(&new), vec!["b.md"]);
+        assert!(new.stale(&new).is_empty());
+        assert!(old.owns("a.md") && !old.owns("user.md"));
+    }
+
+    #[test]
+    fn unsafe_paths_are_refused() {
+        for bad in [
+            "",
+            "../x.md",
+            "/etc/passwd",
+            "a/../../b",
+            "./a.md",
+            "a\\..\\b",
+        ] {
+            assert!(!is_safe_relative(bad), "{bad}");
+        }
+        for good in ["a.md", "hello/index.html"] {
+            assert!(is_safe_relative(good), "{good}");
+        }
+    }
+
+    #[test]
+    fn round_trips_and_rejects_tampering() {
+        let dir = std::env::temp_dir().join(format!("blogread-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(Manifest::load(&dir).unwrap(), Manifest::new());
+        let saved = m(&["a.md", "b/index.html"]);
+        saved.save(&dir).unwrap();
+        assert_eq!(Manifest::load(&dir).unwrap(), saved);
+
+        std::fs::write(
+            dir.join(MANIFEST_FILE),
+            r#"{"version":1,"files":{"../../outside":"x"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            Manifest::load(&dir),
+            Err(ManifestError::Invalid { .. })
+        ));
+        std::fs::write(dir.join(MANIFEST_FILE), "garbage").unwrap();
+        assert!(matches!(
+            Manifest::load(&dir),
+            Err(ManifestError::Invalid { .. })
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,263 @@
+//! `blogread export`: every published blog as a content file for Zola, Hugo or plain HTML
+//! (feature `export`).
+//!
+//! One file per published blog goes into the output folder, with the front matter each
+//! generator reads (see [`render`]). A manifest ([`MANIFEST_FILE`]) records the files the
+//! export wrote; the next export removes those whose blog is no longer published and never
+//! touches any other file: a file the user added stays, and a user's file where a new blog's
+//! file would go is reported as a conflict and left alone. Files whose text did not change are
+//! not rewritten, so their modification times stay and generators that rebuild incrementally
+//! see no change.
+//!
+//! The blog list is read with [`Client::all_blogs`] (a consistent snapshot), then each blog
+//! with [`Client::get`] (the single-blog answer is the one with `updated_at` and
+//! `word_count`), a few at a time. With an [`EtagCache`](crate::EtagCache) on the client
+//! (the CLI keeps one in [`CACHE_FILE`]), an export that finds nothing changed gets only 304
+//! answers and transfers no bodies.
+
+mod manifest;
+pub mod render;
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+pub use manifest::{MANIFEST_FILE, Manifest, ManifestError, is_safe_relative};
+pub use render::render;
+
+use crate::{Blog, Client, Error};
+
+/// The file the CLI keeps its ETag cache in, in the output folder.
+pub const CACHE_FILE: &str = ".blogread-cache.json";
+
+/// The generator an export writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Format {
+    /// Zola: `<slug>.md` with TOML front matter (`+++`), `[taxonomies]` and `[extra]`.
+    Zola,
+    /// Hugo: `<slug>.html` (HTML content format) with TOML front matter (`+++`).
+    Hugo,
+    /// Plain HTML: `<slug>/index.html`, a standalone page.
+    Html,
+}
+
+/// What to export where.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ExportOptions {
+    /// The output folder (created if missing).
+    pub out: PathBuf,
+    /// The format.
+    pub format: Format,
+    /// How many blogs are fetched at once (at least 1; default 8).
+    pub concurrency: usize,
+}
+
+impl ExportOptions {
+    /// Options with the default concurrency.
+    pub fn new(out: impl Into<PathBuf>, format: Format) -> Self {
+        Self {
+            out: out.into(),
+            format,
+            concurrency: 8,
+        }
+    }
+
+    /// Sets how many blogs are fetched at once.
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+}
+
+/// What an export did. Paths are relative to the output folder, with `/`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExportReport {
+    /// Published blogs exported.
+    pub blogs: usize,
+    /// Files written (new or changed).
+    pub written: Vec<String>,
+    /// Files already up to date (not rewritten).
+    pub unchanged: Vec<String>,
+    /// Files removed because their blog is no longer published.
+    pub removed: Vec<String>,
+    /// Files a blog would have been written to that the user owns: left alone, blog skipped.
+    pub conflicts: Vec<String>,
+    /// Blogs listed but unpublished before they could be read (skipped).
+    pub gone: Vec<String>,
+}
+
+/// Why an export failed. Nothing is removed unless the blog list was read completely.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The API failed.
+    #[error(transparent)]
+    Client(#[from] Error),
+    /// The manifest could not be read or written.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// A file could not be written or removed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+    /// The server sent a slug that cannot be a file name (never written).
+    #[error("refusing to write a file for slug `{0}`")]
+    UnsafeSlug(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
+    move |source| ExportError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// A slug as DECISIONS.md 1 defines it (lower-case letters, digits and single hyphens), so a
+/// file name made from it stays inside the output folder whatever the server sent.
+fn is_valid_slug(slug: &str) -> bool {
+    !slug.is_empty()
+        && slug.len() <= 200
+        && slug.split('-').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// Reads every published blog and writes the output folder. `progress(done, total)` is called
+/// as blogs are read.
+pub async fn export(
+    client: &Client,
+    options: &ExportOptions,
+    progress: crate::Progress<'_>,
+) -> Result<ExportReport, ExportError> {
+    let out = &options.out;
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    let old = Manifest::load(out)?;
+
+    let summaries = client.all_blogs().await?;
+    if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.slug)) {
+        return Err(ExportError::UnsafeSlug(bad.slug.clone()));
+    }
+    let total = summaries.len() as u64;
+    progress(0, total);
+    let mut report = ExportReport::default();
+
+    // Fetch the details a few at a time; keep the list's order (newest first).
+    let semaphore = Arc::new(Semaphore::new(options.concurrency.max(1)));
+    let mut tasks = JoinSet::new();
+    for (index, summary) in summaries.iter().enumerate() {
+        let client = client.clone();
+        let slug = summary.slug.clone();
+        let semaphore = semaphore.clone();
+        tasks.spawn(async move {
+            let _permit = semaphore.acquire_owned().await.expect("never closed");
+            (index, slug.clone(), client.get(&slug).await)
+        });
+    }
+    let mut details: Vec<Option<Blog>> = vec![None; summaries.len()];
+    let mut done = 0;
+    while let Some(joined) = tasks.join_next().await {
+        let (index, slug, result) = joined.expect("a fetch task does not panic");
+        match result {
+            Ok(blog) => details[index] = Some(blog),
+            // Unpublished after the list was read: not published, so not exported.
+            Err(Error::NotFound { .. }) => report.gone.push(slug),
+            Err(e) => return Err(e.into()),
+        }
+        done += 1;
+        progress(done, total);
+    }
+
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    let mut next = Manifest::new();
+    for blog in details.into_iter().flatten() {
+        if !is_valid_slug(&blog.slug) {
+            return Err(ExportError::UnsafeSlug(blog.slug));
+        }
+        let (rel, text) = render(options.format, &blog);
+        debug_assert!(is_safe_relative(&rel));
+        if !old.owns(&rel) && out.join(&rel).exists() {
+            report.conflicts.push(rel);
+            continue;
+        }
+        next.files.insert(rel.clone(), blog.slug.clone());
+        files.insert(rel, text);
+        report.blogs += 1;
+    }
+
+    // Record every file about to be written before writing it, so that an export cut short
+    // still knows which files are its own.
+    let mut union = old.clone();
+    union.files.extend(next.files.clone());
+    union.save(out)?;
+
+    for (rel, text) in &files {
+        let path = out.join(rel);
+        if std::fs::read(&path).is_ok_and(|existing| existing == text.as_bytes()) {
+            report.unchanged.push(rel.clone());
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+        }
+        crate::cache::write_atomically(&path, text.as_bytes()).map_err(io_err(&path))?;
+        report.written.push(rel.clone());
+    }
+
+    for rel in old.stale(&next) {
+        let path = out.join(rel);
+        match std::fs::remove_file(&path) {
+            Ok(()) => report.removed.push(rel.to_owned()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(&path)(e)),
+        }
+        // `<slug>/index.html`: remove the folder too if that left it empty (never otherwise).
+        if let Some(parent) = Path::new(rel)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            let _ = std::fs::remove_dir(out.join(parent));
+        }
+    }
+    next.save(out)?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_that_could_escape_the_folder_are_invalid() {
+        for bad in [
+            "",
+            "..",
+            "a/b",
+            "a--b",
+            "-a",
+            "A",
+            "a b",
+            "a.md",
+            "sitemap/..",
+        ] {
+            assert!(!is_valid_slug(bad), "{bad}");
+        }
+        for good in ["a", "hello-world", "2026-recap"] {
+            assert!(is_valid_slug(good), "{good}");
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! One content file per blog, in the form each generator reads.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+
+use crate::types::Blog;
+
+use super::Format;
+
+/// The file for `blog`: its path relative to the output folder and its text.
+///
+/// - Zola: `<slug>.md`, TOML front matter between `+++` lines (`title`, `description`,
+///   `date`, `updated`, `slug`, `[taxonomies]` with `categories` and `tags`, `[extra]` with
+///   `featured_image`, `word_count`, `excerpt`, `meta_title`, `id`), then the HTML body inside
+///   one `<div>` with no blank line, so CommonMark passes it through as a single HTML block.
+/// - Hugo: `<slug>.html` (Hugo's HTML content format: the body is not run through Markdown),
+///   TOML front matter (`title`, `description`, `summary`, `date`, `lastmod`, `slug`,
+///   `categories`, `tags`, `images`, `[params]`).
+/// - HTML: `<slug>/index.html`, a standalone page, so `--out public/blog` serves it at
+///   `/blog/<slug>/` where resolved internal links point.
+pub fn render(format: Format, blog: &Blog) -> (String, String) {
+    match format {
+        Format::Zola => (format!("{}.md", blog.slug), zola(blog)),
+        Format::Hugo => (format!("{}.html", blog.slug), hugo(blog)),
+        Format::Html => (format!("{}/index.html", blog.slug), html(blog)),
+    }
+}
+
+/// The description a page shows: the meta description, else the excerpt.
+fn description(blog: &Blog) -> &str {
+    if blog.meta_description.is_empty() {
+        &blog.excerpt
+    } else {
+        &blog.meta_description
+    }
+}
+
+fn toml_datetime(t: &DateTime<Utc>) -> toml::value::Datetime {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+        .parse()
+        .expect("RFC 3339 in UTC is a TOML offset date-time")
+}
+
+fn is_empty(s: &&str) -> bool {
+    s.is_empty()
+}
+
+#[derive(Serialize)]
+struct ZolaFront<'a> {
+    title: &'a str,
+    #[serde(skip_serializing_if = "is_empty")]
+    description: &'a str,
+    date: toml::value::Datetime,
+    updated: toml::value::Datetime,
+    slug: &'a str,
+    #[serde(skip_serializing_if = "Taxonomies::is_empty")]
+    taxonomies: Taxonomies<'a>,
+    extra: Extra<'a>,
+}
+
+#[derive(Serialize)]
+struct Taxonomies<'a> {
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    categories: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    tags: &'a [String],
+}
+
+impl Taxonomies<'_> {
+    fn is_empty(&self) -> bool {
+        self.categories.is_empty() && self.tags.is_empty()
+    }
+}
+
+#[derive(Serialize)]
+struct Extra<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    featured_image: Option<&'a str>,
+    word_count: u64,
+    excerpt: &'a str,
+    meta_title: &'a str,
+}
+
+fn extra(blog: &Blog) -> Extra<'_> {
+    Extra {
+        id: &blog.id,
+        featured_image: blog.featured_image_url.as_deref(),
+        word_count: blog.word_count,
+        excerpt: &blog.excerpt,
+        meta_title: &blog.meta_title,
+    }
+}
+
+fn zola(blog: &Blog) -> String {
+    let front = ZolaFront {
+        title: &blog.title,
+        description: description(blog),
+        date: toml_datetime(&blog.published_at),
+        updated: toml_datetime(&blog.updated_at),
+        slug: &blog.slug,
+        taxonomies: Taxonomies {
+            categories: &blog.categories,
+            tags: &blog.tags,
+        },
+        extra: extra(blog),
+    };
+    let front = toml::to_string(&front).expect("front matter serialises");
+    format!(
+        "+++\n{front}+++\n<div class=\"blogread-content\">\n{}\n</div>\n",
+        markdown_safe_html(&blog.content)
+    )
+}
+
+#[derive(Serialize)]
+struct HugoFront<'a> {
+    title: &'a str,
+    #[serde(skip_serializing_if = "is_empty")]
+    description: &'a str,
+    #[serde(skip_serializing_if = "is_empty")]
+    summary: &'a str,
+    date: toml::value::Datetime,
+    lastmod: toml::value::Datetime,
+    slug: &'a str,
+    categories: &'a [String],
+    tags: &'a [String],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    images: Vec<&'a str>,
+    params: Extra<'a>,
+}
+
+fn hugo(blog: &Blog) -> String {
+    let front = HugoFront {
+        title: &blog.title,
+        description: description(blog),
+        summary: &blog.excerpt,
+        date: toml_datetime(&blog.published_at),
+        lastmod: toml_datetime(&blog.updated_at),
+        slug: &blog.slug,
+        categories: &blog.categories,
+        tags: &blog.tags,
+        images: blog.featured_image_url.as_deref().into_iter().collect(),
+        params: extra(blog),
+    };
+    let front = toml::to_string(&front).expect("front matter serialises");
+    format!("+++\n{front}+++\n{}\n", blog.content)
+}
+
+/// Escapes text for HTML content and attribute values.
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn html(blog: &Blog) -> String {
+    let e = escape_html;
+    let published = blog.published_at.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let updated = blog.updated_at.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let title = if blog.meta_title.is_empty() {
+        &blog.title
+    } else {
+        &blog.meta_title
+    };
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str(&format!("<title>{}</title>\n", e(title)));
+    if !description(blog).is_empty() {
+        out.push_str(&format!(
+            "<meta name=\"description\" content=\"{}\">\n",
+            e(description(blog))
+        ));
+    }
+    if let Some(img) = &blog.featured_image_url {
+        out.push_str(&format!(
+            "<meta property=\"og:image\" content=\"{}\">\n",
+            e(img)
+        ));
+    }
+    if !blog.tags.is_empty() {
+        out.push_str(&format!(
+            "<meta name=\"keywords\" content=\"{}\">\n",
+            e(&blog.tags.join(", "))
+        ));
+    }
+    out.push_str(&format!(
+        "<meta name=\"blogread:slug\" content=\"{}\">\n<meta name=\"blogread:word-count\" content=\"{}\">\n",
+        e(&blog.slug),
+        blog.word_count
+    ));
+    out.push_str("</head>\n<body>\n<article>\n<header>\n");
+    out.push_str(&format!("<h1>{}</h1>\n", e(&blog.title)));
+    out.push_str(&format!(
+        "<p><time datetime=\"{published}\">{}</time>",
+        blog.published_at.format("%Y-%m-%d")
+    ));
+    if blog.updated_at != blog.published_at {
+        out.push_str(&format!(
+            " · updated <time datetime=\"{updated}\">{}</time>",
+            blog.updated_at.format("%Y-%m-%d")
+        ));
+    }
+    out.push_str(&format!(" · {} words</p>\n", blog.word_count));
+    if !blog.categories.is_empty() {
+        let cats: Vec<String> = blog
+            .categories
+            .iter()
+            .map(|c| format!("<li>{}</li>", e(c)))
+            .collect();
+        out.push_str(&format!(
+            "<ul class=\"categories\">{}</ul>\n",
+            cats.concat()
+        ));
+    }
+    if let Some(img) = &blog.featured_image_url {
+        out.push_str(&format!("<img src=\"{}\" alt=\"\">\n", e(img)));
+    }
+    out.push_str("</header>\n");
+    out.push_str(&blog.content);
+    out.push('\n');
+    if !blog.tags.is_empty() {
+        let tags: Vec<String> = blog
+            .tags
+            .iter()
+            .map(|t| format!("<li>{}</li>", e(t)))
+            .collect();
+        out.push_str(&format!(
+            "<footer><ul class=\"tags\">{}</ul></footer>\n",
+            tags.concat()
+        ));
+    }
+    out.push_str("</article>\n</body>\n</html>\n");
+    out
+}
+
+/// Makes an HTML body survive a CommonMark renderer unchanged: a blank line would end the
+/// HTML block and hand what follows to Markdown (where `*`, `_` and indentation mean
+/// something), so blank lines are dropped, except inside `<pre>` and `<textarea>`, where a
+/// blank line is written as `&#10;` at the start of the next line (the same text once
+/// decoded). Every other byte is kept.
+pub fn markdown_safe_html(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut raw_depth: i32 = 0;
+    let mut pending_newlines = 0usize;
+    for line in html.split('\n') {
+        if line.trim().is_empty() {
+            if raw_depth > 0 {
+                pending_newlines += 1;
+            }
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        for _ in 0..pending_newlines {
+            out.push_str("&#10;");
+        }
+        pending_newlines = 0;
+        out.push_str(line);
+        let lower = line.to_ascii_lowercase();
+        for tag in ["pre", "textarea"] {
+            raw_depth += count_tags(&lower, &format!("<{tag}"));
+            raw_depth -= count_tags(&lower, &format!("</{tag}"));
+        }
+        raw_depth = raw_depth.max(0);
+    }
+    out
+}
+
+/// Occurrences of `prefix` followed by `>`, white space or `/` (so `<pre` is not `<preview`).
+fn count_tags(line: &str, prefix: &str) -> i32 {
+    line.match_indices(prefix)
+        .filter(|(i, _)| {
+            matches!(
+                line.as_bytes().get(i + prefix.len()),
+                Some(b'>' | b' ' | b'\t' | b'/') | None
+            )
+        })
+        .count() as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn blog() -> Blog {
+        serde_json::from_value(serde_json::json!({
+            "id": "0190a1b2-0000-7000-8000-000000000001",
+            "title": "Quotes \" and +++ and \\ backslashes",
+            "slug": "hello-world",
+            "excerpt": "An excerpt",
+            "meta_title": "Meta",
+            "meta_description": "",
+            "featured_image_url": "https://img.example/a.png?x=1&y=2",
+            "categories": ["Engineering", "Rust \"lang\""],
+            "tags": ["a", "b"],
+            "published_at": "2026-11-21T09:30:00Z",
+            "content": "<p>One</p>\n\n<p>Two *not emphasis*</p>\n<pre>a\n\n\nb</pre>",
+            "updated_at": "2026-11-22T10:00:00Z",
+            "word_count": 5
+        }))
+        .unwrap()
+    }
+
+    fn split_front(text: &str) -> (toml::Table, &str) {
+        let rest = text.strip_prefix("+++\n").unwrap();
+        let end = rest.find("\n+++\n").unwrap();
+        (rest[..end].parse().unwrap(), &rest[end + 5..])
+    }
+
+    #[test]
+    fn zola_front_matter_is_toml_with_taxonomies_and_extra() {
+        let (path, text) = render(Format::Zola, &blog());
+        assert_eq!(path, "hello-world.md");
+        let (front, body) = split_front(&text);
+        assert_eq!(front["title"].as_str(), Some(blog().title.as_str()));
+        assert_eq!(front["description"].as_str(), Some("An excerpt"));
+        assert_eq!(
+            front["date"].as_datetime().unwrap().to_string(),
+            "2026-11-21T09:30:00Z"
+        );
+        assert_eq!(
+            front["updated"].as_datetime().unwrap().to_string(),
+            "2026-11-22T10:00:00Z"
+        );
+        assert_eq!(front["slug"].as_str(), Some("hello-world"));
+        let tax = front["taxonomies"].as_table().unwrap();
+        assert_eq!(tax["categories"].as_array().unwrap().len(), 2);
+        assert_eq!(tax["tags"].as_array().unwrap()[1].as_str(), Some("b"));
+        let extra = front["extra"].as_table().unwrap();
+        assert_eq!(extra["word_count"].as_integer(), Some(5));
+        assert_eq!(
+            extra["featured_image"].as_str(),
+            Some("https://img.example/a.png?x=1&y=2")
+        );
+        assert!(body.starts_with("<div class=\"blogread-content\">\n<p>One</p>\n<p>Two"));
+        assert!(!body.contains("\n\n"), "{body}");
+        assert!(body.contains("<pre>a\n&#10;&#10;b</pre>"), "{body}");
+    }
+
+    #[test]
+    fn zola_omits_empty_taxonomies_and_missing_image() {
+        let mut b = blog();
+        b.categories.clear();
+        b.tags.clear();
+        b.featured_image_url = None;
+        let (_, text) = render(Format::Zola, &b);
+        let (front, _) = split_front(&text);
+        assert!(!front.contains_key("taxonomies"));
+        assert!(
+            !front["extra"]
+                .as_table()
+                .unwrap()
+                .contains_key("featured_image")
+        );
+    }
+
+    #[test]
+    fn hugo_front_matter_and_raw_html_body() {
+        let (path, text) = render(Format::Hugo, &blog());
+        assert_eq!(path, "hello-world.html");
+        let (front, body) = split_front(&text);
+        assert_eq!(
+            front["lastmod"].as_datetime().unwrap().to_string(),
+            "2026-11-22T10:00:00Z"
+        );
+        assert_eq!(front["categories"].as_array().unwrap().len(), 2);
+        assert_eq!(front["images"].as_array().unwrap().len(), 1);
+        assert_eq!(front["params"]["word_count"].as_integer(), Some(5));
+        assert_eq!(body, format!("{}\n", blog().content));
+    }
+
+    #[test]
+    fn html_is_standalone_and_escaped() {
+        let (path, text) = render(Format::Html, &blog());
+        assert_eq!(path, "hello-world/index.html");
+        assert!(text.starts_with("<!DOCTYPE html>"));
+        assert!(text.contains("<title>Meta</title>"));
+        assert!(text.contains("<h1>Quotes &quot; and +++ and \\ backslashes</h1>"));
+        assert!(text.contains("content=\"https://img.example/a.png?x=1&amp;y=2\""));
+        assert!(text.contains("<li>Rust &quot;lang&quot;</li>"));
+        assert!(text.contains(&blog().content));
+    }
+
+    #[test]
+    fn markdown_safe_html_keeps_text_outside_blank_lines() {
+        assert_eq!(
+            markdown_safe_html("<p>a</p>\n\n  \n<p>b</p>"),
+            "<p>a</p>\n<p>b</p>"
+        );
+        assert_eq!(
+            markdown_safe_html("<pre>x\n\ny</pre>\n\n<p>z</p>"),
+            "<pre>x\n&#10;y</pre>\n<p>z</p>"
+        );
+        assert_eq!(markdown_safe_html("<preview>\n\nq"), "<preview>\nq");
+    }
+}

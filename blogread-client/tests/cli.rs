@@ -1,0 +1,161 @@
+//! The `blogread` binary: clear errors without panics, JSON output, export.
+
+mod support;
+
+use std::process::{Command, Output};
+
+use serde_json::json;
+use support::*;
+
+fn blogread(base: &str, key: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_blogread"));
+    cmd.env_remove("BLOGREAD_API_KEY")
+        .env_remove("BLOGREAD_BASE_URL")
+        .arg("--base-url")
+        .arg(base)
+        .arg("--attempts")
+        .arg("1")
+        .args(args);
+    if let Some(key) = key {
+        cmd.env("BLOGREAD_API_KEY", key);
+    }
+    cmd.output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_missing_key_is_a_clear_error() {
+    let out = blogread("http://127.0.0.1:9", None, &["list"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("BLOGREAD_API_KEY is not set"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("panicked"));
+}
+
+#[test]
+fn an_unreachable_server_is_a_clear_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let out = blogread(&base, Some("pk_live_x"), &["sitemap"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("could not reach the blogread server"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test]
+async fn unauthorized_and_not_found_are_explained() {
+    let stub = start_stub(|_, req| {
+        if req.headers.get("authorization").map(String::as_str) != Some("Bearer pk_live_good") {
+            reply(401, json!({"detail": "unknown public key"}))
+        } else {
+            serve(&[1], req)
+        }
+    })
+    .await;
+    let base = stub.base.clone();
+    let out = tokio::task::spawn_blocking(move || blogread(&base, Some("pk_live_bad"), &["list"]))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("401") && err.contains("unknown public key"),
+        "{err}"
+    );
+    assert!(!err.contains("pk_live_bad"), "the key is never printed");
+
+    let base = stub.base.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        blogread(&base, Some("pk_live_good"), &["get", "nope"])
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no published blog has the slug `nope`"));
+}
+
+#[tokio::test]
+async fn list_get_and_sitemap_print_the_servers_json() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    let base = stub.base.clone();
+    let (list, get, sitemap) = tokio::task::spawn_blocking(move || {
+        (
+            blogread(&base, Some("k"), &["list", "--limit", "1"]),
+            blogread(&base, Some("k"), &["get", "blog-2"]),
+            blogread(&base, Some("k"), &["sitemap"]),
+        )
+    })
+    .await
+    .unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(list, page(&[2], 2, 0));
+    let get: serde_json::Value = serde_json::from_slice(&get.stdout).unwrap();
+    assert_eq!(get, detail("blog-2"));
+    let sitemap: serde_json::Value = serde_json::from_slice(&sitemap.stdout).unwrap();
+    assert_eq!(sitemap, sitemap_of(&[2, 1]));
+    assert!(
+        stub.seen()
+            .iter()
+            .any(|s| s.query("limit").as_deref() == Some("1"))
+    );
+}
+
+#[tokio::test]
+async fn export_writes_files_and_reports() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    let out_dir = std::env::temp_dir().join(format!("blogread-cli-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let base = stub.base.clone();
+    let dir = out_dir.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        blogread(
+            &base,
+            Some("k"),
+            &["export", "--format", "zola", "--out", dir.to_str().unwrap()],
+        )
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("exported 2 blogs"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out_dir.join("blog-1.md").exists());
+    assert!(out_dir.join(".blogread-manifest.json").exists());
+    assert!(out_dir.join(".blogread-cache.json").exists());
+    std::fs::remove_dir_all(&out_dir).unwrap();
+}
+
+#[test]
+fn help_names_the_environment_and_the_formats() {
+    let out = Command::new(env!("CARGO_BIN_EXE_blogread"))
+        .args(["export", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("zola") && help.contains("hugo") && help.contains("html"),
+        "{help}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_blogread"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("BLOGREAD_API_KEY") && help.contains("BLOGREAD_BASE_URL"),
+        "{help}"
+    );
+}
