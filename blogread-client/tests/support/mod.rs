@@ -206,5 +206,16 @@ pub fn serve(blogs: &[u64], req: &Seen) -> Reply {
     } else {
         &[]
     };
-    reply(200, page(slice, blogs.len() as u64, offset as u64))
+    let mut body = page(slice, blogs.len() as u64, offset as u64);
+    if req.query("include_content").as_deref() == Some("true") {
+        for item in body["blogs"].as_array_mut().unwrap() {
+            let slug = item["slug"].as_str().unwrap().to_owned();
+            item["categories"] = json!(["News", "news", "Deep Dives"]);
+            item["content"] = json!(format!(
+                "<p>Body of {slug}. See <a href=\"/blog/{}/\">the first</a>.</p>",
+                format!("blog-{}", blogs.last().unwrap())
+            ));
+        }
+    }
+    reply(200, body)
 }
