@@ -2,7 +2,7 @@
 //! (feature `export`).
 //!
 //! One file per published blog goes into the output folder, with the front matter each
-//! generator reads (see [`render`]). A manifest ([`MANIFEST_FILE`]) records the files the
+//! generator reads (see [`render()`]). A manifest ([`MANIFEST_FILE`]) records the files the
 //! export wrote; the next export removes those whose blog is no longer published and never
 //! touches any other file: a file the user added stays, and a user's file where a new blog's
 //! file would go is reported as a conflict and left alone. Files whose text did not change are
