@@ -1,0 +1,244 @@
+//! Property tests for internal-link resolution over generated HTML-ish documents that mix tags,
+//! attributes, text, comments and placeholders (valid, invalid, split, nested, percent-encoded).
+
+use std::collections::{BTreeSet, HashMap};
+
+use blogread_core::links::{LinkContext, contains_placeholder, referenced_slugs, resolve};
+use proptest::prelude::*;
+
+/// Slugs the generated documents use; the first three are published.
+const SLUGS: &[&str] = &[
+    "hello-world",
+    "a",
+    "post-2",
+    "draft-one",
+    "missing",
+    "sitemap",
+];
+
+fn published() -> HashMap<String, String> {
+    [
+        ("hello-world", "Hello & <World>"),
+        ("a", "A \"quoted\" title"),
+        ("post-2", "Zwei"),
+    ]
+    .into_iter()
+    .map(|(slug, title)| (slug.to_owned(), title.to_owned()))
+    .collect()
+}
+
+fn context(published: HashMap<String, String>) -> LinkContext {
+    LinkContext::new(Some("https://example.com/x?a=1&b=\"2\"/"), published)
+}
+
+/// A slug as an author may write it: any case, whitespace around.
+fn written_slug() -> impl Strategy<Value = (String, String)> {
+    (
+        prop::sample::select(SLUGS),
+        any::<bool>(),
+        prop::sample::select(&["", " ", "\n", "\t "][..]),
+    )
+        .prop_map(|(slug, upper, space)| {
+            let written = if upper {
+                slug.to_uppercase()
+            } else {
+                slug.to_owned()
+            };
+            (slug.to_owned(), format!("{space}{written}{space}"))
+        })
+}
+
+/// A placeholder or something close to one.
+fn placeholder() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => written_slug().prop_map(|(_, w)| format!("[INTERNAL:{w}]")),
+        1 => Just("[INTERNAL:]".to_owned()),
+        1 => Just("[INTERNAL:Not A_Slug]".to_owned()),
+        1 => written_slug().prop_map(|(_, w)| format!("[INTERNAL:{w}")),
+        1 => written_slug().prop_map(|(_, w)| format!("%5BINTERNAL:{w}%5D")),
+        1 => written_slug().prop_map(|(_, w)| format!("%5bINTERNAL:{w}]#frag")),
+        1 => written_slug().prop_map(|(_, w)| format!("[[INTERNAL:x]INTERNAL:{w}]")),
+        1 => Just("[INTE".to_owned()),
+        1 => Just("RNAL:".to_owned()),
+        1 => Just("[INTERNAL:[INTERNAL:a]]".to_owned()),
+    ]
+}
+
+/// Plain text from an alphabet that has the markup-significant characters.
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(
+            &[
+                "a", "Z", " ", "\n", "[", "]", "<", ">", "&", "&amp;", "-", "%", "é", "😀", "\"",
+                "'", "=", "/", "!", "INTERNAL", ":",
+            ][..],
+        ),
+        0..6,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+/// A placeholder-like piece, or (for placeholder-free documents) more text.
+fn maybe_placeholder(placeholders: bool) -> BoxedStrategy<String> {
+    if placeholders {
+        placeholder().boxed()
+    } else {
+        text().boxed()
+    }
+}
+
+fn attribute_value(placeholders: bool) -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![2 => text(), 1 => maybe_placeholder(placeholders)],
+        0..3,
+    )
+    .prop_map(|p| p.concat())
+}
+
+fn attribute(placeholders: bool) -> impl Strategy<Value = String> {
+    let names: &[&str] = if placeholders {
+        &[
+            "href",
+            "HREF",
+            "title",
+            "data-x",
+            "alt",
+            "src",
+            "[INTERNAL:a]",
+            "x",
+        ]
+    } else {
+        &["href", "HREF", "title", "data-x", "alt", "src", "x"]
+    };
+    let name = prop::sample::select(names);
+    let quote = prop::sample::select(&["\"", "'", ""][..]);
+    (name, quote, attribute_value(placeholders), any::<bool>()).prop_map(
+        |(name, quote, value, bare)| {
+            if bare {
+                name.to_owned()
+            } else {
+                format!("{name}={quote}{value}{quote}")
+            }
+        },
+    )
+}
+
+/// One fragment of a document; with `placeholders` false, none that makes a placeholder.
+fn fragment(placeholders: bool) -> impl Strategy<Value = String> {
+    let tag = prop::sample::select(
+        &[
+            "a", "p", "b", "em", "div", "img", "br", "script", "style", "textarea", "title", "pre",
+            "svg", "A",
+        ][..],
+    );
+    prop_oneof![
+        4 => text(),
+        3 => maybe_placeholder(placeholders),
+        3 => (tag.clone(), prop::collection::vec(attribute(placeholders), 0..3), any::<bool>())
+            .prop_map(|(tag, attrs, self_closing)| {
+                let attrs: String = attrs.iter().map(|a| format!(" {a}")).collect();
+                format!("<{tag}{attrs}{}>", if self_closing { "/" } else { "" })
+            }),
+        2 => tag.prop_map(|tag| format!("</{tag}>")),
+        1 => attribute_value(placeholders).prop_map(|c| format!("<!--{c}-->")),
+        1 => attribute_value(placeholders).prop_map(|c| format!("<!{c}>")),
+        1 => Just("<!--".to_owned()),
+        1 => Just("<![CDATA[".to_owned()),
+    ]
+}
+
+fn document() -> impl Strategy<Value = String> {
+    prop::collection::vec(fragment(true), 0..24).prop_map(|f| f.concat())
+}
+
+fn document_without_placeholders() -> impl Strategy<Value = String> {
+    prop::collection::vec(fragment(false), 0..24).prop_map(|f| f.concat())
+}
+
+/// Documents whose text content holds valid placeholders, with the slugs they reference.
+fn document_with_text_placeholders() -> impl Strategy<Value = (String, Vec<String>)> {
+    let piece = prop_oneof![
+        text().prop_map(|t| (t.replace(['<', '&', '['], ""), None)),
+        written_slug().prop_map(|(slug, w)| (format!("[INTERNAL:{w}]"), Some(slug))),
+        prop::sample::select(
+            &[
+                "<p>",
+                "</p>",
+                "<a href=\"/x\">",
+                "</a>",
+                "<em>",
+                "</em>",
+                "<!-- c -->"
+            ][..]
+        )
+        .prop_map(|t| (t.to_owned(), None)),
+    ];
+    prop::collection::vec(piece, 0..16).prop_map(|pieces| {
+        let html = pieces.iter().map(|(s, _)| s.as_str()).collect();
+        let slugs = pieces
+            .into_iter()
+            .filter_map(|(_, slug)| slug)
+            .filter(|slug| slug != "sitemap")
+            .collect();
+        (html, slugs)
+    })
+}
+
+fn has_opener(s: &str) -> bool {
+    s.contains("[INTERNAL") || s.to_ascii_lowercase().contains("%5binternal")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// (a) and (c): no output contains `[INTERNAL:`, and resolving never panics.
+    #[test]
+    fn output_never_contains_a_placeholder(doc in document()) {
+        let out = resolve(&doc, &context(published()));
+        prop_assert!(!out.contains("[INTERNAL:"), "input {doc:?}\noutput {out:?}");
+    }
+
+    /// (b): a document without a placeholder comes back unchanged.
+    #[test]
+    fn document_without_placeholder_is_unchanged(doc in document_without_placeholders()) {
+        prop_assume!(!has_opener(&doc));
+        prop_assert_eq!(resolve(&doc, &context(published())), doc.as_str());
+    }
+
+    /// (b), through the rewriter: with one placeholder up front, every other byte is kept.
+    #[test]
+    fn rewriter_keeps_bytes_it_does_not_rewrite(doc in document_without_placeholders()) {
+        prop_assume!(!has_opener(&doc) && !doc.contains("INTERNAL:"));
+        let with_placeholder = format!("<!--[INTERNAL:missing]-->{doc}");
+        prop_assert!(contains_placeholder(&with_placeholder));
+        let out = resolve(&with_placeholder, &context(published()));
+        prop_assert_eq!(out, format!("<!---->{doc}"));
+    }
+
+    /// (d): `referenced_slugs` finds every valid slug used in a text placeholder.
+    #[test]
+    fn referenced_slugs_finds_text_placeholders((doc, slugs) in document_with_text_placeholders()) {
+        let mut found = BTreeSet::new();
+        referenced_slugs(&doc, &mut found);
+        for slug in slugs {
+            prop_assert!(found.contains(&slug), "{slug} missing from {found:?} for {doc:?}");
+        }
+    }
+
+    /// One look-up is enough: a context holding only the referenced published slugs resolves
+    /// exactly like one holding every published slug.
+    #[test]
+    fn referenced_slugs_are_enough_to_resolve(doc in document()) {
+        let mut referenced = BTreeSet::new();
+        referenced_slugs(&doc, &mut referenced);
+        let narrowed = published().into_iter().filter(|(slug, _)| referenced.contains(slug)).collect();
+        prop_assert_eq!(resolve(&doc, &context(narrowed)), resolve(&doc, &context(published())));
+    }
+
+    /// Arbitrary strings (not only the grammar's) never leak or panic.
+    #[test]
+    fn arbitrary_strings_never_leak(s in "(\\PC|\\[INTERNAL:|%5BINTERNAL:|<a href=\"|\\]|<!--|-->|<script>)*") {
+        let out = resolve(&s, &context(published()));
+        prop_assert!(!out.contains("[INTERNAL:"));
+    }
+}
