@@ -281,6 +281,8 @@ error_sets! {
     ProjectList: [400, 401, 403, 404, 500];
     /// A write with a JSON body.
     ProjectWrite: [400, 401, 403, 404, 409, 413, 422, 500];
+    /// A save with a JSON body, no state conflict.
+    ProjectSave: [400, 401, 403, 404, 413, 422, 500];
     /// Health check.
     Health: [503];
 }

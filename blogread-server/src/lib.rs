@@ -69,14 +69,22 @@ impl std::fmt::Display for Panicked {
 impl std::error::Error for Panicked {}
 
 /// Serves [`app`] on `listener` until `shutdown` resolves; then stops accepting, lets
-/// in-flight requests finish (up to [`SHUTDOWN_GRACE`]) and returns.
+/// in-flight requests finish (up to [`SHUTDOWN_GRACE`]), waits for deploy hook firings in
+/// flight (up to [`SHUTDOWN_GRACE`] more) and returns.
 pub async fn run(
     listener: tokio::net::TcpListener,
     service: Service,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
     let acceptor = TcpAcceptor::from_tokio(listener)?;
-    Server::new_with_acceptor(acceptor)
-        .run_with_graceful_shutdown(app(service), shutdown, Some(SHUTDOWN_GRACE))
-        .await
+    let served = Server::new_with_acceptor(acceptor)
+        .run_with_graceful_shutdown(app(service.clone()), shutdown, Some(SHUTDOWN_GRACE))
+        .await;
+    if !service.wait_for_firings(SHUTDOWN_GRACE).await {
+        tracing::warn!(
+            "deploy hook firings still in flight after {}s; stopping anyway",
+            SHUTDOWN_GRACE.as_secs()
+        );
+    }
+    served
 }

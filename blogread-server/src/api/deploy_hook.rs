@@ -1,10 +1,16 @@
-//! The deploy hook's wire types (SPEC.md 2.5, 2.6; DECISIONS.md 8). The endpoints (SPEC.md
-//! 4.4 to 4.7 and the delivery log) are served once the core's hook operations exist.
+//! The deploy hook (SPEC.md 2.5, 2.6, 4.4 to 4.7; DECISIONS.md 8): a build trigger whose URL
+//! is a credential, shown to project admins only, and its delivery log.
 
+use blogread_core::Service;
 use blogread_core::domain;
-use poem_openapi::Object;
+use blogread_core::error::NotFound;
+use poem_openapi::param::Path;
+use poem_openapi::payload::Json;
+use poem_openapi::{Object, OpenApi};
 
-use super::schema::{DateTime, Nullable};
+use super::schema::{DateTime, ManagementAuth, Nullable, PathId};
+use super::{ApiTags, NoContent204, Ok200, ok, path_id};
+use crate::error::{self, Reply};
 
 /// The deploy hook (SPEC.md 2.5). The URL is a credential: only project admins see it.
 #[derive(Debug, Clone, Object)]
@@ -123,4 +129,150 @@ impl From<domain::Delivery> for Delivery {
 pub struct DeliveryList {
     /// Deliveries, newest first.
     pub deliveries: Vec<Delivery>,
+}
+
+impl From<Vec<domain::Delivery>> for DeliveryList {
+    fn from(d: Vec<domain::Delivery>) -> Self {
+        Self {
+            deliveries: d.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// The deploy hook endpoints (SPEC.md 4.4 to 4.7) and the delivery log (DECISIONS.md 7).
+pub struct DeployHookApi {
+    pub(crate) service: Service,
+}
+
+#[OpenApi(prefix_path = "/api/v1/projects", tag = "ApiTags::DeployHook")]
+impl DeployHookApi {
+    /// Get the deploy hook
+    ///
+    /// Project admins only. With no hook set, `deploy_hook_url` is null and `has_hook` false.
+    #[oai(
+        path = "/:project_id/deploy-hook",
+        method = "get",
+        operation_id = "get_deploy_hook"
+    )]
+    async fn get_deploy_hook(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<Ok200<DeployHook>, error::ProjectRead> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.deploy_hook(auth.header(), id).await {
+            Ok(v) => Reply::Ok(ok(v)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Save or replace the deploy hook
+    ///
+    /// The URL must use https, be at least 20 characters, contain no whitespace, and not
+    /// point at a private or internal address (its host must resolve to global addresses
+    /// only). Otherwise 422 naming the rule, and nothing is saved.
+    #[oai(
+        path = "/:project_id/deploy-hook",
+        method = "put",
+        operation_id = "save_deploy_hook"
+    )]
+    async fn save_deploy_hook(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        body: Json<SaveDeployHook>,
+    ) -> Reply<Ok200<DeployHook>, error::ProjectSave> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self
+            .service
+            .save_deploy_hook(auth.header(), id, body.0.deploy_hook_url)
+            .await
+        {
+            Ok(v) => Reply::Ok(ok(v)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Remove the deploy hook
+    ///
+    /// From then on publishing does not trigger a rebuild until a hook is set again.
+    /// Removing when there is none is a success.
+    #[oai(
+        path = "/:project_id/deploy-hook",
+        method = "delete",
+        operation_id = "remove_deploy_hook"
+    )]
+    async fn remove_deploy_hook(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<NoContent204, error::ProjectRead> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.remove_deploy_hook(auth.header(), id).await {
+            Ok(()) => Reply::Ok(NoContent204::NoContent),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Test the deploy hook
+    ///
+    /// Sends one real POST to the saved URL (which starts a real build) and reports the
+    /// outcome; success means a 2xx answer. Unreachable, refused or timed out: `success`
+    /// false, `status_code` 0, and a message saying which. 404 when no hook is saved.
+    #[oai(
+        path = "/:project_id/deploy-hook/test",
+        method = "post",
+        operation_id = "test_deploy_hook"
+    )]
+    async fn test_deploy_hook(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<Ok200<DeployHookTestResult>, error::ProjectRead> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.test_deploy_hook(auth.header(), id).await {
+            Ok(r) => Reply::Ok(ok(r)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// List deploy hook deliveries
+    ///
+    /// The last 100 attempts, newest first.
+    #[oai(
+        path = "/:project_id/deploy-hook/deliveries",
+        method = "get",
+        operation_id = "list_deliveries"
+    )]
+    async fn deliveries(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<Ok200<DeliveryList>, error::ProjectRead> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.deliveries(auth.header(), id).await {
+            Ok(d) => Reply::Ok(ok(d)),
+            Err(e) => e.into(),
+        }
+    }
 }

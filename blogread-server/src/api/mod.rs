@@ -40,6 +40,7 @@ pub type Apis = (
     projects::ProjectsApi,
     keys::KeysApi,
     blogs::BlogsApi,
+    deploy_hook::DeployHookApi,
     health::HealthApi,
 );
 
@@ -71,6 +72,9 @@ pub fn openapi_service(service: Service) -> OpenApiService<Apis, ()> {
                 service: service.clone(),
             },
             blogs::BlogsApi {
+                service: service.clone(),
+            },
+            deploy_hook::DeployHookApi {
                 service: service.clone(),
             },
             health::HealthApi { service },
