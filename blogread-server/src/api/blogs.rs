@@ -9,13 +9,13 @@ use blogread_core::read::RawListParams;
 use blogread_core::service::ManagedBlogList as CoreManagedBlogList;
 use poem::http::StatusCode;
 use poem_openapi::param::{Path, Query};
-use poem_openapi::payload::Json;
 use poem_openapi::types::{Example, MaybeUndefined};
 use poem_openapi::{Enum, Object, OpenApi};
+use serde::Deserialize;
 
 use super::schema::{
-    DateTime, LimitDoc, ManagementAuth, Nullable, OffsetDoc, OptionalJson, PathId, Raw, StatusDoc,
-    raw,
+    DateTime, JsonBody, LimitDoc, ManagementAuth, Nullable, OffsetDoc, OptionalJsonBody, PathId,
+    Raw, StatusDoc, raw,
 };
 use super::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use crate::error::{self, ApiError, Reply};
@@ -157,59 +157,76 @@ impl From<CoreManagedBlogList> for ManagedBlogList {
 /// excerpt up to 1000; meta_title up to 300; meta_description up to 1000; content up to 2 MiB;
 /// categories and tags up to 50 entries of 1 to 100 characters; featured_image_url an
 /// absolute http(s) URL up to 2048 characters; `[INTERNAL:` only in content.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Deserialize)]
 pub struct CreateBlog {
     /// Title.
     pub title: String,
     /// Slug.
     pub slug: String,
     /// HTML body; link to other posts of the project with `[INTERNAL:slug]`.
+    #[serde(default)]
     pub content: Option<String>,
     /// Excerpt.
+    #[serde(default)]
     pub excerpt: Option<String>,
     /// Meta title.
+    #[serde(default)]
     pub meta_title: Option<String>,
     /// Meta description.
+    #[serde(default)]
     pub meta_description: Option<String>,
     /// Featured image URL.
+    #[serde(default)]
     pub featured_image_url: Option<String>,
     /// Category names, in order.
+    #[serde(default)]
     pub categories: Option<Vec<String>>,
     /// Tags, in order.
+    #[serde(default)]
     pub tags: Option<Vec<String>>,
 }
 
 /// An edit of the working copy: each field present replaces that field (same rules as on
 /// create); absent or `null` leaves it unchanged, except `featured_image_url: null`, which
 /// removes the image. The public output changes only at the next publish.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Deserialize)]
 pub struct UpdateBlog {
     /// Title.
+    #[serde(default)]
     pub title: Option<String>,
     /// Slug.
+    #[serde(default)]
     pub slug: Option<String>,
     /// HTML body.
+    #[serde(default)]
     pub content: Option<String>,
     /// Excerpt.
+    #[serde(default)]
     pub excerpt: Option<String>,
     /// Meta title.
+    #[serde(default)]
     pub meta_title: Option<String>,
     /// Meta description.
+    #[serde(default)]
     pub meta_description: Option<String>,
     /// Featured image URL, or `null` to remove it.
+    #[serde(default)]
     pub featured_image_url: MaybeUndefined<String>,
     /// Category names, in order.
+    #[serde(default)]
     pub categories: Option<Vec<String>>,
     /// Tags, in order.
+    #[serde(default)]
     pub tags: Option<Vec<String>>,
 }
 
 /// Options of a publish. The body may be left out.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Deserialize)]
 pub struct PublishBlog {
     /// For imports: the original publication time (RFC 3339; an offset is converted to UTC,
     /// fractions of a second are dropped). Only used on the first publish; a time in the
     /// future is 422.
+    #[serde(default)]
     pub published_at: Option<DateTime>,
 }
 
@@ -248,13 +265,13 @@ impl BlogsApi {
         auth: ManagementAuth,
         /// Project id (a UUID).
         project_id: Path<PathId>,
-        body: Json<CreateBlog>,
+        body: JsonBody<CreateBlog>,
     ) -> Reply<Created201<ManagedBlog>, error::ProjectWrite> {
         let id = match path_id(&project_id, NotFound::Project) {
             Ok(id) => id,
             Err(e) => return e.into(),
         };
-        let Json(b) = body;
+        let JsonBody(b) = body;
         let input = NewBlog {
             title: b.title,
             slug: b.slug,
@@ -351,13 +368,13 @@ impl BlogsApi {
         project_id: Path<PathId>,
         /// Blog id (a UUID).
         blog_id: Path<PathId>,
-        body: Json<UpdateBlog>,
+        body: JsonBody<UpdateBlog>,
     ) -> Reply<Ok200<ManagedBlog>, error::ProjectWrite> {
         let (project, blog) = match ids(&project_id, &blog_id) {
             Ok(ids) => ids,
             Err(e) => return e.into(),
         };
-        let Json(b) = body;
+        let JsonBody(b) = body;
         let patch = BlogPatch {
             title: b.title,
             slug: b.slug,
@@ -399,7 +416,7 @@ impl BlogsApi {
         project_id: Path<PathId>,
         /// Blog id (a UUID).
         blog_id: Path<PathId>,
-        body: OptionalJson<PublishBlog>,
+        body: OptionalJsonBody<PublishBlog>,
     ) -> Reply<Ok200<ManagedBlog>, error::ProjectWrite> {
         let (project, blog) = match ids(&project_id, &blog_id) {
             Ok(ids) => ids,

@@ -5,10 +5,10 @@ use blogread_core::Service;
 use blogread_core::domain;
 use blogread_core::error::NotFound;
 use poem_openapi::param::Path;
-use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
+use serde::Deserialize;
 
-use super::schema::{DateTime, ManagementAuth, Nullable, PathId};
+use super::schema::{DateTime, JsonBody, ManagementAuth, Nullable, PathId};
 use super::{ApiTags, NoContent204, Ok200, ok, path_id};
 use crate::error::{self, Reply};
 
@@ -31,7 +31,7 @@ impl From<domain::DeployHookView> for DeployHook {
 }
 
 /// A deploy hook URL to save.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Deserialize)]
 pub struct SaveDeployHook {
     /// A public https URL: at least 20 characters, no whitespace, not pointing at a private or
     /// internal address (checked as sent, not trimmed). Otherwise 422 naming the rule.
@@ -185,7 +185,7 @@ impl DeployHookApi {
         auth: ManagementAuth,
         /// Project id (a UUID).
         project_id: Path<PathId>,
-        body: Json<SaveDeployHook>,
+        body: JsonBody<SaveDeployHook>,
     ) -> Reply<Ok200<DeployHook>, error::ProjectSave> {
         let id = match path_id(&project_id, NotFound::Project) {
             Ok(id) => id,

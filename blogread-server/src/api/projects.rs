@@ -5,11 +5,11 @@ use blogread_core::domain;
 use blogread_core::error::NotFound;
 use blogread_core::service::{IssuedAdminToken as CoreIssuedAdminToken, ProjectUpdate};
 use poem_openapi::param::Path;
-use poem_openapi::payload::Json;
 use poem_openapi::types::{Example, MaybeUndefined};
 use poem_openapi::{Object, OpenApi};
+use serde::Deserialize;
 
-use super::schema::{DateTime, ManagementAuth, Nullable, PathId};
+use super::schema::{DateTime, JsonBody, ManagementAuth, Nullable, PathId};
 use super::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use crate::error::{self, Reply};
 
@@ -51,21 +51,24 @@ impl Example for Project {
 }
 
 /// A new project.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Deserialize)]
 pub struct CreateProject {
     /// Name, 1 to 200 characters.
     pub name: String,
     /// The connected website: an absolute http(s) URL of at most 2048 characters; absent or
     /// `null` for none.
+    #[serde(default)]
     pub site_url: Option<String>,
 }
 
 /// Changes to a project: each field present replaces that setting.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Deserialize)]
 pub struct UpdateProject {
     /// New name, 1 to 200 characters.
+    #[serde(default)]
     pub name: Option<String>,
     /// New site URL (absolute http(s) URL), or `null` to clear it; absent leaves it unchanged.
+    #[serde(default)]
     pub site_url: MaybeUndefined<String>,
 }
 
@@ -104,9 +107,9 @@ impl ProjectsApi {
     async fn create_project(
         &self,
         auth: ManagementAuth,
-        body: Json<CreateProject>,
+        body: JsonBody<CreateProject>,
     ) -> Reply<Created201<Project>, error::OperatorCreate> {
-        let Json(body) = body;
+        let JsonBody(body) = body;
         match self
             .service
             .create_project(auth.header(), body.name, body.site_url)
@@ -149,13 +152,13 @@ impl ProjectsApi {
         auth: ManagementAuth,
         /// Project id (a UUID).
         project_id: Path<PathId>,
-        body: Json<UpdateProject>,
+        body: JsonBody<UpdateProject>,
     ) -> Reply<Ok200<Project>, error::ProjectWrite> {
         let id = match path_id(&project_id, NotFound::Project) {
             Ok(id) => id,
             Err(e) => return e.into(),
         };
-        let Json(body) = body;
+        let JsonBody(body) = body;
         let update = ProjectUpdate {
             name: body.name,
             site_url: match body.site_url {

@@ -16,6 +16,7 @@ use poem_openapi::types::{
     ParseError, ParseFromJSON, ParseFromParameter, ParseResult, ToJSON, Type,
 };
 use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 // ---- timestamps ----
@@ -65,6 +66,15 @@ impl Type for DateTime {
 impl ToJSON for DateTime {
     fn to_json(&self) -> Option<Value> {
         Some(Value::String(self.0.to_string()))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DateTime {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Timestamp::parse(&s)
+            .map(Self)
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -429,13 +439,74 @@ impl<'a> ApiExtractor<'a> for ManagementAuth {
     }
 }
 
-// ---- optional JSON body ----
+// ---- JSON bodies ----
 
-/// A JSON body that may be left out entirely (no body, no `Content-Type`).
+/// A JSON request body parsed with serde, so that a malformed body gets a detail that names
+/// the field (`missing field `slug``, `invalid type: integer `5`, expected a string`); the
+/// document shows `T`'s schema.
 #[derive(Debug, Clone)]
-pub struct OptionalJson<T>(pub Option<T>);
+pub struct JsonBody<T>(pub T);
 
-impl<'a, T: ParseFromJSON + Type + Send> ApiExtractor<'a> for OptionalJson<T> {
+/// A JSON request body that may be left out entirely (no body at all).
+#[derive(Debug, Clone)]
+pub struct OptionalJsonBody<T>(pub Option<T>);
+
+fn json_request_meta<T: Type>(required: bool) -> Option<MetaRequest> {
+    Some(MetaRequest {
+        description: None,
+        content: vec![MetaMediaType {
+            content_type: "application/json; charset=utf-8",
+            schema: T::schema_ref(),
+        }],
+        required,
+    })
+}
+
+/// Reads the body: `None` when it is empty and `optional`; an error naming what is wrong
+/// otherwise.
+async fn read_json<T: DeserializeOwned>(
+    request: &Request,
+    body: &mut RequestBody,
+    optional: bool,
+) -> poem::Result<Option<T>> {
+    let bytes = body.take()?.into_bytes().await?;
+    if optional && bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let is_json = request.content_type().is_some_and(|ct| {
+        let essence = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        essence == "application/json"
+            || (essence.starts_with("application/") && essence.ends_with("+json"))
+    });
+    if !is_json {
+        return Err(match request.content_type() {
+            Some(ct) => poem_openapi::error::ContentTypeError::NotSupported {
+                content_type: ct.to_owned(),
+            }
+            .into(),
+            None => poem_openapi::error::ContentTypeError::ExpectContentType.into(),
+        });
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(poem_openapi::error::ParseRequestPayloadError {
+            reason: "the body is empty; this endpoint needs a JSON object".into(),
+        }
+        .into());
+    }
+    serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+        poem_openapi::error::ParseRequestPayloadError {
+            reason: e.to_string(),
+        }
+        .into()
+    })
+}
+
+impl<'a, T: DeserializeOwned + Type + Send> ApiExtractor<'a> for JsonBody<T> {
     const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::RequestObject];
     type ParamType = ();
     type ParamRawType = ();
@@ -445,57 +516,37 @@ impl<'a, T: ParseFromJSON + Type + Send> ApiExtractor<'a> for OptionalJson<T> {
     }
 
     fn request_meta() -> Option<MetaRequest> {
-        Some(MetaRequest {
-            description: None,
-            content: vec![MetaMediaType {
-                content_type: "application/json; charset=utf-8",
-                schema: T::schema_ref(),
-            }],
-            required: false,
-        })
+        json_request_meta::<T>(true)
     }
 
     async fn from_request(
         request: &'a Request,
         body: &mut RequestBody,
-        param_opts: ExtractParamOptions<Self::ParamType>,
+        _param_opts: ExtractParamOptions<Self::ParamType>,
     ) -> poem::Result<Self> {
-        let bytes = body.take()?.into_bytes().await?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(Self(None));
-        }
-        let _ = param_opts;
-        let is_json = request.content_type().is_some_and(|ct| {
-            let essence = ct
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            essence == "application/json"
-                || (essence.starts_with("application/") && essence.ends_with("+json"))
-        });
-        if !is_json {
-            return Err(match request.content_type() {
-                Some(ct) => poem_openapi::error::ContentTypeError::NotSupported {
-                    content_type: ct.to_owned(),
-                }
-                .into(),
-                None => poem_openapi::error::ContentTypeError::ExpectContentType.into(),
-            });
-        }
-        let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-            poem_openapi::error::ParseRequestPayloadError {
-                reason: e.to_string(),
-            }
-        })?;
-        T::parse_from_json(Some(value))
-            .map(|v| Self(Some(v)))
-            .map_err(|e| {
-                poem_openapi::error::ParseRequestPayloadError {
-                    reason: e.into_message(),
-                }
-                .into()
-            })
+        let value = read_json(request, body, false).await?;
+        Ok(Self(value.expect("a required body is never None")))
+    }
+}
+
+impl<'a, T: DeserializeOwned + Type + Send> ApiExtractor<'a> for OptionalJsonBody<T> {
+    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::RequestObject];
+    type ParamType = ();
+    type ParamRawType = ();
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+
+    fn request_meta() -> Option<MetaRequest> {
+        json_request_meta::<T>(false)
+    }
+
+    async fn from_request(
+        request: &'a Request,
+        body: &mut RequestBody,
+        _param_opts: ExtractParamOptions<Self::ParamType>,
+    ) -> poem::Result<Self> {
+        read_json(request, body, true).await.map(Self)
     }
 }
