@@ -19,6 +19,16 @@
 //!
 //! A server (see `blogread-server`) is HTTP in, one [`Service`] call, HTTP out.
 //!
+//! ## Deploy hooks: the threat model
+//!
+//! A saved deploy hook URL makes the server open connections, and it is a credential. It is
+//! checked when saved (https, at least 20 characters, no whitespace, no local names, no
+//! non-global IP literal in any encoding, and a host that resolves only to globally reachable
+//! addresses) and again before every firing, when the notifier resolves the host itself and
+//! connects only to the addresses it has just vetted, so DNS rebinding cannot steer it inside;
+//! redirects are not followed. The URL is never logged, nor shown in errors or `Debug` output:
+//! logs name the host only. Details in [`hook`].
+//!
 //! ## Resolving a post body
 //!
 //! ```

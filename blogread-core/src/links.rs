@@ -26,7 +26,7 @@
 //! # Placeholder syntax
 //!
 //! `[INTERNAL:` (keyword in capitals) opens a placeholder. Its body runs to the first `]`; a `[`
-//! or `<`, or more than [`MAX_BODY`] bytes, before any `]` mean it has no closing `]`. The body,
+//! or `<`, or more than 1024 bytes, before any `]` mean it has no closing `]`. The body,
 //! whitespace-trimmed and ASCII-lower-cased, must be a valid slug. A malformed placeholder with a
 //! closing `]` is removed through that `]`; one without is removed together with the run of
 //! slug characters (`[A-Za-z0-9-]`) right after `[INTERNAL:`, so the text that follows stays.
@@ -51,8 +51,6 @@ const KEYWORD: &[u8] = b"INTERNAL:";
 /// The longest placeholder body (between `[INTERNAL:` and `]`) that is looked at. A slug has at
 /// most 200 characters; this leaves room for surrounding whitespace and percent-encoding.
 const MAX_BODY: usize = 1024;
-/// Longest valid slug, in characters (DECISIONS.md section 1).
-const MAX_SLUG_LEN: usize = 200;
 
 static OPENER_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(OPENER));
 static KEYWORD_FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(KEYWORD));
