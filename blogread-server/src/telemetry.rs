@@ -108,12 +108,12 @@ impl<E: Endpoint> Endpoint for RequestLogEndpoint<E> {
             resp.headers_mut().insert("x-request-id", v);
         }
         let status = resp.status().as_u16();
-        let duration_ms = start.elapsed().as_secs_f64() * 1000.0;
+        let duration_ms = (start.elapsed().as_secs_f64() * 100_000.0).round() / 100.0;
         span.in_scope(|| {
             tracing::info!(
                 target: "blogread::http",
                 status,
-                duration_ms = format_args!("{duration_ms:.2}"),
+                duration_ms,
                 "{method} {path} -> {status}"
             );
         });
