@@ -67,13 +67,7 @@ impl ApiError {
     /// A 500: the cause chain is logged with the request id; the answer carries only the id.
     pub fn internal(cause: &(dyn std::error::Error + 'static)) -> Self {
         let request_id = telemetry::current_request_id();
-        let mut chain = cause.to_string();
-        let mut source = cause.source();
-        while let Some(s) = source {
-            chain.push_str(": ");
-            chain.push_str(&s.to_string());
-            source = s.source();
-        }
+        let chain = error_chain(cause);
         tracing::error!(request_id = %request_id, error = %chain, "internal error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -162,6 +156,18 @@ impl ApiError {
             ),
         )
     }
+}
+
+/// An error and its sources, `: `-separated, for logs.
+pub(crate) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut chain = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        chain.push_str(": ");
+        chain.push_str(&s.to_string());
+        source = s.source();
+    }
+    chain
 }
 
 fn describe_status(status: StatusCode, message: &str) -> String {

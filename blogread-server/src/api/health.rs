@@ -5,7 +5,7 @@ use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
 use super::{ApiTags, Ok200};
-use crate::error::{self, ApiError, Reply};
+use crate::error::{self, ApiError, Reply, error_chain};
 
 /// Health.
 #[derive(Debug, Clone, Object)]
@@ -41,15 +41,4 @@ impl HealthApi {
             }
         }
     }
-}
-
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
 }
