@@ -1,0 +1,498 @@
+//! Blog content for admins and agents (DECISIONS.md 2 and 7): drafts, edits, publishing,
+//! unpublishing, deleting. Publishing, re-syncing, unpublishing and deleting a published blog
+//! fire the deploy hook; edits never do.
+
+use blogread_core::Service;
+use blogread_core::domain::{self, BlogPatch, NewBlog};
+use blogread_core::error::NotFound;
+use blogread_core::read::RawListParams;
+use blogread_core::service::ManagedBlogList as CoreManagedBlogList;
+use poem::http::StatusCode;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::types::{Example, MaybeUndefined};
+use poem_openapi::{Enum, Object, OpenApi};
+use serde::Deserialize;
+
+use super::schema::{
+    DateTime, JsonBody, LimitDoc, ManagementAuth, Nullable, OffsetDoc, OptionalJsonBody, PathId,
+    Raw, StatusDoc, raw,
+};
+use super::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
+use crate::error::{self, ApiError, Reply};
+
+/// A blog's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+#[oai(rename_all = "lowercase")]
+pub enum BlogStatus {
+    /// Created, never published.
+    Draft,
+    /// Visible through the public API.
+    Published,
+    /// Was published, then taken down.
+    Unpublished,
+}
+
+impl From<domain::BlogStatus> for BlogStatus {
+    fn from(s: domain::BlogStatus) -> Self {
+        match s {
+            domain::BlogStatus::Draft => Self::Draft,
+            domain::BlogStatus::Published => Self::Published,
+            domain::BlogStatus::Unpublished => Self::Unpublished,
+        }
+    }
+}
+
+/// A blog as the management API shows it: the working copy (placeholders as written) and its
+/// lifecycle data.
+#[derive(Debug, Clone, Object)]
+#[oai(example)]
+pub struct ManagedBlog {
+    /// Id (a UUID).
+    pub id: String,
+    /// Title (working copy).
+    pub title: String,
+    /// Slug (working copy); a change on a published blog shows publicly at the next publish.
+    pub slug: String,
+    /// HTML body as written, `[INTERNAL:slug]` placeholders unresolved.
+    pub content: String,
+    /// Excerpt; `""` when none.
+    pub excerpt: String,
+    /// Meta title; `""` when none.
+    pub meta_title: String,
+    /// Meta description; `""` when none.
+    pub meta_description: String,
+    /// Featured image URL; `null` when none.
+    pub featured_image_url: Nullable<String>,
+    /// Category names, in order.
+    pub categories: Vec<String>,
+    /// Tags, in order.
+    pub tags: Vec<String>,
+    /// Lifecycle status.
+    pub status: BlogStatus,
+    /// First publication time (UTC); `null` if never published.
+    pub published_at: Nullable<DateTime>,
+    /// Last change (UTC).
+    pub updated_at: DateTime,
+    /// Creation time (UTC).
+    pub created_at: DateTime,
+}
+
+impl From<domain::ManagedBlog> for ManagedBlog {
+    fn from(b: domain::ManagedBlog) -> Self {
+        Self {
+            id: b.id,
+            title: b.title,
+            slug: b.slug,
+            content: b.content,
+            excerpt: b.excerpt,
+            meta_title: b.meta_title,
+            meta_description: b.meta_description,
+            featured_image_url: b.featured_image_url.into(),
+            categories: b.categories,
+            tags: b.tags,
+            status: b.status.into(),
+            published_at: b.published_at.map(DateTime).into(),
+            updated_at: b.updated_at.into(),
+            created_at: b.created_at.into(),
+        }
+    }
+}
+
+impl From<blogread_core::service::BlogWrite> for ManagedBlog {
+    fn from(w: blogread_core::service::BlogWrite) -> Self {
+        w.blog.into()
+    }
+}
+
+impl Example for ManagedBlog {
+    fn example() -> Self {
+        let t = DateTime(domain::Timestamp::parse("2026-11-21T09:30:00Z").expect("valid"));
+        Self {
+            id: "0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f".into(),
+            title: "Choosing a static site generator".into(),
+            slug: "choosing-a-static-site-generator".into(),
+            content:
+                "<p>Read <a href=\"[INTERNAL:markdown-vs-html]\">Markdown or HTML?</a> first.</p>"
+                    .into(),
+            excerpt: "What to weigh before you pick one.".into(),
+            meta_title: "".into(),
+            meta_description: "".into(),
+            featured_image_url: None.into(),
+            categories: vec!["Engineering".into()],
+            tags: vec!["static-sites".into()],
+            status: BlogStatus::Published,
+            published_at: Some(t).into(),
+            updated_at: t,
+            created_at: t,
+        }
+    }
+}
+
+/// A page of the project's blogs.
+#[derive(Debug, Clone, Object)]
+pub struct ManagedBlogList {
+    /// The page, newest created first.
+    pub blogs: Vec<ManagedBlog>,
+    /// All blogs matching the status filter.
+    pub total: u64,
+    /// The limit applied (1..=100).
+    pub limit: u32,
+    /// The offset applied.
+    pub offset: u64,
+}
+
+impl From<CoreManagedBlogList> for ManagedBlogList {
+    fn from(l: CoreManagedBlogList) -> Self {
+        Self {
+            blogs: l.blogs.into_iter().map(Into::into).collect(),
+            total: l.total,
+            limit: l.limit,
+            offset: l.offset,
+        }
+    }
+}
+
+/// A new draft. Rules (422 when broken, naming the rule): title 1 to 300 characters; slug
+/// `^[a-z0-9]+(-[a-z0-9]+)*$`, 1 to 200 characters, unique in the project, not `sitemap`;
+/// excerpt up to 1000; meta_title up to 300; meta_description up to 1000; content up to 2 MiB;
+/// categories and tags up to 50 entries of 1 to 100 characters; featured_image_url an
+/// absolute http(s) URL up to 2048 characters; `[INTERNAL:` only in content.
+#[derive(Debug, Clone, Object, Deserialize)]
+pub struct CreateBlog {
+    /// Title.
+    pub title: String,
+    /// Slug.
+    pub slug: String,
+    /// HTML body; link to other posts of the project with `[INTERNAL:slug]`.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Excerpt.
+    #[serde(default)]
+    pub excerpt: Option<String>,
+    /// Meta title.
+    #[serde(default)]
+    pub meta_title: Option<String>,
+    /// Meta description.
+    #[serde(default)]
+    pub meta_description: Option<String>,
+    /// Featured image URL.
+    #[serde(default)]
+    pub featured_image_url: Option<String>,
+    /// Category names, in order.
+    #[serde(default)]
+    pub categories: Option<Vec<String>>,
+    /// Tags, in order.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+}
+
+/// An edit of the working copy: each field present replaces that field (same rules as on
+/// create); absent or `null` leaves it unchanged, except `featured_image_url: null`, which
+/// removes the image. The public output changes only at the next publish.
+#[derive(Debug, Clone, Object, Deserialize)]
+pub struct UpdateBlog {
+    /// Title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Slug.
+    #[serde(default)]
+    pub slug: Option<String>,
+    /// HTML body.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Excerpt.
+    #[serde(default)]
+    pub excerpt: Option<String>,
+    /// Meta title.
+    #[serde(default)]
+    pub meta_title: Option<String>,
+    /// Meta description.
+    #[serde(default)]
+    pub meta_description: Option<String>,
+    /// Featured image URL, or `null` to remove it.
+    #[serde(default)]
+    pub featured_image_url: MaybeUndefined<String>,
+    /// Category names, in order.
+    #[serde(default)]
+    pub categories: Option<Vec<String>>,
+    /// Tags, in order.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+}
+
+/// Options of a publish. The body may be left out.
+#[derive(Debug, Clone, Object, Deserialize)]
+pub struct PublishBlog {
+    /// For imports: the original publication time (RFC 3339; an offset is converted to UTC,
+    /// fractions of a second are dropped). Only used on the first publish; a time in the
+    /// future is 422.
+    #[serde(default)]
+    pub published_at: Option<DateTime>,
+}
+
+fn status_filter(raw: Option<&str>) -> Result<Option<domain::BlogStatus>, ApiError> {
+    match raw.filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) => s.parse().map(Some).map_err(|_| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "status must be one of draft, published, unpublished (got `{}`)",
+                    s.chars().take(40).collect::<String>()
+                ),
+            )
+        }),
+    }
+}
+
+/// Blogs.
+pub struct BlogsApi {
+    pub(crate) service: Service,
+}
+
+#[OpenApi(prefix_path = "/api/v1/projects", tag = "ApiTags::Blogs")]
+impl BlogsApi {
+    /// Create a draft
+    ///
+    /// Creating never fires the deploy hook.
+    #[oai(
+        path = "/:project_id/blogs",
+        method = "post",
+        operation_id = "create_blog"
+    )]
+    async fn create_blog(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        body: JsonBody<CreateBlog>,
+    ) -> Reply<Created201<ManagedBlog>, error::ProjectWrite> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        let JsonBody(b) = body;
+        let input = NewBlog {
+            title: b.title,
+            slug: b.slug,
+            content: b.content,
+            excerpt: b.excerpt,
+            meta_title: b.meta_title,
+            meta_description: b.meta_description,
+            featured_image_url: b.featured_image_url,
+            categories: b.categories,
+            tags: b.tags,
+        };
+        match self.service.create_blog(auth.header(), id, input).await {
+            Ok(blog) => Reply::Ok(created(blog)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// List the project's blogs
+    ///
+    /// Every status, newest created first, optionally filtered by status.
+    #[oai(
+        path = "/:project_id/blogs",
+        method = "get",
+        operation_id = "list_managed_blogs"
+    )]
+    async fn list_blogs(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        /// Only blogs with this status; empty means all.
+        status: Query<Option<Raw<StatusDoc>>>,
+        /// Page size: integer 1 to 100, default 50; out-of-range values are clamped.
+        limit: Query<Option<Raw<LimitDoc>>>,
+        /// Blogs to skip: integer >= 0, default 0; negative values are clamped to 0.
+        offset: Query<Option<Raw<OffsetDoc>>>,
+    ) -> Reply<Ok200<ManagedBlogList>, error::ProjectList> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        let status = match status_filter(raw(&status)) {
+            Ok(s) => s,
+            Err(e) => return e.into(),
+        };
+        let params = RawListParams {
+            limit: raw(&limit),
+            offset: raw(&offset),
+            ..Default::default()
+        };
+        match self.service.blogs(auth.header(), id, status, params).await {
+            Ok(list) => Reply::Ok(ok(list)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Get a blog
+    #[oai(
+        path = "/:project_id/blogs/:blog_id",
+        method = "get",
+        operation_id = "get_managed_blog"
+    )]
+    async fn get_blog(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        /// Blog id (a UUID).
+        blog_id: Path<PathId>,
+    ) -> Reply<Ok200<ManagedBlog>, error::ProjectRead> {
+        let (project, blog) = match ids(&project_id, &blog_id) {
+            Ok(ids) => ids,
+            Err(e) => return e.into(),
+        };
+        match self.service.blog(auth.header(), project, blog).await {
+            Ok(b) => Reply::Ok(ok(b)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Edit a blog's working copy
+    ///
+    /// Edits never change the public output and never fire the deploy hook; publish again to
+    /// re-sync.
+    #[oai(
+        path = "/:project_id/blogs/:blog_id",
+        method = "patch",
+        operation_id = "update_blog"
+    )]
+    async fn update_blog(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        /// Blog id (a UUID).
+        blog_id: Path<PathId>,
+        body: JsonBody<UpdateBlog>,
+    ) -> Reply<Ok200<ManagedBlog>, error::ProjectWrite> {
+        let (project, blog) = match ids(&project_id, &blog_id) {
+            Ok(ids) => ids,
+            Err(e) => return e.into(),
+        };
+        let JsonBody(b) = body;
+        let patch = BlogPatch {
+            title: b.title,
+            slug: b.slug,
+            content: b.content,
+            excerpt: b.excerpt,
+            meta_title: b.meta_title,
+            meta_description: b.meta_description,
+            featured_image_url: match b.featured_image_url {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(v) => Some(Some(v)),
+            },
+            categories: b.categories,
+            tags: b.tags,
+        };
+        match self
+            .service
+            .edit_blog(auth.header(), project, blog, patch)
+            .await
+        {
+            Ok(w) => Reply::Ok(ok(w)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Publish or re-sync a blog
+    ///
+    /// From draft or unpublished: the working copy becomes the published snapshot. From
+    /// published: the working copy replaces the snapshot. Fires the deploy hook.
+    #[oai(
+        path = "/:project_id/blogs/:blog_id/publish",
+        method = "post",
+        operation_id = "publish_blog"
+    )]
+    async fn publish_blog(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        /// Blog id (a UUID).
+        blog_id: Path<PathId>,
+        body: OptionalJsonBody<PublishBlog>,
+    ) -> Reply<Ok200<ManagedBlog>, error::ProjectWrite> {
+        let (project, blog) = match ids(&project_id, &blog_id) {
+            Ok(ids) => ids,
+            Err(e) => return e.into(),
+        };
+        let published_at = body.0.and_then(|b| b.published_at).map(|t| t.0);
+        match self
+            .service
+            .publish_blog(auth.header(), project, blog, published_at)
+            .await
+        {
+            Ok(w) => Reply::Ok(ok(w)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Unpublish a blog
+    ///
+    /// Only from published (else 409). The blog leaves the public API; fires the deploy hook.
+    #[oai(
+        path = "/:project_id/blogs/:blog_id/unpublish",
+        method = "post",
+        operation_id = "unpublish_blog"
+    )]
+    async fn unpublish_blog(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        /// Blog id (a UUID).
+        blog_id: Path<PathId>,
+    ) -> Reply<Ok200<ManagedBlog>, error::ProjectConflict> {
+        let (project, blog) = match ids(&project_id, &blog_id) {
+            Ok(ids) => ids,
+            Err(e) => return e.into(),
+        };
+        match self
+            .service
+            .unpublish_blog(auth.header(), project, blog)
+            .await
+        {
+            Ok(w) => Reply::Ok(ok(w)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Delete a blog
+    ///
+    /// A published blog disappears from the public API and the deploy hook fires.
+    #[oai(
+        path = "/:project_id/blogs/:blog_id",
+        method = "delete",
+        operation_id = "delete_blog"
+    )]
+    async fn delete_blog(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        /// Blog id (a UUID).
+        blog_id: Path<PathId>,
+    ) -> Reply<NoContent204, error::ProjectRead> {
+        let (project, blog) = match ids(&project_id, &blog_id) {
+            Ok(ids) => ids,
+            Err(e) => return e.into(),
+        };
+        match self.service.delete_blog(auth.header(), project, blog).await {
+            Ok(_) => Reply::Ok(NoContent204::NoContent),
+            Err(e) => e.into(),
+        }
+    }
+}
+
+fn ids(project: &PathId, blog: &PathId) -> Result<(domain::ProjectId, domain::BlogId), ApiError> {
+    Ok((
+        path_id(project, NotFound::Project)?,
+        path_id(blog, NotFound::Blog)?,
+    ))
+}

@@ -1,0 +1,285 @@
+//! The public key (Generate, Reveal, Rotate, Revoke: SPEC.md 5.1.7) and agent keys
+//! (DECISIONS.md 6 and 7).
+
+use blogread_core::Service;
+use blogread_core::error::NotFound;
+use blogread_core::service::{
+    AgentKeyView as CoreAgentKeyView, IssuedAgentKey as CoreIssuedAgentKey,
+    PublicKeyView as CorePublicKeyView,
+};
+use poem_openapi::param::Path;
+use poem_openapi::types::Example;
+use poem_openapi::{Object, OpenApi};
+
+use super::schema::{DateTime, ManagementAuth, PathId};
+use super::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
+use crate::error::{self, Reply};
+
+/// The project's public key.
+#[derive(Debug, Clone, Object)]
+#[oai(example)]
+pub struct PublicKey {
+    /// The key (`pk_live_...`): read-only access to the project's published blogs. Keep it in
+    /// a build-environment variable; never in browser code or a repository.
+    pub key: String,
+    /// When it was generated (UTC).
+    pub created_at: DateTime,
+}
+
+impl From<CorePublicKeyView> for PublicKey {
+    fn from(k: CorePublicKeyView) -> Self {
+        Self {
+            key: k.key,
+            created_at: k.created_at.into(),
+        }
+    }
+}
+
+impl Example for PublicKey {
+    fn example() -> Self {
+        Self {
+            key: "pk_live_Jx1N1c8Qb3cTn0mB7lYwq3Qm6e2zK9dR4sV5uW8xY0a".into(),
+            created_at: DateTime(
+                blogread_core::domain::Timestamp::parse("2026-11-21T09:30:00Z").expect("valid"),
+            ),
+        }
+    }
+}
+
+/// A new agent key: shown this once only.
+#[derive(Debug, Clone, Object)]
+pub struct IssuedAgentKey {
+    /// Id, for deleting it.
+    pub id: String,
+    /// The key (`sk_agent_...`): content writes for this project. Stored hashed.
+    pub key: String,
+    /// Creation time (UTC).
+    pub created_at: DateTime,
+}
+
+impl From<CoreIssuedAgentKey> for IssuedAgentKey {
+    fn from(k: CoreIssuedAgentKey) -> Self {
+        Self {
+            id: k.id.to_string(),
+            key: k.key,
+            created_at: k.created_at.into(),
+        }
+    }
+}
+
+/// An agent key, without its secret.
+#[derive(Debug, Clone, Object)]
+pub struct AgentKey {
+    /// Id.
+    pub id: String,
+    /// The key's first 12 characters, to recognise it.
+    pub prefix: String,
+    /// Creation time (UTC).
+    pub created_at: DateTime,
+}
+
+/// The project's agent keys.
+#[derive(Debug, Clone, Object)]
+pub struct AgentKeyList {
+    /// The keys, without secrets.
+    pub agent_keys: Vec<AgentKey>,
+}
+
+impl From<Vec<CoreAgentKeyView>> for AgentKeyList {
+    fn from(keys: Vec<CoreAgentKeyView>) -> Self {
+        Self {
+            agent_keys: keys
+                .into_iter()
+                .map(|k| AgentKey {
+                    id: k.id.to_string(),
+                    prefix: k.prefix,
+                    created_at: k.created_at.into(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Keys.
+pub struct KeysApi {
+    pub(crate) service: Service,
+}
+
+#[OpenApi(prefix_path = "/api/v1/projects", tag = "ApiTags::Keys")]
+impl KeysApi {
+    /// Generate the public key
+    ///
+    /// 409 when the project already has one (rotate it instead).
+    #[oai(
+        path = "/:project_id/public-key",
+        method = "post",
+        operation_id = "generate_public_key"
+    )]
+    async fn generate_public_key(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<Created201<PublicKey>, error::ProjectConflict> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.generate_public_key(auth.header(), id).await {
+            Ok(k) => Reply::Ok(created(k)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Reveal the public key
+    ///
+    /// 404 when the project has none.
+    #[oai(
+        path = "/:project_id/public-key",
+        method = "get",
+        operation_id = "reveal_public_key"
+    )]
+    async fn reveal_public_key(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<Ok200<PublicKey>, error::ProjectRead> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.reveal_public_key(auth.header(), id).await {
+            Ok(k) => Reply::Ok(ok(k)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Rotate the public key
+    ///
+    /// Issues a new key; the old one fails from the next request on. 404 when the project has
+    /// no key.
+    #[oai(
+        path = "/:project_id/public-key/rotate",
+        method = "post",
+        operation_id = "rotate_public_key"
+    )]
+    async fn rotate_public_key(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<Created201<PublicKey>, error::ProjectRead> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.rotate_public_key(auth.header(), id).await {
+            Ok(k) => Reply::Ok(created(k)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Revoke the public key
+    ///
+    /// Public access stops until a key is generated again. Revoking when there is no key is
+    /// a success.
+    #[oai(
+        path = "/:project_id/public-key",
+        method = "delete",
+        operation_id = "revoke_public_key"
+    )]
+    async fn revoke_public_key(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<NoContent204, error::ProjectRead> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.revoke_public_key(auth.header(), id).await {
+            Ok(()) => Reply::Ok(NoContent204::NoContent),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Create an agent key
+    ///
+    /// The key is shown in this answer only.
+    #[oai(
+        path = "/:project_id/agent-keys",
+        method = "post",
+        operation_id = "create_agent_key"
+    )]
+    async fn create_agent_key(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<Created201<IssuedAgentKey>, error::ProjectRead> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.create_agent_key(auth.header(), id).await {
+            Ok(k) => Reply::Ok(created(k)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// List agent keys
+    #[oai(
+        path = "/:project_id/agent-keys",
+        method = "get",
+        operation_id = "list_agent_keys"
+    )]
+    async fn list_agent_keys(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+    ) -> Reply<Ok200<AgentKeyList>, error::ProjectRead> {
+        let id = match path_id(&project_id, NotFound::Project) {
+            Ok(id) => id,
+            Err(e) => return e.into(),
+        };
+        match self.service.agent_keys(auth.header(), id).await {
+            Ok(k) => Reply::Ok(ok(k)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Delete an agent key
+    ///
+    /// Deleting one that is not there is a success.
+    #[oai(
+        path = "/:project_id/agent-keys/:key_id",
+        method = "delete",
+        operation_id = "delete_agent_key"
+    )]
+    async fn delete_agent_key(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        /// Agent key id (a UUID).
+        key_id: Path<PathId>,
+    ) -> Reply<NoContent204, error::ProjectRead> {
+        let ids = path_id(&project_id, NotFound::Project)
+            .and_then(|p| Ok((p, path_id(&key_id, NotFound::AgentKey)?)));
+        let (project, key) = match ids {
+            Ok(ids) => ids,
+            Err(e) => return e.into(),
+        };
+        match self
+            .service
+            .delete_agent_key(auth.header(), project, key)
+            .await
+        {
+            Ok(()) => Reply::Ok(NoContent204::NoContent),
+            Err(e) => e.into(),
+        }
+    }
+}

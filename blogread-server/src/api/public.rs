@@ -1,0 +1,343 @@
+//! The public read API (SPEC.md 4.1 to 4.3): list, single blog by slug, sitemap. Each answer
+//! carries a strong `ETag`; a matching `If-None-Match` gets 304 with no body.
+
+use blogread_core::Service;
+use blogread_core::domain;
+use blogread_core::read::{Conditional, RawListParams};
+use poem_openapi::param::{Header, Path, Query};
+use poem_openapi::payload::Json;
+use poem_openapi::types::Example;
+use poem_openapi::{ApiResponse, Object, OpenApi};
+
+use super::ApiTags;
+use super::schema::{BoolDoc, DateTime, LimitDoc, Nullable, OffsetDoc, PublicAuth, Raw, raw};
+use crate::error::{self, Reply};
+
+/// One blog of the list (SPEC.md 2.1). `content` is present only with `include_content=true`.
+#[derive(Debug, Clone, Object)]
+#[oai(example)]
+pub struct BlogListItem {
+    /// Identifier of the blog (a UUID).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Slug, unique within the project; used in the single-blog path.
+    pub slug: String,
+    /// Excerpt; `""` when none.
+    pub excerpt: String,
+    /// Meta title; `""` when none (not replaced by the title).
+    pub meta_title: String,
+    /// Meta description; `""` when none.
+    pub meta_description: String,
+    /// Featured image URL, served from the service storage and not repeated inside `content`;
+    /// `null` when the post has none.
+    pub featured_image_url: Nullable<String>,
+    /// Category names, in the author's order.
+    pub categories: Vec<String>,
+    /// Tags, in the author's order.
+    pub tags: Vec<String>,
+    /// First publication time (UTC); the sort key, newest first.
+    pub published_at: DateTime,
+    /// HTML body with internal links resolved. Present only when `include_content=true`;
+    /// absent (not `null`) otherwise.
+    #[oai(skip_serializing_if_is_none)]
+    pub content: Option<String>,
+}
+
+impl From<domain::BlogListItem> for BlogListItem {
+    fn from(b: domain::BlogListItem) -> Self {
+        Self {
+            id: b.id,
+            title: b.title,
+            slug: b.slug,
+            excerpt: b.excerpt,
+            meta_title: b.meta_title,
+            meta_description: b.meta_description,
+            featured_image_url: b.featured_image_url.into(),
+            categories: b.categories,
+            tags: b.tags,
+            published_at: b.published_at.into(),
+            content: b.content,
+        }
+    }
+}
+
+impl Example for BlogListItem {
+    fn example() -> Self {
+        Self {
+            id: "0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f".into(),
+            title: "Choosing a static site generator".into(),
+            slug: "choosing-a-static-site-generator".into(),
+            excerpt: "What to weigh before you pick one.".into(),
+            meta_title: "Choosing a static site generator in 2026".into(),
+            meta_description: "Build speed, templating and content sources compared.".into(),
+            featured_image_url: Some("https://cdn.example.com/images/ssg.jpg".to_owned()).into(),
+            categories: vec!["Engineering".into()],
+            tags: vec!["static-sites".into(), "tooling".into()],
+            published_at: DateTime(
+                domain::Timestamp::parse("2026-11-21T09:30:00Z").expect("valid"),
+            ),
+            content: None,
+        }
+    }
+}
+
+/// A single blog (SPEC.md 2.2): every list field, `content` always present, plus `updated_at`
+/// and `word_count`.
+#[derive(Debug, Clone, Object)]
+#[oai(example)]
+pub struct BlogDetail {
+    /// Identifier of the blog (a UUID).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Slug.
+    pub slug: String,
+    /// Excerpt; `""` when none.
+    pub excerpt: String,
+    /// Meta title; `""` when none.
+    pub meta_title: String,
+    /// Meta description; `""` when none.
+    pub meta_description: String,
+    /// Featured image URL; `null` when none.
+    pub featured_image_url: Nullable<String>,
+    /// Category names.
+    pub categories: Vec<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// First publication time (UTC).
+    pub published_at: DateTime,
+    /// HTML body with internal links (`[INTERNAL:slug]`) resolved.
+    pub content: String,
+    /// Last publish time (UTC).
+    pub updated_at: DateTime,
+    /// Words of the resolved body, HTML tags stripped.
+    pub word_count: u64,
+}
+
+impl From<domain::BlogDetail> for BlogDetail {
+    fn from(b: domain::BlogDetail) -> Self {
+        Self {
+            id: b.id,
+            title: b.title,
+            slug: b.slug,
+            excerpt: b.excerpt,
+            meta_title: b.meta_title,
+            meta_description: b.meta_description,
+            featured_image_url: b.featured_image_url.into(),
+            categories: b.categories,
+            tags: b.tags,
+            published_at: b.published_at.into(),
+            content: b.content,
+            updated_at: b.updated_at.into(),
+            word_count: b.word_count,
+        }
+    }
+}
+
+impl Example for BlogDetail {
+    fn example() -> Self {
+        let item = BlogListItem::example();
+        Self {
+            id: item.id,
+            title: item.title,
+            slug: item.slug,
+            excerpt: item.excerpt,
+            meta_title: item.meta_title,
+            meta_description: item.meta_description,
+            featured_image_url: item.featured_image_url,
+            categories: item.categories,
+            tags: item.tags,
+            published_at: item.published_at,
+            content: "<h2>Start with your content</h2><p>See <a href=\"https://www.example.com/blog/markdown-vs-html/\">Markdown or HTML?</a> first.</p>".into(),
+            updated_at: DateTime(domain::Timestamp::parse("2026-11-22T08:00:00Z").expect("valid")),
+            word_count: 8,
+        }
+    }
+}
+
+/// The list endpoint's response (SPEC.md 4.1).
+#[derive(Debug, Clone, Object)]
+pub struct BlogList {
+    /// The page, newest first.
+    pub blogs: Vec<BlogListItem>,
+    /// Count of all published blogs after the category filter, independent of limit and offset.
+    pub total: u64,
+    /// The limit applied (after clamping to 1..=100).
+    pub limit: u32,
+    /// The offset applied (after clamping to >= 0).
+    pub offset: u64,
+}
+
+impl From<domain::BlogList> for BlogList {
+    fn from(l: domain::BlogList) -> Self {
+        Self {
+            blogs: l.blogs.into_iter().map(Into::into).collect(),
+            total: l.total,
+            limit: l.limit,
+            offset: l.offset,
+        }
+    }
+}
+
+/// One sitemap entry (SPEC.md 2.3).
+#[derive(Debug, Clone, Object)]
+pub struct SitemapEntry {
+    /// Slug.
+    pub slug: String,
+    /// First publication time (UTC).
+    pub published_at: DateTime,
+    /// Last publish time (UTC).
+    pub updated_at: DateTime,
+}
+
+/// The sitemap endpoint's response (SPEC.md 4.3).
+#[derive(Debug, Clone, Object)]
+pub struct Sitemap {
+    /// At most 5000 entries, newest first.
+    pub blogs: Vec<SitemapEntry>,
+    /// The number of entries returned.
+    pub total: u64,
+}
+
+impl From<domain::Sitemap> for Sitemap {
+    fn from(s: domain::Sitemap) -> Self {
+        Self {
+            blogs: s
+                .blogs
+                .into_iter()
+                .map(|e| SitemapEntry {
+                    slug: e.slug,
+                    published_at: e.published_at.into(),
+                    updated_at: e.updated_at.into(),
+                })
+                .collect(),
+            total: s.total,
+        }
+    }
+}
+
+/// A conditional success: 200 with the body and its `ETag`, or 304 when `If-None-Match`
+/// matches.
+#[derive(ApiResponse)]
+pub enum Fresh<T: poem_openapi::types::ToJSON + Send + Sync> {
+    /// The response.
+    #[oai(status = 200)]
+    Ok(
+        Json<T>,
+        /// Strong entity tag of this response; send it back in `If-None-Match`.
+        #[oai(header = "ETag")]
+        String,
+    ),
+    /// Not modified: the copy whose tag was sent in `If-None-Match` is current. No body.
+    #[oai(status = 304)]
+    NotModified(
+        /// The current entity tag.
+        #[oai(header = "ETag")]
+        String,
+    ),
+}
+
+fn fresh<C, T>(c: Conditional<C>) -> Fresh<T>
+where
+    T: From<C> + poem_openapi::types::ToJSON + Send + Sync,
+{
+    match c {
+        Conditional::NotModified { etag } => Fresh::NotModified(etag),
+        Conditional::Fresh { etag, value } => Fresh::Ok(Json(value.into()), etag),
+    }
+}
+
+/// The public read API.
+pub struct PublicApi {
+    pub(crate) service: Service,
+}
+
+#[OpenApi(prefix_path = "/blog/api/v1/public", tag = "ApiTags::Public")]
+impl PublicApi {
+    /// List published blogs
+    ///
+    /// The published blogs of the key's project, newest first (`published_at` descending,
+    /// ties by id). Out-of-range `limit` and `offset` are clamped and the applied values echoed;
+    /// a value that is not an integer is 400. To read more than 100, page with `limit` and
+    /// `offset` and use `total`.
+    #[oai(path = "/blogs", method = "get", operation_id = "list_blogs")]
+    async fn list_blogs(
+        &self,
+        auth: PublicAuth,
+        /// Page size: integer 1 to 100, default 50; out-of-range values are clamped.
+        limit: Query<Option<Raw<LimitDoc>>>,
+        /// Blogs to skip: integer >= 0, default 0; negative values are clamped to 0.
+        offset: Query<Option<Raw<OffsetDoc>>>,
+        /// Only blogs that have this category (compared case-insensitively); empty means no
+        /// filter.
+        category: Query<Option<String>>,
+        /// `true` adds the `content` field to every blog (`true`/`false`/`1`/`0`,
+        /// case-insensitive; default false).
+        include_content: Query<Option<Raw<BoolDoc>>>,
+        /// An `ETag` from an earlier answer: 304 when it is still current.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
+    ) -> Reply<Fresh<BlogList>, error::PublicList> {
+        let params = RawListParams {
+            limit: raw(&limit),
+            offset: raw(&offset),
+            category: category.as_deref(),
+            include_content: raw(&include_content),
+        };
+        match self
+            .service
+            .list_blogs(auth.credentials(), params, if_none_match.as_deref())
+            .await
+        {
+            Ok(c) => Reply::Ok(fresh(c)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Get sitemap data
+    ///
+    /// Slug and timestamps of the newest 5000 published blogs, newest first, without
+    /// pagination. This path addresses the sitemap, never a blog.
+    #[oai(path = "/blogs/sitemap", method = "get", operation_id = "get_sitemap")]
+    async fn sitemap(
+        &self,
+        auth: PublicAuth,
+        /// An `ETag` from an earlier answer: 304 when it is still current.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
+    ) -> Reply<Fresh<Sitemap>, error::PublicSitemap> {
+        match self
+            .service
+            .sitemap(auth.credentials(), if_none_match.as_deref())
+            .await
+        {
+            Ok(c) => Reply::Ok(fresh(c)),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Get a blog by slug
+    ///
+    /// One published blog with its content (internal links resolved), `updated_at` and
+    /// `word_count`. 404 when the slug is not a published blog of the key's project.
+    #[oai(path = "/blogs/:slug", method = "get", operation_id = "get_blog")]
+    async fn get_blog(
+        &self,
+        auth: PublicAuth,
+        /// The blog's slug.
+        slug: Path<String>,
+        /// An `ETag` from an earlier answer: 304 when it is still current.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
+    ) -> Reply<Fresh<BlogDetail>, error::PublicGet> {
+        match self
+            .service
+            .get_blog(auth.credentials(), &slug, if_none_match.as_deref())
+            .await
+        {
+            Ok(c) => Reply::Ok(fresh(c)),
+            Err(e) => e.into(),
+        }
+    }
+}

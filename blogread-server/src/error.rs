@@ -1,0 +1,541 @@
+//! The one error shape of the server: every non-2xx answer is `application/json`
+//! `{"detail": "..."}`.
+//!
+//! [`ApiError`] maps each [`blogread_core::Error`] variant to a status in one place, and turns
+//! poem's own errors (unparsable parameters or bodies, wrong content type) into the same shape.
+//! [`Reply`] is the response type of every operation: the operation's success responses plus
+//! the error statuses it documents. [`ErrorShape`] wraps the whole app so that what poem
+//! answers by itself (unknown route, wrong method, body too large) has the same shape too.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use blogread_core::Error as CoreError;
+use poem::http::{HeaderValue, Method, StatusCode, header};
+use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
+use poem_openapi::error::{ContentTypeError, ParseParamError, ParseRequestPayloadError};
+use poem_openapi::registry::{MetaMediaType, MetaResponse, MetaResponses, Registry};
+use poem_openapi::types::Type;
+use poem_openapi::{ApiResponse, Object};
+
+use crate::telemetry;
+
+/// The body of every error answer.
+#[derive(Debug, Clone, Object)]
+#[oai(example)]
+pub struct ErrorBody {
+    /// A human-readable explanation of what went wrong and, where it helps, what to do.
+    pub detail: String,
+}
+
+impl poem_openapi::types::Example for ErrorBody {
+    fn example() -> Self {
+        Self {
+            detail: "API key matches no project (it may have been rotated or revoked)".into(),
+        }
+    }
+}
+
+/// An error answer: a status and a detail.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    status: StatusCode,
+    detail: String,
+    allow: Option<String>,
+}
+
+impl ApiError {
+    /// An error with this status and detail.
+    pub fn new(status: StatusCode, detail: impl Into<String>) -> Self {
+        Self {
+            status,
+            detail: detail.into(),
+            allow: None,
+        }
+    }
+
+    /// The status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The detail.
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    /// A 500: the cause chain is logged with the request id; the answer carries only the id.
+    pub fn internal(cause: &(dyn std::error::Error + 'static)) -> Self {
+        let request_id = telemetry::current_request_id();
+        let chain = error_chain(cause);
+        tracing::error!(request_id = %request_id, error = %chain, "internal error");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal error (request id {request_id}); retry in a few seconds"),
+        )
+    }
+
+    /// Turns an error poem or poem-openapi produced into this shape, with a detail that says
+    /// what to change.
+    pub fn from_poem(err: &poem::Error) -> Self {
+        if let Some(e) = err.downcast_ref::<ApiErrorCarrier>() {
+            return e.0.clone();
+        }
+        if let Some(e) = err.downcast_ref::<ParseParamError>() {
+            return Self::new(
+                StatusCode::BAD_REQUEST,
+                format!("parameter `{}` is invalid: {}", e.name, e.reason),
+            );
+        }
+        if let Some(e) = err.downcast_ref::<ParseRequestPayloadError>() {
+            return Self::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "the request body is not valid JSON for this endpoint: {}",
+                    e.reason
+                ),
+            );
+        }
+        if let Some(e) = err.downcast_ref::<ContentTypeError>() {
+            let detail = match e {
+                ContentTypeError::NotSupported { content_type } => format!(
+                    "send the request body as JSON with `Content-Type: application/json` (got `{content_type}`)"
+                ),
+                _ => "send the request body as JSON with `Content-Type: application/json`".into(),
+            };
+            return Self::new(StatusCode::BAD_REQUEST, detail);
+        }
+        if let Some(poem::error::ReadBodyError::PayloadTooLarge) =
+            err.downcast_ref::<poem::error::ReadBodyError>()
+        {
+            return Self::payload_too_large();
+        }
+        let status = err.status();
+        if status.is_server_error() {
+            return Self::internal(err);
+        }
+        Self::new(status, describe_status(status, &err.to_string()))
+    }
+
+    /// 413 for a body over [`crate::BODY_LIMIT`].
+    pub fn payload_too_large() -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the request body is larger than {} MiB",
+                crate::BODY_LIMIT / (1024 * 1024)
+            ),
+        )
+    }
+
+    /// 405 with the `Allow` header.
+    pub fn method_not_allowed(method: &Method, path: &str, allowed: &[Method]) -> Self {
+        let list = allowed
+            .iter()
+            .map(Method::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let detail = if list.is_empty() {
+            format!("method {method} is not allowed on {path}")
+        } else {
+            format!("method {method} is not allowed on {path}; allowed: {list}")
+        };
+        Self {
+            status: StatusCode::METHOD_NOT_ALLOWED,
+            detail,
+            allow: (!list.is_empty()).then_some(list),
+        }
+    }
+
+    /// 404 for a path that no endpoint serves.
+    pub fn no_route(method: &Method, path: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no endpoint at {method} {path}; the API is described at /openapi.json and /docs"
+            ),
+        )
+    }
+}
+
+/// An error and its sources, `: `-separated, for logs.
+pub(crate) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut chain = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        chain.push_str(": ");
+        chain.push_str(&s.to_string());
+        source = s.source();
+    }
+    chain
+}
+
+fn describe_status(status: StatusCode, message: &str) -> String {
+    let message = message.trim();
+    if message.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("request failed")
+            .to_lowercase()
+    } else {
+        message.to_owned()
+    }
+}
+
+impl From<CoreError> for ApiError {
+    fn from(err: CoreError) -> Self {
+        let status = match &err {
+            CoreError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            CoreError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
+            CoreError::NotFound(_) => StatusCode::NOT_FOUND,
+            CoreError::Conflict(_) => StatusCode::CONFLICT,
+            CoreError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            _ => return Self::internal(&err),
+        };
+        Self::new(status, err.to_string())
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.status, self.detail)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "detail": self.detail }).to_string();
+        let mut resp = Response::builder()
+            .status(self.status)
+            .content_type("application/json; charset=utf-8")
+            .body(body);
+        if self.status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if let Some(allow) = self.allow.and_then(|a| HeaderValue::from_str(&a).ok()) {
+            resp.headers_mut().insert(header::ALLOW, allow);
+        }
+        resp
+    }
+}
+
+/// Carries an [`ApiError`] through a `poem::Error` (for middleware that must fail).
+#[derive(Debug)]
+struct ApiErrorCarrier(ApiError);
+
+impl fmt::Display for ApiErrorCarrier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for ApiErrorCarrier {}
+
+impl poem::error::ResponseError for ApiErrorCarrier {
+    fn status(&self) -> StatusCode {
+        self.0.status
+    }
+
+    fn as_response(&self) -> Response {
+        self.0.clone().into_response()
+    }
+}
+
+impl From<ApiError> for poem::Error {
+    fn from(err: ApiError) -> Self {
+        poem::Error::from(ApiErrorCarrier(err))
+    }
+}
+
+/// The error statuses one operation documents (each with the [`ErrorBody`] schema).
+pub trait ErrorSet: Send + Sync + 'static {
+    /// The statuses, ascending.
+    const STATUSES: &'static [u16];
+}
+
+macro_rules! error_sets {
+    ($($(#[$meta:meta])* $name:ident: [$($status:literal),*];)*) => {
+        $(
+            $(#[$meta])*
+            #[derive(Debug)]
+            pub struct $name;
+            impl ErrorSet for $name {
+                const STATUSES: &'static [u16] = &[$($status),*];
+            }
+        )*
+    };
+}
+
+error_sets! {
+    /// Public list: garbage parameters, key rules, server errors.
+    PublicList: [400, 401, 500];
+    /// Public single blog.
+    PublicGet: [401, 404, 500];
+    /// Public sitemap.
+    PublicSitemap: [401, 500];
+    /// Operator-only creation with a JSON body.
+    OperatorCreate: [400, 401, 403, 413, 422, 500];
+    /// Operator-only action on a project (no body).
+    OperatorAction: [401, 403, 404, 500];
+    /// A read or bodiless action under a project.
+    ProjectRead: [401, 403, 404, 500];
+    /// A bodiless action that may conflict with the current state.
+    ProjectConflict: [401, 403, 404, 409, 500];
+    /// A list with query parameters.
+    ProjectList: [400, 401, 403, 404, 500];
+    /// A write with a JSON body.
+    ProjectWrite: [400, 401, 403, 404, 409, 413, 422, 500];
+    /// A save with a JSON body, no state conflict.
+    ProjectSave: [400, 401, 403, 404, 413, 422, 500];
+    /// Health check.
+    Health: [503];
+}
+
+fn status_description(status: u16) -> &'static str {
+    match status {
+        400 => {
+            "Malformed request: a parameter or body that does not parse, a missing required field, a wrong type."
+        }
+        401 => {
+            "No credential, an unknown one (rotated, revoked), or one of the wrong kind for this endpoint."
+        }
+        403 => {
+            "A valid credential that may not do this (another project's, or not the operator's)."
+        }
+        404 => "The resource does not exist (a malformed id in the path included).",
+        409 => "The request conflicts with the current state.",
+        413 => "The request body is larger than 4 MiB.",
+        422 => "A well-formed value that breaks a rule; the detail names the rule.",
+        500 => {
+            "Server error; transient, retry after a few seconds. The detail carries a request id for the logs."
+        }
+        503 => "The database does not answer.",
+        _ => "Error.",
+    }
+}
+
+/// The answer of an operation: one of its success responses `S`, or an error with one of the
+/// statuses `E` documents.
+pub enum Reply<S, E: ErrorSet> {
+    /// A success response.
+    Ok(S),
+    /// An error.
+    Err(ApiError, PhantomData<E>),
+}
+
+impl<S, E: ErrorSet> From<ApiError> for Reply<S, E> {
+    fn from(err: ApiError) -> Self {
+        debug_assert!(
+            E::STATUSES.contains(&err.status.as_u16()) || err.status.is_server_error(),
+            "undocumented status {}",
+            err.status
+        );
+        Reply::Err(err, PhantomData)
+    }
+}
+
+impl<S, E: ErrorSet> From<CoreError> for Reply<S, E> {
+    fn from(err: CoreError) -> Self {
+        ApiError::from(err).into()
+    }
+}
+
+impl<S, E: ErrorSet> From<Result<S, ApiError>> for Reply<S, E> {
+    fn from(res: Result<S, ApiError>) -> Self {
+        match res {
+            Ok(s) => Reply::Ok(s),
+            Err(e) => e.into(),
+        }
+    }
+}
+
+impl<S: IntoResponse, E: ErrorSet> IntoResponse for Reply<S, E> {
+    fn into_response(self) -> Response {
+        match self {
+            Reply::Ok(s) => s.into_response(),
+            Reply::Err(e, _) => e.into_response(),
+        }
+    }
+}
+
+impl<S: ApiResponse, E: ErrorSet> ApiResponse for Reply<S, E> {
+    const BAD_REQUEST_HANDLER: bool = true;
+
+    fn meta() -> MetaResponses {
+        let mut meta = S::meta();
+        meta.responses
+            .extend(E::STATUSES.iter().map(|&status| MetaResponse {
+                description: status_description(status),
+                status: Some(status),
+                status_range: None,
+                content: vec![MetaMediaType {
+                    content_type: "application/json; charset=utf-8",
+                    schema: ErrorBody::schema_ref(),
+                }],
+                headers: vec![],
+            }));
+        meta
+    }
+
+    fn register(registry: &mut Registry) {
+        S::register(registry);
+        ErrorBody::register(registry);
+    }
+
+    fn from_parse_request_error(err: poem::Error) -> Self {
+        ApiError::from_poem(&err).into()
+    }
+}
+
+/// Wraps the whole app: every error poem produces, and every error response that is not
+/// already JSON, becomes `{"detail": "..."}`; unknown routes and wrong methods get a detail
+/// that says where to look.
+pub struct ErrorShape {
+    routes: crate::api::RouteTable,
+}
+
+impl ErrorShape {
+    /// The middleware, knowing which methods each documented path accepts.
+    pub fn new(routes: crate::api::RouteTable) -> Self {
+        Self { routes }
+    }
+}
+
+impl<E: Endpoint> Middleware<E> for ErrorShape {
+    type Output = ErrorShapeEndpoint<E>;
+
+    fn transform(&self, ep: E) -> Self::Output {
+        ErrorShapeEndpoint {
+            inner: ep,
+            routes: self.routes.clone(),
+        }
+    }
+}
+
+/// The endpoint of [`ErrorShape`].
+pub struct ErrorShapeEndpoint<E> {
+    inner: E,
+    routes: crate::api::RouteTable,
+}
+
+impl<E: Endpoint> Endpoint for ErrorShapeEndpoint<E> {
+    type Output = Response;
+
+    async fn call(&self, req: Request) -> poem::Result<Response> {
+        let method = req.method().clone();
+        let path = req.uri().path().to_owned();
+        let resp = match self.inner.call(req).await {
+            Ok(resp) => resp.into_response(),
+            Err(err) => {
+                return Ok(self.shape(&method, &path, err.status(), Some(&err)));
+            }
+        };
+        let status = resp.status();
+        if !(status.is_client_error() || status.is_server_error()) || is_json(&resp) {
+            return Ok(resp);
+        }
+        // A plain-text error that poem produced inside a nested service.
+        Ok(self.shape(&method, &path, status, None))
+    }
+}
+
+impl<E> ErrorShapeEndpoint<E> {
+    fn shape(
+        &self,
+        method: &Method,
+        path: &str,
+        status: StatusCode,
+        err: Option<&poem::Error>,
+    ) -> Response {
+        let api_error = match status {
+            StatusCode::NOT_FOUND => match self.routes.allowed(path) {
+                Some(allowed) if !allowed.contains(method) => {
+                    ApiError::method_not_allowed(method, path, &allowed)
+                }
+                _ if err.is_some_and(|e| !e.is::<poem::error::NotFoundError>()) => {
+                    ApiError::from_poem(err.expect("checked"))
+                }
+                _ => ApiError::no_route(method, path),
+            },
+            StatusCode::METHOD_NOT_ALLOWED => {
+                let allowed = self.routes.allowed(path).unwrap_or_default();
+                ApiError::method_not_allowed(method, path, &allowed)
+            }
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::payload_too_large(),
+            _ => match err {
+                Some(err) => ApiError::from_poem(err),
+                None if status.is_server_error() => ApiError::internal(&PlainError(status)),
+                None => ApiError::new(status, describe_status(status, "")),
+            },
+        };
+        api_error.into_response()
+    }
+}
+
+#[derive(Debug)]
+struct PlainError(StatusCode);
+
+impl fmt::Display for PlainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an inner endpoint answered {}", self.0)
+    }
+}
+
+impl std::error::Error for PlainError {}
+
+fn is_json(resp: &Response) -> bool {
+    resp.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
+}
+
+/// Limits request bodies to [`crate::BODY_LIMIT`]: a larger declared `Content-Length` is
+/// refused at once, and a body without one is read up to the limit.
+pub struct BodyLimit;
+
+impl<E: Endpoint> Middleware<E> for BodyLimit {
+    type Output = BodyLimitEndpoint<E>;
+
+    fn transform(&self, ep: E) -> Self::Output {
+        BodyLimitEndpoint { inner: ep }
+    }
+}
+
+/// The endpoint of [`BodyLimit`].
+pub struct BodyLimitEndpoint<E> {
+    inner: E,
+}
+
+impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
+    type Output = Response;
+
+    async fn call(&self, mut req: Request) -> poem::Result<Response> {
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > crate::BODY_LIMIT as u64) {
+            return Ok(ApiError::payload_too_large().into_response());
+        }
+        if declared.is_none() && req.headers().contains_key(header::TRANSFER_ENCODING) {
+            match req.take_body().into_bytes_limit(crate::BODY_LIMIT).await {
+                Ok(bytes) => req.set_body(bytes),
+                Err(poem::error::ReadBodyError::PayloadTooLarge) => {
+                    return Ok(ApiError::payload_too_large().into_response());
+                }
+                Err(e) => {
+                    return Ok(ApiError::new(
+                        StatusCode::BAD_REQUEST,
+                        format!("the request body could not be read: {e}"),
+                    )
+                    .into_response());
+                }
+            }
+        }
+        self.inner.call(req).await.map(IntoResponse::into_response)
+    }
+}

@@ -1,0 +1,164 @@
+//! The `blogread-server` command: `serve`, `demo`, `migrate` and operator tools.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use blogread_core::Service;
+use blogread_core::domain::{OperatorToken, ProjectId};
+use blogread_server::config::{
+    AdminTokenCommand, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs, open_store,
+    redact_url,
+};
+use blogread_server::{demo, telemetry};
+use clap::Parser;
+use serde::Serialize;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    telemetry::init(cli.log_json);
+    match dispatch(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn dispatch(cli: Cli) -> Result<(), String> {
+    let store = open_store(&cli.database_url)?;
+    let service = Service::new(store);
+    match cli.command {
+        Command::Serve(args) => serve(service, &args, &cli.database_url).await,
+        Command::Demo(args) => run_demo(service, args, &cli.database_url).await,
+        Command::Migrate => {
+            service.health().await.map_err(|e| e.to_string())?;
+            println!("database {} is up to date", redact_url(&cli.database_url));
+            Ok(())
+        }
+        Command::Project(ProjectCommand::Create { name, site_url }) => print_json(
+            service
+                .create_project_unchecked(name, site_url)
+                .await
+                .map_err(|e| e.to_string())?,
+        ),
+        Command::Key(cmd) => key(&service, cmd).await,
+        Command::AdminToken(AdminTokenCommand::Create(p)) => print_json(
+            service
+                .create_admin_token_unchecked(project_id(&p)?)
+                .await
+                .map_err(|e| e.to_string())?,
+        ),
+    }
+}
+
+async fn key(service: &Service, cmd: KeyCommand) -> Result<(), String> {
+    let shown = match cmd {
+        KeyCommand::Generate(p) => service.generate_public_key_unchecked(project_id(&p)?).await,
+        KeyCommand::Reveal(p) => service.reveal_public_key_unchecked(project_id(&p)?).await,
+        KeyCommand::Rotate(p) => service.rotate_public_key_unchecked(project_id(&p)?).await,
+        KeyCommand::Revoke(p) => {
+            service
+                .revoke_public_key_unchecked(project_id(&p)?)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("public key revoked");
+            return Ok(());
+        }
+    };
+    print_json(shown.map_err(|e| e.to_string())?)
+}
+
+fn project_id(p: &ProjectArg) -> Result<ProjectId, String> {
+    p.project.parse().map_err(|e| format!("--project: {e}"))
+}
+
+fn print_json(value: impl Serialize) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+    println!("{text}");
+    Ok(())
+}
+
+async fn serve(service: Service, args: &ServeArgs, database_url: &str) -> Result<(), String> {
+    let service = match args.operator_token()? {
+        Some(token) => service.with_operator_token(token),
+        None => {
+            tracing::info!(
+                "no BLOGREAD_ADMIN_TOKEN: operator-only endpoints answer 401; use the CLI"
+            );
+            service
+        }
+    };
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
+    run_until_signal(listener, service).await
+}
+
+async fn run_demo(service: Service, args: ServeArgs, database_url: &str) -> Result<(), String> {
+    let token = match args.admin_token.clone() {
+        Some(t) => t,
+        None => generate_token(),
+    };
+    let operator = OperatorToken::new(token.clone())
+        .map_err(|e| format!("BLOGREAD_ADMIN_TOKEN is not usable: {e}; refusing to start"))?;
+    let service = service.with_operator_token(operator);
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let seeded = demo::seed(&service, &format!("Bearer {token}"))
+        .await
+        .map_err(|e| format!("seeding the demo project failed: {e}"))?;
+    println!(
+        "{}",
+        demo::instructions(&format!("http://{addr}"), &seeded, &token)
+    );
+    tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
+    run_until_signal(listener, service).await
+}
+
+fn generate_token() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 24];
+    rand::rng().fill_bytes(&mut bytes);
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("demo_operator_{hex}")
+}
+
+async fn run_until_signal(
+    listener: tokio::net::TcpListener,
+    service: Service,
+) -> Result<(), String> {
+    blogread_server::run(listener, service, shutdown_signal())
+        .await
+        .map_err(|e| format!("server failed: {e}"))?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutdown signal received: finishing in-flight requests");
+}

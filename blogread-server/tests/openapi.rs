@@ -1,0 +1,36 @@
+//! The OpenAPI document checked in under `openapi/` is the one the server serves.
+
+use std::path::PathBuf;
+
+fn checked_in_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../openapi/openapi.json")
+}
+
+#[test]
+fn checked_in_document_matches_the_generated_one() {
+    let generated = format!("{}\n", blogread_server::spec());
+    let path = checked_in_path();
+    if std::env::var("BLOGREAD_BLESS").as_deref() == Ok("1") {
+        std::fs::write(&path, &generated).expect("write openapi/openapi.json");
+        return;
+    }
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        checked_in == generated,
+        "openapi/openapi.json differs from what the server generates; rewrite it with:\n\n    \
+         BLOGREAD_BLESS=1 cargo test -p blogread-server --test openapi\n\nand review the diff"
+    );
+}
+
+#[test]
+fn document_is_stable_and_has_no_server_entry() {
+    let doc: serde_json::Value =
+        serde_json::from_str(&blogread_server::spec()).expect("the document is JSON");
+    assert_eq!(doc["info"]["version"], blogread_server::api::API_VERSION);
+    let servers = doc
+        .get("servers")
+        .and_then(|s| s.as_array())
+        .map_or(0, Vec::len);
+    assert_eq!(servers, 0, "no server entry (no localhost)");
+    assert_eq!(blogread_server::spec(), blogread_server::spec());
+}

@@ -1,0 +1,17 @@
+//! End-to-end: the real server on a random loopback port, driven only through HTTP.
+//!
+//! One test binary with modules (compiles once). Each test starts its own server over a fresh
+//! store, so tests are independent and run in parallel.
+
+#[path = "e2e/auth.rs"]
+mod auth;
+#[path = "e2e/errors.rs"]
+mod errors;
+#[path = "e2e/hooks.rs"]
+mod hooks;
+#[path = "e2e/management.rs"]
+mod management;
+#[path = "e2e/ops.rs"]
+mod ops;
+#[path = "e2e/public.rs"]
+mod public;

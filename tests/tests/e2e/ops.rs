@@ -1,0 +1,185 @@
+//! Health, the OpenAPI document and UI, request ids, redacted logs, graceful shutdown.
+
+use blogread_tests::{captured_logs, spawn_app};
+
+#[tokio::test]
+async fn healthz_answers_ok_when_the_store_answers() {
+    let app = spawn_app().await;
+    let r = app.get("/healthz", None).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json, serde_json::json!({"status": "ok"}));
+}
+
+#[tokio::test]
+async fn the_served_document_is_the_checked_in_one_and_docs_serve_a_ui() {
+    let app = spawn_app().await;
+    let r = app.get("/openapi.json", None).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.text, blogread_server::spec());
+    let checked_in = include_str!("../../../openapi/openapi.json");
+    assert_eq!(
+        checked_in.trim_end(),
+        r.text,
+        "openapi/openapi.json is current"
+    );
+    let r = app.get("/docs", None).await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("content-type").unwrap().starts_with("text/html"));
+}
+
+#[tokio::test]
+async fn every_answer_has_a_request_id_and_the_log_shows_at_most_12_key_characters() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let r = app
+        .get(
+            &format!("/blog/api/v1/public/blogs?api_key={}&limit=3", p.key),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("x-request-id").is_some());
+    let logs = captured_logs();
+    let prefix = &p.key[..12];
+    assert!(
+        logs.contains(&format!("api_key={prefix}")),
+        "request logged"
+    );
+    assert!(
+        !logs.contains(&p.key),
+        "the key never appears whole in the logs"
+    );
+    assert!(!logs.contains(&p.key[..13]));
+}
+
+#[tokio::test]
+async fn shutdown_stops_accepting_and_returns() {
+    let app = spawn_app().await;
+    let base = app.base.clone();
+    assert_eq!(app.get("/healthz", None).await.status, 200);
+    app.stop().await.expect("clean stop");
+    let after = reqwest::get(format!("{base}/healthz")).await;
+    assert!(after.is_err(), "no longer accepting");
+}
+
+/// Splits a printed shell command into words (single quotes only, as `demo` prints them).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    let mut in_word = false;
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            ' ' if !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut current));
+                    in_word = false;
+                }
+            }
+            c => {
+                current.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(current);
+    }
+    words
+}
+
+#[tokio::test]
+async fn the_demo_prints_curl_commands_that_work_as_printed() {
+    let app = spawn_app().await;
+    let demo = blogread_server::demo::seed(&app.service, &app.operator())
+        .await
+        .expect("seed");
+    assert!(demo.published.len() >= 20, "about 25 posts, most published");
+    let all = app
+        .get(
+            "/blog/api/v1/public/blogs?include_content=true&limit=100",
+            Some(&format!("Bearer {}", demo.public_key)),
+        )
+        .await;
+    assert_eq!(all.json["total"], demo.published.len());
+    let bodies: Vec<&str> = all.json["blogs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["content"].as_str().unwrap())
+        .collect();
+    assert!(
+        bodies.iter().all(|b| !b.contains("[INTERNAL:")),
+        "placeholders resolved"
+    );
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.contains("href=\"https://www.example.com/blog/")),
+        "published posts link to each other"
+    );
+    let text =
+        blogread_server::demo::instructions(&app.base, &demo, blogread_tests::OPERATOR_TOKEN);
+    assert!(text.contains(&demo.public_key));
+    let mut ran = 0;
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("curl "))
+    {
+        if line.contains("PASTE-ETAG-HERE") {
+            continue;
+        }
+        let command = line.split(" | ").next().unwrap();
+        let words = shell_words(command);
+        let mut method = reqwest::Method::GET;
+        let mut url = None;
+        let mut headers = Vec::new();
+        let mut i = 1;
+        while i < words.len() {
+            match words[i].as_str() {
+                "-s" | "-si" => {}
+                "-X" => {
+                    method = words[i + 1].parse().unwrap();
+                    i += 1;
+                }
+                "-H" => {
+                    let (name, value) = words[i + 1].split_once(": ").unwrap();
+                    headers.push((name.to_owned(), value.to_owned()));
+                    i += 1;
+                }
+                other => url = Some(other.to_owned()),
+            }
+            i += 1;
+        }
+        let url = url.expect("a URL");
+        let mut req = app.http.request(method.clone(), &url);
+        for (name, value) in &headers {
+            req = req.header(name, value);
+        }
+        let r = app.request(req).await;
+        let expected = if url.contains(&demo.draft.1) || url.contains(&demo.unpublished.1) {
+            404
+        } else if headers.iter().any(|(_, v)| v.contains("pk_live_wrong")) {
+            401
+        } else if url.ends_with("/rotate") {
+            201
+        } else {
+            200
+        };
+        assert_eq!(r.status, expected, "{line}: {r:?}");
+        ran += 1;
+    }
+    assert!(ran >= 12, "ran {ran} commands");
+    let list = app
+        .get(
+            "/blog/api/v1/public/blogs?include_content=true&limit=100",
+            Some(&format!("Bearer {}", demo.public_key)),
+        )
+        .await;
+    assert_eq!(list.status, 401, "the last printed command rotated the key");
+}
