@@ -5,6 +5,8 @@
 
 #[path = "e2e/auth.rs"]
 mod auth;
+#[path = "e2e/client.rs"]
+mod client;
 #[path = "e2e/errors.rs"]
 mod errors;
 #[path = "e2e/hooks.rs"]
@@ -15,3 +17,8 @@ mod management;
 mod ops;
 #[path = "e2e/public.rs"]
 mod public;
+
+// The blogread-client static-site example, included for its `build_site` (its `main` unused).
+#[path = "../../blogread-client/examples/static_site.rs"]
+#[allow(dead_code)]
+mod static_site;

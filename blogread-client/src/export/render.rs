@@ -106,10 +106,11 @@ fn zola(blog: &Blog) -> String {
         extra: extra(blog),
     };
     let front = toml::to_string(&front).expect("front matter serialises");
-    format!(
-        "+++\n{front}+++\n<div class=\"blogread-content\">\n{}\n</div>\n",
-        markdown_safe_html(&blog.content)
-    )
+    let mut body = markdown_safe_html(&blog.content);
+    if !body.is_empty() {
+        body.push('\n');
+    }
+    format!("+++\n{front}+++\n<div class=\"blogread-content\">\n{body}</div>\n")
 }
 
 #[derive(Serialize)]
@@ -346,6 +347,17 @@ mod tests {
         assert!(body.starts_with("<div class=\"blogread-content\">\n<p>One</p>\n<p>Two"));
         assert!(!body.contains("\n\n"), "{body}");
         assert!(body.contains("<pre>a\n&#10;&#10;b</pre>"), "{body}");
+    }
+
+    #[test]
+    fn an_empty_zola_body_has_no_blank_line() {
+        let mut b = blog();
+        b.content.clear();
+        let (_, text) = render(Format::Zola, &b);
+        assert!(
+            text.ends_with("+++\n<div class=\"blogread-content\">\n</div>\n"),
+            "{text}"
+        );
     }
 
     #[test]
