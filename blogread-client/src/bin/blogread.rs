@@ -126,8 +126,15 @@ fn explain(base_url: &str, e: Error) -> String {
         Error::Unauthorized { detail } => format!(
             "the server refused the key (401: {detail}); check {KEY_VAR} holds the project's current public key (pk_live_...)"
         ),
-        Error::Transport(ref source) => {
-            format!("could not reach the blogread server at {base_url}: {source}")
+        Error::Transport(source) => {
+            // reqwest's own message is generic; the causes say what happened (refused, DNS...).
+            let mut message = format!("could not reach the blogread server at {base_url}");
+            let mut cause: Option<&dyn std::error::Error> = Some(&source);
+            while let Some(c) = cause {
+                message.push_str(&format!(": {c}"));
+                cause = c.source();
+            }
+            message
         }
         other => other.to_string(),
     }
@@ -275,7 +282,12 @@ async fn export_command(
 
 fn print_json<T: serde::Serialize>(value: &T) -> Result<(), String> {
     let mut stdout = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut stdout, value)
-        .map_err(|e| e.to_string())
-        .and_then(|()| writeln!(stdout).map_err(|e| e.to_string()))
+    let written = serde_json::to_writer_pretty(&mut stdout, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(stdout));
+    match written {
+        // `blogread list | head`: the reader has gone, which is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| e.to_string()),
+    }
 }
