@@ -97,6 +97,7 @@ pub mod hook;
 pub mod lifecycle;
 pub mod links;
 pub mod read;
+pub mod response_cache;
 pub mod service;
 pub mod store;
 pub mod word_count;

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
 use crate::auth::{PublicCredentials, authenticate_public};
@@ -199,21 +200,48 @@ fn etag(project: &PublicProject, parts: &[&str]) -> String {
     out
 }
 
-fn conditional<T>(etag: String, if_none_match: Option<&str>) -> Result<Conditional<T>, String> {
-    match if_none_match {
-        Some(h) if if_none_match_matches(h, &etag) => Ok(Conditional::NotModified { etag }),
-        _ => Err(etag),
-    }
+fn not_modified<T>(etag: &str, if_none_match: Option<&str>) -> Option<Conditional<T>> {
+    if_none_match
+        .filter(|h| if_none_match_matches(h, etag))
+        .map(|_| Conditional::NotModified {
+            etag: etag.to_owned(),
+        })
+}
+
+/// The JSON body of a public response: the same bytes poem-openapi writes for the server's
+/// wire types (same field order, same escaping).
+fn to_json<T: serde::Serialize>(value: &T) -> Result<Bytes> {
+    // serde_json fails only on maps with non-string keys or a failing `Serialize`; the public
+    // types hold strings, integers, timestamps (always formattable) and arrays of strings.
+    Ok(Bytes::from(
+        serde_json::to_vec(value).expect("public response types always serialise"),
+    ))
+}
+
+/// What a list request resolved to before any content is read: the project, the applied
+/// parameters and the ETag.
+struct ListPlan {
+    project: PublicProject,
+    params: ListParams,
+    category: Option<String>,
+    etag: String,
 }
 
 impl Service {
-    /// SPEC.md 4.1: one page of the key's project's published blogs.
-    pub async fn list_blogs(
+    /// The project a public request's key belongs to: the one indexed look-up every public
+    /// read starts with (401 for a missing, malformed, rotated or revoked key).
+    pub async fn public_project(
+        &self,
+        credentials: PublicCredentials<'_>,
+    ) -> Result<PublicProject> {
+        authenticate_public(self.store(), credentials).await
+    }
+
+    async fn plan_list(
         &self,
         credentials: PublicCredentials<'_>,
         raw: RawListParams<'_>,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<BlogList>> {
+    ) -> Result<ListPlan> {
         let project = authenticate_public(self.store(), credentials).await?;
         let params = ListParams::parse(raw)?;
         let category = params.category.as_deref().map(category_key);
@@ -229,39 +257,83 @@ impl Service {
                 if params.include_content { "1" } else { "0" },
             ],
         );
-        let etag = match conditional(etag, if_none_match) {
-            Ok(not_modified) => return Ok(not_modified),
-            Err(etag) => etag,
-        };
+        Ok(ListPlan {
+            project,
+            params,
+            category,
+            etag,
+        })
+    }
+
+    async fn compute_list(&self, plan: &ListPlan) -> Result<BlogList> {
         let page = self
             .store()
             .published_page(
-                project.id,
+                plan.project.id,
                 &PageQuery {
-                    limit: params.limit,
-                    offset: params.offset,
-                    category,
-                    include_content: params.include_content,
+                    limit: plan.params.limit,
+                    offset: plan.params.offset,
+                    category: plan.category.clone(),
+                    include_content: plan.params.include_content,
                 },
             )
             .await?;
         let mut blogs = page.blogs;
-        if params.include_content {
-            let ctx = self.link_context(&project, &blogs).await?;
+        if plan.params.include_content {
+            let ctx = self.link_context(&plan.project, &blogs).await?;
             for blog in &mut blogs {
                 if let Some(content) = blog.content.as_mut() {
                     resolve_in_place(content, &ctx);
                 }
             }
         }
+        Ok(BlogList {
+            blogs: blogs.into_iter().map(list_item).collect(),
+            total: page.total,
+            limit: plan.params.limit,
+            offset: plan.params.offset,
+        })
+    }
+
+    /// SPEC.md 4.1: one page of the key's project's published blogs.
+    pub async fn list_blogs(
+        &self,
+        credentials: PublicCredentials<'_>,
+        raw: RawListParams<'_>,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<BlogList>> {
+        let plan = self.plan_list(credentials, raw).await?;
+        if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
+            return Ok(not_modified);
+        }
+        let value = self.compute_list(&plan).await?;
         Ok(Conditional::Fresh {
-            etag,
-            value: BlogList {
-                blogs: blogs.into_iter().map(list_item).collect(),
-                total: page.total,
-                limit: params.limit,
-                offset: params.offset,
-            },
+            etag: plan.etag,
+            value,
+        })
+    }
+
+    /// [`Service::list_blogs`] as the JSON body a server sends, from the response cache when
+    /// this ETag's body is held (see [`crate::response_cache`]).
+    pub async fn list_blogs_json(
+        &self,
+        credentials: PublicCredentials<'_>,
+        raw: RawListParams<'_>,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<Bytes>> {
+        let plan = self.plan_list(credentials, raw).await?;
+        if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
+            return Ok(not_modified);
+        }
+        let body = self
+            .responses()
+            .get_or_fill(&plan.etag, async {
+                to_json(&self.compute_list(&plan).await?)
+            })
+            .await?;
+        Ok(Conditional::Fresh {
+            etag: plan.etag,
+            value: body,
         })
     }
 
@@ -274,44 +346,79 @@ impl Service {
     ) -> Result<Conditional<BlogDetail>> {
         let project = authenticate_public(self.store(), credentials).await?;
         let etag = etag(&project, &["blog", slug]);
-        let etag = match conditional(etag, if_none_match) {
-            // The 304 is only for something that exists; an unknown slug stays 404.
-            Ok(not_modified) => {
-                return match self.store().published_by_slug(project.id, slug).await? {
-                    Some(_) => Ok(not_modified),
-                    None => Err(NotFound::PublishedBlog.into()),
-                };
-            }
-            Err(etag) => etag,
-        };
+        if let Some(not_modified) = not_modified(&etag, if_none_match) {
+            return self.blog_not_modified(&project, slug, not_modified).await;
+        }
+        let value = self.compute_blog(&project, slug).await?;
+        Ok(Conditional::Fresh { etag, value })
+    }
+
+    /// [`Service::get_blog`] as the JSON body a server sends, from the response cache when
+    /// this ETag's body is held (see [`crate::response_cache`]).
+    pub async fn get_blog_json(
+        &self,
+        credentials: PublicCredentials<'_>,
+        slug: &str,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<Bytes>> {
+        let project = authenticate_public(self.store(), credentials).await?;
+        let etag = etag(&project, &["blog", slug]);
+        if let Some(not_modified) = not_modified(&etag, if_none_match) {
+            return self.blog_not_modified(&project, slug, not_modified).await;
+        }
+        let body = self
+            .responses()
+            .get_or_fill(&etag, async {
+                to_json(&self.compute_blog(&project, slug).await?)
+            })
+            .await?;
+        Ok(Conditional::Fresh { etag, value: body })
+    }
+
+    /// The 304 is only for something that exists; an unknown slug stays 404. A body held
+    /// under this ETag proves the blog was published at this content version, and so still
+    /// is; otherwise the store is asked.
+    async fn blog_not_modified<T>(
+        &self,
+        project: &PublicProject,
+        slug: &str,
+        not_modified: Conditional<T>,
+    ) -> Result<Conditional<T>> {
+        if self.responses().contains(not_modified.etag()) {
+            return Ok(not_modified);
+        }
+        match self.store().published_by_slug(project.id, slug).await? {
+            Some(_) => Ok(not_modified),
+            None => Err(NotFound::PublishedBlog.into()),
+        }
+    }
+
+    async fn compute_blog(&self, project: &PublicProject, slug: &str) -> Result<BlogDetail> {
         let mut blog = self
             .store()
             .published_by_slug(project.id, slug)
             .await?
             .ok_or(NotFound::PublishedBlog)?;
         let ctx = self
-            .link_context(&project, std::slice::from_ref(&blog))
+            .link_context(project, std::slice::from_ref(&blog))
             .await?;
         let mut content = blog.content.take().unwrap_or_default();
         resolve_in_place(&mut content, &ctx);
         let words = word_count(&content);
-        Ok(Conditional::Fresh {
-            etag,
-            value: BlogDetail {
-                id: blog.id.to_string(),
-                title: blog.title,
-                slug: blog.slug,
-                excerpt: blog.excerpt,
-                meta_title: blog.meta_title,
-                meta_description: blog.meta_description,
-                featured_image_url: blog.featured_image_url,
-                categories: blog.categories,
-                tags: blog.tags,
-                published_at: blog.published_at,
-                content,
-                updated_at: blog.updated_at,
-                word_count: words,
-            },
+        Ok(BlogDetail {
+            id: blog.id.to_string(),
+            title: blog.title,
+            slug: blog.slug,
+            excerpt: blog.excerpt,
+            meta_title: blog.meta_title,
+            meta_description: blog.meta_description,
+            featured_image_url: blog.featured_image_url,
+            categories: blog.categories,
+            tags: blog.tags,
+            published_at: blog.published_at,
+            content,
+            updated_at: blog.updated_at,
+            word_count: words,
         })
     }
 
@@ -323,17 +430,39 @@ impl Service {
     ) -> Result<Conditional<Sitemap>> {
         let project = authenticate_public(self.store(), credentials).await?;
         let etag = etag(&project, &["sitemap"]);
-        let etag = match conditional(etag, if_none_match) {
-            Ok(not_modified) => return Ok(not_modified),
-            Err(etag) => etag,
-        };
+        if let Some(not_modified) = not_modified(&etag, if_none_match) {
+            return Ok(not_modified);
+        }
+        let value = self.compute_sitemap(&project).await?;
+        Ok(Conditional::Fresh { etag, value })
+    }
+
+    /// [`Service::sitemap`] as the JSON body a server sends, from the response cache when
+    /// this ETag's body is held (see [`crate::response_cache`]).
+    pub async fn sitemap_json(
+        &self,
+        credentials: PublicCredentials<'_>,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<Bytes>> {
+        let project = authenticate_public(self.store(), credentials).await?;
+        let etag = etag(&project, &["sitemap"]);
+        if let Some(not_modified) = not_modified(&etag, if_none_match) {
+            return Ok(not_modified);
+        }
+        let body = self
+            .responses()
+            .get_or_fill(&etag, async {
+                to_json(&self.compute_sitemap(&project).await?)
+            })
+            .await?;
+        Ok(Conditional::Fresh { etag, value: body })
+    }
+
+    async fn compute_sitemap(&self, project: &PublicProject) -> Result<Sitemap> {
         let blogs = self.store().sitemap(project.id, SITEMAP_CAP).await?;
-        Ok(Conditional::Fresh {
-            etag,
-            value: Sitemap {
-                total: blogs.len() as u64,
-                blogs,
-            },
+        Ok(Sitemap {
+            total: blogs.len() as u64,
+            blogs,
         })
     }
 

@@ -19,6 +19,7 @@ use crate::error::{Error, FieldError, NotFound, Result};
 use crate::firing::{Firings, UnavailableNotifier};
 use crate::hook::{AddressPolicy, DeployHookUrl, HttpNotifier, Notifier, Resolver, SystemResolver};
 use crate::lifecycle;
+use crate::response_cache::ResponseCache;
 use crate::store::{KeyWrite, Store};
 
 /// The operations of blogread over a [`Store`].
@@ -31,6 +32,7 @@ pub struct Service {
     hook_resolver: Arc<dyn Resolver>,
     hook_policy: AddressPolicy,
     firings: Firings,
+    responses: ResponseCache,
 }
 
 /// A blog write's result: the blog as the management API shows it and the visible-content
@@ -132,6 +134,7 @@ impl Service {
             hook_resolver: Arc::new(SystemResolver),
             hook_policy: AddressPolicy::GlobalOnly,
             firings: Firings::default(),
+            responses: ResponseCache::default(),
         }
     }
 
@@ -171,6 +174,19 @@ impl Service {
     pub fn with_operator_token(mut self, token: OperatorToken) -> Self {
         self.operator = Some(token);
         self
+    }
+
+    /// Replaces the response cache of the `*_json` public reads (the default holds up to
+    /// [`crate::response_cache::DEFAULT_CAPACITY_BYTES`]; [`ResponseCache::disabled`] turns it
+    /// off). Clones of a service share its cache.
+    pub fn with_response_cache(mut self, cache: ResponseCache) -> Self {
+        self.responses = cache;
+        self
+    }
+
+    /// The response cache of the `*_json` public reads.
+    pub fn responses(&self) -> &ResponseCache {
+        &self.responses
     }
 
     /// Replaces the clock (tests, imports).

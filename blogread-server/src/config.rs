@@ -64,9 +64,21 @@ pub struct ServeArgs {
     /// operator over HTTP (`demo` generates one).
     #[arg(long, env = "BLOGREAD_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
+
+    /// MiB of serialised public responses kept in memory, keyed by ETag (exact: see
+    /// `blogread_core::response_cache`); 0 turns the cache off.
+    #[arg(long, env = "BLOGREAD_RESPONSE_CACHE_MIB", default_value_t = 64)]
+    pub response_cache_mib: u64,
 }
 
 impl ServeArgs {
+    /// The response cache these arguments ask for.
+    pub fn response_cache(&self) -> blogread_core::response_cache::ResponseCache {
+        blogread_core::response_cache::ResponseCache::new(
+            self.response_cache_mib.saturating_mul(1024 * 1024),
+        )
+    }
+
     /// The operator token, if one is configured; an error when it is too short.
     pub fn operator_token(&self) -> Result<Option<OperatorToken>, String> {
         self.admin_token
@@ -156,6 +168,7 @@ mod tests {
         let args = ServeArgs {
             listen: "127.0.0.1:0".parse().unwrap(),
             admin_token: Some("too-short".into()),
+            response_cache_mib: 64,
         };
         let err = args.operator_token().unwrap_err();
         assert!(err.contains("refusing to start"), "{err}");

@@ -81,6 +81,7 @@ fn print_json(value: impl Serialize) -> Result<(), String> {
 }
 
 async fn serve(service: Service, args: &ServeArgs, database_url: &str) -> Result<(), String> {
+    let service = service.with_response_cache(args.response_cache());
     let service = match args.operator_token()? {
         Some(token) => service.with_operator_token(token),
         None => {
@@ -105,7 +106,9 @@ async fn run_demo(service: Service, args: ServeArgs, database_url: &str) -> Resu
     };
     let operator = OperatorToken::new(token.clone())
         .map_err(|e| format!("BLOGREAD_ADMIN_TOKEN is not usable: {e}; refusing to start"))?;
-    let service = service.with_operator_token(operator);
+    let service = service
+        .with_operator_token(operator)
+        .with_response_cache(args.response_cache());
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

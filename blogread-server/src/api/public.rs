@@ -4,9 +4,14 @@
 use blogread_core::Service;
 use blogread_core::domain;
 use blogread_core::read::{Conditional, RawListParams};
+use std::marker::PhantomData;
+
+use bytes::Bytes;
+use poem::IntoResponse;
 use poem_openapi::param::{Header, Path, Query};
-use poem_openapi::payload::Json;
-use poem_openapi::types::Example;
+use poem_openapi::payload::{Json, Payload};
+use poem_openapi::registry::{MetaSchemaRef, Registry};
+use poem_openapi::types::{Example, Type};
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::ApiTags;
@@ -217,14 +222,62 @@ impl From<domain::Sitemap> for Sitemap {
     }
 }
 
+/// A JSON body serialised ahead of time (by the core, possibly from its response cache) that
+/// the OpenAPI document describes as `T`: the same content type and schema as `Json<T>`, and
+/// the same bytes (the core serialises its wire types with serde, which writes the fields in
+/// the order and with the escaping poem-openapi uses for `T`).
+pub struct JsonBytes<T> {
+    body: Bytes,
+    schema: PhantomData<fn() -> T>,
+}
+
+impl<T> JsonBytes<T> {
+    /// A body already serialised as the JSON of a `T`.
+    pub fn new(body: Bytes) -> Self {
+        Self {
+            body,
+            schema: PhantomData,
+        }
+    }
+
+    /// The bytes that will be sent.
+    pub fn bytes(&self) -> &Bytes {
+        &self.body
+    }
+}
+
+impl<T: Type> Payload for JsonBytes<T> {
+    const CONTENT_TYPE: &'static str = Json::<T>::CONTENT_TYPE;
+
+    fn check_content_type(content_type: &str) -> bool {
+        Json::<T>::check_content_type(content_type)
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        T::schema_ref()
+    }
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+}
+
+impl<T: Type + Send> IntoResponse for JsonBytes<T> {
+    fn into_response(self) -> poem::Response {
+        poem::Response::builder()
+            .header(poem::http::header::CONTENT_TYPE, Self::CONTENT_TYPE)
+            .body(self.body)
+    }
+}
+
 /// A conditional success: 200 with the body and its `ETag`, or 304 when `If-None-Match`
 /// matches.
 #[derive(ApiResponse)]
-pub enum Fresh<T: poem_openapi::types::ToJSON + Send + Sync> {
+pub enum Fresh<T: Type + Send + Sync> {
     /// The response.
     #[oai(status = 200)]
     Ok(
-        Json<T>,
+        JsonBytes<T>,
         /// Strong entity tag of this response; send it back in `If-None-Match`.
         #[oai(header = "ETag")]
         String,
@@ -238,13 +291,10 @@ pub enum Fresh<T: poem_openapi::types::ToJSON + Send + Sync> {
     ),
 }
 
-fn fresh<C, T>(c: Conditional<C>) -> Fresh<T>
-where
-    T: From<C> + poem_openapi::types::ToJSON + Send + Sync,
-{
+fn fresh<T: Type + Send + Sync>(c: Conditional<Bytes>) -> Fresh<T> {
     match c {
         Conditional::NotModified { etag } => Fresh::NotModified(etag),
-        Conditional::Fresh { etag, value } => Fresh::Ok(Json(value.into()), etag),
+        Conditional::Fresh { etag, value } => Fresh::Ok(JsonBytes::new(value), etag),
     }
 }
 
@@ -287,7 +337,7 @@ impl PublicApi {
         };
         match self
             .service
-            .list_blogs(auth.credentials(), params, if_none_match.as_deref())
+            .list_blogs_json(auth.credentials(), params, if_none_match.as_deref())
             .await
         {
             Ok(c) => Reply::Ok(fresh(c)),
@@ -309,7 +359,7 @@ impl PublicApi {
     ) -> Reply<Fresh<Sitemap>, error::PublicSitemap> {
         match self
             .service
-            .sitemap(auth.credentials(), if_none_match.as_deref())
+            .sitemap_json(auth.credentials(), if_none_match.as_deref())
             .await
         {
             Ok(c) => Reply::Ok(fresh(c)),
@@ -333,11 +383,93 @@ impl PublicApi {
     ) -> Reply<Fresh<BlogDetail>, error::PublicGet> {
         match self
             .service
-            .get_blog(auth.credentials(), &slug, if_none_match.as_deref())
+            .get_blog_json(auth.credentials(), &slug, if_none_match.as_deref())
             .await
         {
             Ok(c) => Reply::Ok(fresh(c)),
             Err(e) => e.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use poem_openapi::types::ToJSON;
+    use serde_json::json;
+
+    use super::*;
+
+    /// What poem-openapi would send for the wire type `W` built from the core value `C`.
+    fn poem_openapi_bytes<C, W>(core: C) -> Vec<u8>
+    where
+        W: From<C> + ToJSON,
+    {
+        serde_json::to_vec(&W::from(core).to_json()).expect("serialises")
+    }
+
+    fn core<C: serde::de::DeserializeOwned>(value: serde_json::Value) -> C {
+        serde_json::from_value(value).expect("a core value")
+    }
+
+    fn item(content: Option<&str>, image: Option<&str>) -> serde_json::Value {
+        let mut v = json!({
+            "id": "0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f",
+            "title": "Quotes \" and \\ backslashes, <tags> & ünïcödé \u{2028} \u{1F600}",
+            "slug": "a-slug",
+            "excerpt": "",
+            "meta_title": "",
+            "meta_description": "tab\there\nnewline \u{0001}",
+            "featured_image_url": image,
+            "categories": ["Engineering", "Ops"],
+            "tags": [],
+            "published_at": "2026-11-21T09:30:00Z",
+        });
+        if let Some(c) = content {
+            v["content"] = json!(c);
+        }
+        v
+    }
+
+    const CONTENT: &str = "<h2 id=\"x\">Hi</h2>\n<p>See <a href=\"https://www.example.com/blog/b/?a=1&amp;b=2\">B</a> &mdash; \u{00a0}</p>";
+
+    #[test]
+    fn core_json_is_the_bytes_poem_openapi_sends_for_a_list() {
+        for content in [None, Some(CONTENT)] {
+            let value = json!({
+                "blogs": [item(content, Some("https://cdn.example.com/a.jpg")), item(content, None)],
+                "total": 12345,
+                "limit": 2,
+                "offset": 40,
+            });
+            let c: domain::BlogList = core(value.clone());
+            assert_eq!(
+                serde_json::to_vec(&c).unwrap(),
+                poem_openapi_bytes::<_, BlogList>(core::<domain::BlogList>(value))
+            );
+        }
+    }
+
+    #[test]
+    fn core_json_is_the_bytes_poem_openapi_sends_for_a_blog_and_the_sitemap() {
+        let mut blog = item(Some(CONTENT), None);
+        blog["updated_at"] = json!("2026-11-22T08:00:00Z");
+        blog["word_count"] = json!(7);
+        let c: domain::BlogDetail = core(blog.clone());
+        assert_eq!(
+            serde_json::to_vec(&c).unwrap(),
+            poem_openapi_bytes::<_, BlogDetail>(core::<domain::BlogDetail>(blog))
+        );
+        let sitemap = json!({
+            "blogs": [
+                {"slug": "a", "published_at": "2026-11-21T09:30:00Z", "updated_at": "2026-11-22T08:00:00Z"},
+                {"slug": "b", "published_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"},
+            ],
+            "total": 2,
+        });
+        let c: domain::Sitemap = core(sitemap.clone());
+        assert_eq!(
+            serde_json::to_vec(&c).unwrap(),
+            poem_openapi_bytes::<_, Sitemap>(core::<domain::Sitemap>(sitemap))
+        );
     }
 }

@@ -1,0 +1,185 @@
+//! An exact cache of serialised public responses, keyed by their ETag.
+//!
+//! A public response is a function of the project, the project's content version, the endpoint
+//! and its parameters (and of the crate version, which may render differently). The ETag of
+//! [`crate::read`] hashes exactly these, and the content version is bumped, in the same
+//! transaction, by every write that can change what the public API shows: a publish, re-sync,
+//! unpublish or delete (which also changes resolved links elsewhere in the project), and a
+//! site URL change (which changes every resolved link). So the ETag names one response body and
+//! the body can be kept under it:
+//!
+//! - **Writes.** A write bumps the version, so every later read computes a new ETag and misses
+//!   the entries of the old version (which age out of the cache by its byte bound).
+//! - **Several server instances.** Each request reads the content version from the database
+//!   with the same indexed query that checks the key, so an instance whose cache holds old
+//!   entries never serves them once another instance's write has committed.
+//! - **Keys.** The key is checked by that query before the cache is consulted, so a rotated or
+//!   revoked key fails on the very next request: the cache holds bodies, never credentials.
+//!
+//! A read that checked the key at version `v` while a write to `v + 1` committed may store the
+//! newer body under `v`'s tag; only requests concurrent with that write can still present `v`,
+//! and for them either body is a correct answer. Entries are bounded by total bytes (body plus
+//! key and bookkeeping), and concurrent misses of one tag compute the body once.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use quick_cache::Weighter;
+use quick_cache::sync::Cache;
+
+/// The byte bound of [`ResponseCache::default`]: 64 MiB.
+pub const DEFAULT_CAPACITY_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What an entry costs beyond its key and body (map slot, `Bytes` header, allocator slack).
+const ENTRY_OVERHEAD: u64 = 128;
+
+/// A typical body, for sizing the cache's tables (list pages are tens of KB).
+const TYPICAL_ENTRY_BYTES: u64 = 16 * 1024;
+
+#[derive(Debug, Clone, Copy)]
+struct ByBytes;
+
+impl Weighter<String, Bytes> for ByBytes {
+    fn weight(&self, key: &String, body: &Bytes) -> u64 {
+        key.len() as u64 + body.len() as u64 + ENTRY_OVERHEAD
+    }
+}
+
+/// Serialised public response bodies by ETag, bounded by total bytes; cloning shares the
+/// cache. See the module documentation for why it is exact.
+#[derive(Clone)]
+pub struct ResponseCache {
+    inner: Option<Arc<Cache<String, Bytes, ByBytes>>>,
+}
+
+impl std::fmt::Debug for ResponseCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseCache")
+            .field("capacity_bytes", &self.capacity_bytes())
+            .field("bytes", &self.bytes())
+            .field("entries", &self.len())
+            .finish()
+    }
+}
+
+impl Default for ResponseCache {
+    fn default() -> Self {
+        Self::new(DEFAULT_CAPACITY_BYTES)
+    }
+}
+
+impl ResponseCache {
+    /// A cache holding at most `capacity_bytes` (bodies, keys and bookkeeping); `0` disables
+    /// it. A body larger than a shard of the cache (capacity / shards) is not kept.
+    pub fn new(capacity_bytes: u64) -> Self {
+        if capacity_bytes == 0 {
+            return Self::disabled();
+        }
+        let items = (capacity_bytes / TYPICAL_ENTRY_BYTES).clamp(16, 1 << 20) as usize;
+        Self {
+            inner: Some(Arc::new(Cache::with_weighter(
+                items,
+                capacity_bytes,
+                ByBytes,
+            ))),
+        }
+    }
+
+    /// No cache: every response is computed.
+    pub fn disabled() -> Self {
+        Self { inner: None }
+    }
+
+    /// The byte bound (0 when disabled).
+    pub fn capacity_bytes(&self) -> u64 {
+        self.inner.as_ref().map_or(0, |c| c.capacity())
+    }
+
+    /// Bytes held now (bodies, keys and bookkeeping).
+    pub fn bytes(&self) -> u64 {
+        self.inner.as_ref().map_or(0, |c| c.weight())
+    }
+
+    /// Entries held now.
+    pub fn len(&self) -> usize {
+        self.inner.as_ref().map_or(0, |c| c.len())
+    }
+
+    /// True when nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True when the body of `etag` is held.
+    pub fn contains(&self, etag: &str) -> bool {
+        self.inner.as_ref().is_some_and(|c| c.contains_key(etag))
+    }
+
+    /// The body of `etag`: the cached one, or the one `fill` computes (then kept). Concurrent
+    /// callers with the same tag wait for one fill; a failed fill stores nothing.
+    pub(crate) async fn get_or_fill<E>(
+        &self,
+        etag: &str,
+        fill: impl Future<Output = Result<Bytes, E>>,
+    ) -> Result<Bytes, E> {
+        match &self.inner {
+            Some(cache) => cache.get_or_insert_async(etag, fill).await,
+            None => fill.await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn fills_once_and_serves_the_kept_body() {
+        let cache = ResponseCache::new(1024 * 1024);
+        let a = cache
+            .get_or_fill::<()>("\"a\"", async { Ok(Bytes::from_static(b"first")) })
+            .await
+            .unwrap();
+        let again = cache
+            .get_or_fill::<()>("\"a\"", async { Ok(Bytes::from_static(b"second")) })
+            .await
+            .unwrap();
+        assert_eq!((a.as_ref(), again.as_ref()), (&b"first"[..], &b"first"[..]));
+        assert!(cache.contains("\"a\""));
+        assert!(!cache.contains("\"b\""));
+    }
+
+    #[tokio::test]
+    async fn a_failed_fill_stores_nothing() {
+        let cache = ResponseCache::new(1024 * 1024);
+        let err = cache.get_or_fill("\"a\"", async { Err("boom") }).await;
+        assert_eq!(err, Err("boom"));
+        assert!(cache.is_empty());
+    }
+
+    #[tokio::test]
+    async fn stays_within_its_byte_bound() {
+        let cache = ResponseCache::new(64 * 1024);
+        for i in 0..100 {
+            let body = Bytes::from(vec![b'x'; 4000]);
+            cache
+                .get_or_fill::<()>(&format!("\"{i}\""), async { Ok(body) })
+                .await
+                .unwrap();
+        }
+        assert!(cache.bytes() <= 64 * 1024, "{}", cache.bytes());
+        assert!(!cache.is_empty());
+    }
+
+    #[tokio::test]
+    async fn disabled_cache_always_fills() {
+        let cache = ResponseCache::disabled();
+        let b = cache
+            .get_or_fill::<()>("\"a\"", async { Ok(Bytes::from_static(b"x")) })
+            .await
+            .unwrap();
+        assert_eq!(b.as_ref(), b"x");
+        assert!(!cache.contains("\"a\""));
+        assert_eq!(cache.capacity_bytes(), 0);
+    }
+}

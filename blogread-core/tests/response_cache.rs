@@ -1,0 +1,311 @@
+//! The response cache is exact: every write that could change a public response changes what
+//! the next read returns, on every service sharing the store, and a rotated or revoked key
+//! fails on the very next request, cache or not.
+
+use std::sync::Arc;
+
+use blogread_core::Service;
+use blogread_core::auth::PublicCredentials;
+use blogread_core::domain::{BlogPatch, OperatorToken};
+use blogread_core::error::{Error, NotFound, Unauthorized};
+use blogread_core::read::{Conditional, RawListParams};
+use blogread_core::service::ProjectUpdate;
+use blogread_core::store::{MemoryStore, Store};
+use blogread_core::testing::{Fixture, OPERATOR_TOKEN, blog_id};
+
+const SITE: &str = "https://www.example.com";
+const LINKS_TO_B: &str = r#"<p>See <a href="[INTERNAL:b]">the other post</a> now.</p>"#;
+
+fn store() -> Arc<dyn Store> {
+    Arc::new(MemoryStore::new())
+}
+
+fn with_content() -> RawListParams<'static> {
+    RawListParams {
+        include_content: Some("true"),
+        ..Default::default()
+    }
+}
+
+fn text(c: Conditional<bytes::Bytes>) -> String {
+    let body = c.into_value().expect("a 200, not a 304");
+    String::from_utf8(body.to_vec()).expect("JSON is UTF-8")
+}
+
+/// Reads blog `a` and the list with content through `service`; both bodies as text.
+async fn read_a(service: &Service, key: PublicCredentials<'_>) -> (String, String) {
+    let blog = service.get_blog_json(key, "a", None).await.expect("blog a");
+    let list = service
+        .list_blogs_json(key, with_content(), None)
+        .await
+        .expect("list");
+    (text(blog), text(list))
+}
+
+fn links_to_b(body: &str, base: &str) -> bool {
+    body.contains(&format!(r#"href=\"{base}/blog/b/\""#))
+}
+
+#[tokio::test]
+async fn json_bodies_are_the_typed_responses_serialised() {
+    let f = Fixture::new(store(), Some(SITE)).await;
+    f.published("b", "B", "<p>b</p>").await;
+    f.published("a", "A", LINKS_TO_B).await;
+    let key = f.key();
+    let typed = f.service.get_blog(key, "a", None).await.unwrap();
+    let json = f.service.get_blog_json(key, "a", None).await.unwrap();
+    assert_eq!(typed.etag(), json.etag());
+    assert_eq!(
+        serde_json::to_vec(&typed.into_value().unwrap()).unwrap(),
+        json.into_value().unwrap().to_vec()
+    );
+    let typed = f
+        .service
+        .list_blogs(key, with_content(), None)
+        .await
+        .unwrap();
+    let json = f
+        .service
+        .list_blogs_json(key, with_content(), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_vec(&typed.into_value().unwrap()).unwrap(),
+        json.into_value().unwrap().to_vec()
+    );
+    let typed = f.service.sitemap(key, None).await.unwrap();
+    let json = f.service.sitemap_json(key, None).await.unwrap();
+    assert_eq!(
+        serde_json::to_vec(&typed.into_value().unwrap()).unwrap(),
+        json.into_value().unwrap().to_vec()
+    );
+}
+
+#[tokio::test]
+async fn a_publish_elsewhere_in_the_project_changes_cached_links() {
+    let f = Fixture::new(store(), Some(SITE)).await;
+    let b = f.draft("b", "B", "<p>b</p>").await;
+    f.published("a", "A", LINKS_TO_B).await;
+    let (blog, list) = read_a(&f.service, f.key()).await;
+    assert!(!links_to_b(&blog, SITE) && !links_to_b(&list, SITE));
+    assert!(!f.service.responses().is_empty(), "the reads were cached");
+    // Cached: the same answer again.
+    assert_eq!(read_a(&f.service, f.key()).await, (blog, list));
+
+    f.clock.advance(1);
+    f.publish(&b, None).await;
+    let (blog, list) = read_a(&f.service, f.key()).await;
+    assert!(links_to_b(&blog, SITE), "{blog}");
+    assert!(links_to_b(&list, SITE), "{list}");
+
+    f.service
+        .unpublish_blog(Some(&f.admin), f.project, blog_id(&b))
+        .await
+        .unwrap();
+    let (blog, list) = read_a(&f.service, f.key()).await;
+    assert!(!links_to_b(&blog, SITE) && !links_to_b(&list, SITE));
+}
+
+#[tokio::test]
+async fn deleting_a_linked_blog_changes_cached_links() {
+    let f = Fixture::new(store(), Some(SITE)).await;
+    let b = f.published("b", "B", "<p>b</p>").await;
+    f.published("a", "A", LINKS_TO_B).await;
+    let (blog, _) = read_a(&f.service, f.key()).await;
+    assert!(links_to_b(&blog, SITE));
+    f.service
+        .delete_blog(Some(&f.admin), f.project, blog_id(&b))
+        .await
+        .unwrap();
+    let (blog, list) = read_a(&f.service, f.key()).await;
+    assert!(!links_to_b(&blog, SITE) && !links_to_b(&list, SITE));
+}
+
+#[tokio::test]
+async fn a_site_url_change_changes_every_cached_link() {
+    let f = Fixture::new(store(), Some(SITE)).await;
+    f.published("b", "B", "<p>b</p>").await;
+    f.published("a", "A", LINKS_TO_B).await;
+    let (blog, list) = read_a(&f.service, f.key()).await;
+    assert!(links_to_b(&blog, SITE) && links_to_b(&list, SITE));
+
+    let new_site = "https://blog.example.org";
+    f.service
+        .update_project(
+            Some(&f.admin),
+            f.project,
+            ProjectUpdate {
+                site_url: Some(Some(new_site.into())),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let (blog, list) = read_a(&f.service, f.key()).await;
+    assert!(links_to_b(&blog, new_site), "{blog}");
+    assert!(links_to_b(&list, new_site), "{list}");
+
+    // No site URL: root-relative links.
+    f.service
+        .update_project(
+            Some(&f.admin),
+            f.project,
+            ProjectUpdate {
+                site_url: Some(None),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let (blog, list) = read_a(&f.service, f.key()).await;
+    assert!(links_to_b(&blog, "") && links_to_b(&list, ""), "{blog}");
+}
+
+#[tokio::test]
+async fn a_resync_of_the_blog_itself_changes_its_cached_body() {
+    let f = Fixture::new(store(), Some(SITE)).await;
+    let a = f.published("a", "A", "<p>first</p>").await;
+    let before = text(f.service.get_blog_json(f.key(), "a", None).await.unwrap());
+    assert!(before.contains("first"));
+    f.service
+        .edit_blog(
+            Some(&f.admin),
+            f.project,
+            blog_id(&a),
+            BlogPatch {
+                content: Some("<p>second</p>".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    // A draft edit does not change the public answer.
+    let unchanged = text(f.service.get_blog_json(f.key(), "a", None).await.unwrap());
+    assert_eq!(unchanged, before);
+    f.clock.advance(1);
+    f.publish(&a, None).await;
+    let after = text(f.service.get_blog_json(f.key(), "a", None).await.unwrap());
+    assert!(after.contains("second"), "{after}");
+}
+
+async fn every_read_is_unauthorised(service: &Service, key: &str, etag: &str) {
+    let header = format!("Bearer {key}");
+    let creds = PublicCredentials::new(Some(&header), None);
+    for if_none_match in [None, Some(etag)] {
+        let unauthorised = |r: blogread_core::error::Result<Conditional<bytes::Bytes>>| {
+            matches!(r, Err(Error::Unauthorized(Unauthorized::UnknownPublicKey)))
+        };
+        assert!(unauthorised(
+            service.get_blog_json(creds, "a", if_none_match).await
+        ));
+        assert!(unauthorised(
+            service
+                .list_blogs_json(creds, with_content(), if_none_match)
+                .await
+        ));
+        assert!(unauthorised(
+            service
+                .list_blogs_json(creds, RawListParams::default(), if_none_match)
+                .await
+        ));
+        assert!(unauthorised(
+            service.sitemap_json(creds, if_none_match).await
+        ));
+    }
+}
+
+/// Warms the cache for every endpoint with `key`; returns blog `a`'s ETag.
+async fn warm(service: &Service, key: &str) -> String {
+    let creds = PublicCredentials::new(None, Some(key));
+    let (_, _) = read_a(service, creds).await;
+    service
+        .list_blogs_json(creds, RawListParams::default(), None)
+        .await
+        .unwrap();
+    service.sitemap_json(creds, None).await.unwrap();
+    service
+        .get_blog_json(creds, "a", None)
+        .await
+        .unwrap()
+        .etag()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_rotated_key_fails_on_the_very_next_request() {
+    let f = Fixture::new(store(), Some(SITE)).await;
+    f.published("a", "A", "<p>a</p>").await;
+    let etag = warm(&f.service, &f.public_key).await;
+    let new_key = f
+        .service
+        .rotate_public_key(Some(&f.admin), f.project)
+        .await
+        .unwrap()
+        .key;
+    every_read_is_unauthorised(&f.service, &f.public_key, &etag).await;
+    // The new key reads the same (unchanged) content, from the cache.
+    let creds = PublicCredentials::new(None, Some(&new_key));
+    let c = f.service.get_blog_json(creds, "a", None).await.unwrap();
+    assert_eq!(c.etag(), etag);
+}
+
+#[tokio::test]
+async fn a_revoked_key_fails_on_the_very_next_request() {
+    let f = Fixture::new(store(), Some(SITE)).await;
+    f.published("a", "A", "<p>a</p>").await;
+    let etag = warm(&f.service, &f.public_key).await;
+    f.service
+        .revoke_public_key(Some(&f.admin), f.project)
+        .await
+        .unwrap();
+    every_read_is_unauthorised(&f.service, &f.public_key, &etag).await;
+}
+
+#[tokio::test]
+async fn instances_sharing_a_store_see_each_others_writes_and_key_changes() {
+    let shared = store();
+    let f = Fixture::new(shared.clone(), Some(SITE)).await;
+    // A second server instance: its own cache, the same database.
+    let other = Service::new(shared)
+        .with_operator_token(OperatorToken::new(OPERATOR_TOKEN).expect("long enough"));
+    let b = f.draft("b", "B", "<p>b</p>").await;
+    f.published("a", "A", LINKS_TO_B).await;
+    let (blog, _) = read_a(&other, f.key()).await;
+    assert!(!links_to_b(&blog, SITE));
+
+    // The write goes through the first instance; the second one's next read shows it.
+    f.clock.advance(1);
+    f.publish(&b, None).await;
+    let (blog, list) = read_a(&other, f.key()).await;
+    assert!(links_to_b(&blog, SITE) && links_to_b(&list, SITE), "{blog}");
+
+    let etag = warm(&other, &f.public_key).await;
+    f.service
+        .rotate_public_key(Some(&f.admin), f.project)
+        .await
+        .unwrap();
+    every_read_is_unauthorised(&other, &f.public_key, &etag).await;
+}
+
+#[tokio::test]
+async fn a_cached_blog_unpublished_is_404_even_with_its_old_etag() {
+    let f = Fixture::new(store(), Some(SITE)).await;
+    let a = f.published("a", "A", "<p>a</p>").await;
+    let etag = warm(&f.service, &f.public_key).await;
+    // While current, the old tag is a 304 (answered from the cache's knowledge).
+    let c = f
+        .service
+        .get_blog_json(f.key(), "a", Some(&etag))
+        .await
+        .unwrap();
+    assert!(matches!(c, Conditional::NotModified { .. }));
+    f.service
+        .unpublish_blog(Some(&f.admin), f.project, blog_id(&a))
+        .await
+        .unwrap();
+    let r = f.service.get_blog_json(f.key(), "a", Some(&etag)).await;
+    assert!(
+        matches!(r, Err(Error::NotFound(NotFound::PublishedBlog))),
+        "{r:?}"
+    );
+}
