@@ -1,0 +1,672 @@
+//! The load benchmark: seeds a database, starts the real blogread server and a floor server
+//! (the same response bytes from memory, on poem) as child processes on loopback, drives each
+//! public endpoint of both with the same keep-alive client for a fixed time, and prints
+//! requests per second, p50/p99 latency, the server's peak memory and CPU per request, and the
+//! ratio blogread / floor. Run it with `benches/run-load` (see `benches/README.md`).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use blogread_benches::client::{self, Load, Stats, Target};
+use blogread_benches::data::{self, Seeded, Spec};
+use blogread_benches::floor::{Floor, FloorRoute};
+use blogread_benches::procfs;
+use blogread_core::Service;
+use blogread_core::response_cache::ResponseCache;
+use blogread_core::store::{MemoryStore, Store};
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(about = "Load benchmark: blogread's public endpoints against a floor server")]
+struct Cli {
+    #[command(subcommand)]
+    child: Option<ChildMode>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// A small data set and short runs, for trying things out.
+    #[arg(long)]
+    quick: bool,
+    /// The database: `memory:` (seeded inside the server process).
+    #[arg(long, default_value = "memory:")]
+    database_url: String,
+    /// Projects to seed (default 10; 2 with --quick).
+    #[arg(long)]
+    projects: Option<usize>,
+    /// Published blogs per project (default 10000; 5000 with --quick, so the sitemap is full).
+    #[arg(long)]
+    blogs_per_project: Option<usize>,
+    /// Internal-link placeholders per post.
+    #[arg(long, default_value_t = 5)]
+    links_per_post: usize,
+    /// Measured seconds per endpoint and server (default 5; 2 with --quick).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Unmeasured seconds before each measurement.
+    #[arg(long, default_value_t = 1.0)]
+    warmup: f64,
+    /// Rounds: each runs every endpoint on blogread and on the floor (order alternating).
+    #[arg(long, default_value_t = 1)]
+    rounds: usize,
+    /// Concurrent keep-alive connections of the client.
+    #[arg(long, default_value_t = 32)]
+    connections: usize,
+    /// Threads of the client's runtime.
+    #[arg(long, default_value_t = 2)]
+    client_threads: usize,
+    /// The server's response cache in MiB (0 turns it off).
+    #[arg(long, default_value_t = 64)]
+    response_cache_mib: u64,
+    /// Measure only the endpoints whose name contains this text (e.g. `304`, `single`).
+    #[arg(long)]
+    only: Option<String>,
+    /// Write the results table (markdown) here too.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The commit measured, for the results (the run script passes `git describe`).
+    #[arg(long, env = "BLOGREAD_BENCH_COMMIT", default_value = "unknown")]
+    commit: String,
+    /// Where the blogread server's log goes (default: discarded, as a pipe would take it).
+    #[arg(long)]
+    server_log: Option<PathBuf>,
+    /// Scratch directory (captured responses).
+    #[arg(long, default_value = "target/blogread-bench")]
+    work_dir: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+enum ChildMode {
+    /// (internal) Serve blogread on 127.0.0.1:0 and print a ready line.
+    #[command(hide = true)]
+    ServeBlogread {
+        #[arg(long)]
+        database_url: String,
+        /// The data set to seed (JSON of `Spec`) when the database is `memory:`.
+        #[arg(long)]
+        spec: String,
+        #[arg(long)]
+        response_cache_mib: u64,
+    },
+    /// (internal) Serve the floor routes of a JSON file on 127.0.0.1:0.
+    #[command(hide = true)]
+    ServeFloor {
+        #[arg(long)]
+        routes: PathBuf,
+    },
+}
+
+/// What a child server prints on its first stdout line when it listens.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Ready {
+    addr: SocketAddr,
+    seeded: Option<Seeded>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.child {
+        Some(ChildMode::ServeBlogread {
+            database_url,
+            spec,
+            response_cache_mib,
+        }) => server_runtime().block_on(serve_blogread(&database_url, &spec, response_cache_mib)),
+        Some(ChildMode::ServeFloor { routes }) => server_runtime().block_on(serve_floor(&routes)),
+        None => orchestrate(cli.run),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The runtime `#[tokio::main]` gives the real server: multi-threaded, one worker per core.
+fn server_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+fn announce(ready: &Ready) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    let line = serde_json::to_string(ready).map_err(|e| e.to_string())?;
+    writeln!(out, "{line}")
+        .and_then(|()| out.flush())
+        .map_err(|e| e.to_string())
+}
+
+async fn serve_blogread(database_url: &str, spec: &str, cache_mib: u64) -> Result<(), String> {
+    // As `blogread-server serve` does: the default `info` filter, one line per request.
+    blogread_server::telemetry::init(false);
+    let spec: Spec = serde_json::from_str(spec).map_err(|e| e.to_string())?;
+    let store: Arc<dyn Store> = match database_url {
+        "memory:" => Arc::new(MemoryStore::new()),
+        other => {
+            return Err(format!(
+                "unsupported database URL `{other}`: this build has the in-memory store only"
+            ));
+        }
+    };
+    let service = Service::new(store)
+        .with_response_cache(ResponseCache::new(cache_mib.saturating_mul(1024 * 1024)));
+    let seeded = data::seed(&service, spec, |_| {})
+        .await
+        .map_err(|e| format!("seeding: {e}"))?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    announce(&Ready {
+        addr,
+        seeded: Some(seeded),
+    })?;
+    blogread_server::run(listener, service, std::future::pending())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn serve_floor(routes: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(routes).map_err(|e| format!("{}: {e}", routes.display()))?;
+    let routes: Vec<FloorRoute> = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let floor = Floor::new(routes)?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    announce(&Ready { addr, seeded: None })?;
+    let acceptor = poem::listener::TcpAcceptor::from_tokio(listener).map_err(|e| e.to_string())?;
+    poem::Server::new_with_acceptor(acceptor)
+        .run(floor)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// A child server, killed when dropped.
+struct Server {
+    child: Child,
+    ready: Ready,
+}
+
+impl Server {
+    fn start(args: &[String], log: Option<&Path>) -> Result<Self, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let stderr = match log {
+            Some(path) => Stdio::from(
+                std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?,
+            ),
+            None => Stdio::null(),
+        };
+        let mut child = Command::new(exe)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let stdout = child.stdout.take().expect("piped");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .map_err(|e| e.to_string())?;
+        if line.is_empty() {
+            let status = child.wait().map_err(|e| e.to_string())?;
+            return Err(format!(
+                "server `{}` exited before listening ({status}); rerun with --server-log FILE",
+                args[0]
+            ));
+        }
+        let ready: Ready = serde_json::from_str(&line).map_err(|e| e.to_string())?;
+        Ok(Self { child, ready })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One endpoint to measure.
+struct Endpoint {
+    name: &'static str,
+    path: String,
+    if_none_match: Option<String>,
+    target: f64,
+    /// The floor row this one is compared with (itself unless stated).
+    compare_with: Option<usize>,
+}
+
+/// What one server did on one endpoint.
+struct Measured {
+    stats: Stats,
+    peak_rss_mib: Option<f64>,
+    cpu_us_per_request: Option<f64>,
+}
+
+fn orchestrate(args: RunArgs) -> Result<(), String> {
+    let spec = Spec {
+        projects: args.projects.unwrap_or(if args.quick { 2 } else { 10 }),
+        blogs_per_project: args
+            .blogs_per_project
+            .unwrap_or(if args.quick { 5000 } else { 10_000 }),
+        links_per_post: args.links_per_post,
+    };
+    let duration = args.duration.unwrap_or(if args.quick { 2.0 } else { 5.0 });
+    let load = Load {
+        connections: args.connections,
+        warmup: Duration::from_secs_f64(args.warmup),
+        duration: Duration::from_secs_f64(duration),
+    };
+    std::fs::create_dir_all(&args.work_dir).map_err(|e| e.to_string())?;
+
+    eprintln!(
+        "seeding {} projects x {} published blogs (~8 KB, {} internal links each) into {} ...",
+        spec.projects, spec.blogs_per_project, spec.links_per_post, args.database_url
+    );
+    let started = std::time::Instant::now();
+    let blogread = Server::start(
+        &[
+            "serve-blogread".into(),
+            "--database-url".into(),
+            args.database_url.clone(),
+            "--spec".into(),
+            serde_json::to_string(&spec).map_err(|e| e.to_string())?,
+            "--response-cache-mib".into(),
+            args.response_cache_mib.to_string(),
+        ],
+        args.server_log.as_deref(),
+    )?;
+    let seeded = blogread
+        .ready
+        .seeded
+        .clone()
+        .ok_or("the blogread server did not say what it seeded")?;
+    eprintln!(
+        "blogread listening on {} after {:.1} s (seeding included)",
+        blogread.ready.addr,
+        started.elapsed().as_secs_f64()
+    );
+
+    let client_rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.client_threads)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let auth = format!("Bearer {}", seeded.keys[0]);
+    let list50 = "/blog/api/v1/public/blogs?limit=50".to_owned();
+    let mut endpoints = vec![
+        Endpoint {
+            name: "list 50, no content",
+            path: list50.clone(),
+            if_none_match: None,
+            target: 0.5,
+            compare_with: None,
+        },
+        Endpoint {
+            name: "list 100 with content",
+            path: "/blog/api/v1/public/blogs?limit=100&include_content=true".into(),
+            if_none_match: None,
+            target: 0.5,
+            compare_with: None,
+        },
+        Endpoint {
+            name: "single blog",
+            path: format!("/blog/api/v1/public/blogs/{}", seeded.sample_slug),
+            if_none_match: None,
+            target: 0.5,
+            compare_with: None,
+        },
+        Endpoint {
+            name: "sitemap (5000)",
+            path: "/blog/api/v1/public/blogs/sitemap".into(),
+            if_none_match: None,
+            target: 0.5,
+            compare_with: None,
+        },
+    ];
+
+    // Capture blogread's answers: these are the bytes the floor will send.
+    let mut routes = Vec::new();
+    let mut captured = Vec::new();
+    for e in &endpoints {
+        let req = client::get(&e.path, &[("Authorization", &auth)]);
+        let c = client_rt
+            .block_on(client::fetch(blogread.ready.addr, &req))
+            .map_err(|err| format!("{}: {err}", e.name))?;
+        if c.status != 200 {
+            return Err(format!(
+                "{}: blogread answered {}: {}",
+                e.name,
+                c.status,
+                String::from_utf8_lossy(&c.body)
+            ));
+        }
+        let body = String::from_utf8(c.body.clone()).map_err(|err| err.to_string())?;
+        if body.contains("[INTERNAL:") {
+            return Err(format!("{}: a raw placeholder left blogread", e.name));
+        }
+        routes.push(FloorRoute {
+            path_and_query: e.path.clone(),
+            content_type: c.header("content-type").unwrap_or_default().to_owned(),
+            etag: c.header("etag").map(str::to_owned),
+            body,
+        });
+        captured.push(c);
+    }
+    let list_etag = captured[0]
+        .header("etag")
+        .ok_or("no ETag on the list")?
+        .to_owned();
+    endpoints.push(Endpoint {
+        name: "304 revalidation (list 50)",
+        path: list50,
+        if_none_match: Some(list_etag),
+        target: 0.8,
+        compare_with: Some(0),
+    });
+    let routes_file = args.work_dir.join("floor-routes.json");
+    std::fs::write(
+        &routes_file,
+        serde_json::to_vec(&routes).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let floor = Server::start(
+        &[
+            "serve-floor".into(),
+            "--routes".into(),
+            routes_file.display().to_string(),
+        ],
+        None,
+    )?;
+
+    // The floor must send exactly what blogread sent.
+    for (e, c) in endpoints.iter().zip(&captured) {
+        let req = client::get(&e.path, &[("Authorization", &auth)]);
+        let f = client_rt
+            .block_on(client::fetch(floor.ready.addr, &req))
+            .map_err(|err| format!("floor {}: {err}", e.name))?;
+        if f.body != c.body || f.header("etag") != c.header("etag") {
+            return Err(format!("floor {}: different bytes from blogread's", e.name));
+        }
+    }
+
+    let targets = |addr: SocketAddr| -> Vec<Target> {
+        endpoints
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let mut headers = vec![("Authorization", auth.as_str())];
+                if let Some(tag) = &e.if_none_match {
+                    headers.push(("If-None-Match", tag.as_str()));
+                }
+                let (status, body_len) = match e.if_none_match {
+                    Some(_) => (304, 0),
+                    None => (200, captured[i].body.len()),
+                };
+                Target {
+                    addr,
+                    request: client::get(&e.path, &headers),
+                    status,
+                    body_len,
+                }
+            })
+            .collect()
+    };
+    let blogread_targets = targets(blogread.ready.addr);
+    let floor_targets = targets(floor.ready.addr);
+
+    let startup_peak = procfs::peak_rss_mib(blogread.pid());
+    let mut results: Vec<[Option<Measured>; 2]> = endpoints.iter().map(|_| [None, None]).collect();
+    for round in 0..args.rounds {
+        for (i, e) in endpoints.iter().enumerate() {
+            if args
+                .only
+                .as_deref()
+                .is_some_and(|only| !e.name.contains(only))
+            {
+                continue;
+            }
+            let order: [usize; 2] = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+            for side in order {
+                let (server, target) = match side {
+                    0 => (&blogread, &blogread_targets[i]),
+                    _ => (&floor, &floor_targets[i]),
+                };
+                eprintln!(
+                    "round {}/{}: {} on {} ...",
+                    round + 1,
+                    args.rounds,
+                    e.name,
+                    if side == 0 { "blogread" } else { "floor" }
+                );
+                let m = measure(&client_rt, server.pid(), target, load);
+                let slot = &mut results[i][side];
+                *slot = Some(match slot.take() {
+                    None => m,
+                    Some(mut prev) => {
+                        prev.stats.merge(&m.stats);
+                        prev.peak_rss_mib = max_opt(prev.peak_rss_mib, m.peak_rss_mib);
+                        prev.cpu_us_per_request =
+                            avg_opt(prev.cpu_us_per_request, m.cpu_us_per_request);
+                        prev
+                    }
+                });
+            }
+        }
+    }
+    let overall_peak = results
+        .iter()
+        .filter_map(|r| r[0].as_ref().and_then(|m| m.peak_rss_mib))
+        .fold(startup_peak.unwrap_or(0.0), f64::max);
+
+    let report = report(
+        &args,
+        &spec,
+        duration,
+        &endpoints,
+        &captured,
+        &results,
+        startup_peak,
+        overall_peak,
+    );
+    println!("{report}");
+    if let Some(out) = &args.out {
+        std::fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
+        eprintln!("results written to {}", out.display());
+    }
+    Ok(())
+}
+
+fn max_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn avg_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some((a + b) / 2.0),
+        (a, b) => a.or(b),
+    }
+}
+
+fn measure(rt: &tokio::runtime::Runtime, pid: u32, target: &Target, load: Load) -> Measured {
+    procfs::reset_peak(pid);
+    let cpu_before = procfs::cpu_seconds(pid);
+    let stats = rt.block_on(client::run(target, load));
+    let cpu_after = procfs::cpu_seconds(pid);
+    let peak = procfs::peak_rss_mib(pid);
+    // CPU is spent over the warm-up too: divide by the requests of the whole phase, estimated
+    // from the measured rate.
+    let phase = (load.warmup + load.duration).as_secs_f64();
+    let cpu_us_per_request = match (cpu_before, cpu_after) {
+        (Some(b), Some(a)) if stats.requests > 0 => Some((a - b) * 1e6 / (stats.rps() * phase)),
+        _ => None,
+    };
+    Measured {
+        stats,
+        peak_rss_mib: peak,
+        cpu_us_per_request,
+    }
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or_else(String::new, |k| {
+            format!(", {:.0} GiB", k as f64 / 1048576.0)
+        });
+    format!("{cores} cores ({cpu}){total}")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    args: &RunArgs,
+    spec: &Spec,
+    duration: f64,
+    endpoints: &[Endpoint],
+    captured: &[client::Captured],
+    results: &[[Option<Measured>; 2]],
+    startup_peak: Option<f64>,
+    overall_peak: f64,
+) -> String {
+    let mut out = String::new();
+    let date = chrono_like_now();
+    out.push_str(&format!(
+        "Load benchmark, {date}, commit {}\n\n\
+         - machine: {}; **the 2 cores are shared by the client and the server under test**, \
+         and the client is the same for blogread and the floor ({} keep-alive connections, {} \
+         client threads, closed loop)\n\
+         - data: {} projects x {} published blogs (~8 KB, {} internal links each), database \
+         `{}`; blogread's response cache {} MiB\n\
+         - each endpoint: {:.0} s warm-up + {:.0} s measured per server, {} round(s); the \
+         floor is poem answering the bytes captured from blogread from memory\n\
+         - blogread runs as `blogread-server serve` does (same runtime, middleware and `info` \
+         request log, written to a discarded stderr)\n\n",
+        args.commit,
+        machine(),
+        args.connections,
+        args.client_threads,
+        spec.projects,
+        spec.blogs_per_project,
+        spec.links_per_post,
+        args.database_url,
+        args.response_cache_mib,
+        args.warmup,
+        duration,
+        args.rounds,
+    ));
+    out.push_str(
+        "| endpoint | body | blogread req/s | p50 ms | p99 ms | CPU µs/req | floor req/s | p50 ms | p99 ms | CPU µs/req | ratio | target | met | blogread peak RSS |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n",
+    );
+    for (i, e) in endpoints.iter().enumerate() {
+        let (Some(b), Some(f)) = (&results[i][0], &results[i][1]) else {
+            continue;
+        };
+        let floor_ref = match e.compare_with {
+            Some(j) => match results[j][1].as_ref() {
+                Some(r) => r,
+                None => continue,
+            },
+            None => f,
+        };
+        let ratio = b.stats.rps() / floor_ref.stats.rps();
+        let body = if e.if_none_match.is_some() {
+            "304".to_owned()
+        } else {
+            human_bytes(captured[i].body.len())
+        };
+        let vs = if e.compare_with.is_some() {
+            " (vs floor's 200)"
+        } else {
+            ""
+        };
+        let errors = if b.stats.errors + f.stats.errors > 0 {
+            format!(" ⚠ errors {}/{}", b.stats.errors, f.stats.errors)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "| {}{errors} | {body} | {:.0} | {:.2} | {:.2} | {} | {:.0} | {:.2} | {:.2} | {} | {:.2}{vs} | ≥ {} | {} | {} |\n",
+            e.name,
+            b.stats.rps(),
+            b.stats.latency_ms(0.5),
+            b.stats.latency_ms(0.99),
+            fmt_opt(b.cpu_us_per_request, 0),
+            f.stats.rps(),
+            f.stats.latency_ms(0.5),
+            f.stats.latency_ms(0.99),
+            fmt_opt(f.cpu_us_per_request, 0),
+            ratio,
+            e.target,
+            if ratio >= e.target { "yes" } else { "**no**" },
+            fmt_opt(b.peak_rss_mib, 1).to_owned() + " MiB",
+        ));
+    }
+    out.push_str(&format!(
+        "\nblogread server peak memory (VmHWM): {:.1} MiB during the runs (target < 150 MiB: {}); \
+         {} MiB after start-up{}.\n",
+        overall_peak,
+        if overall_peak < 150.0 {
+            "met"
+        } else {
+            "**missed**"
+        },
+        fmt_opt(startup_peak, 1),
+        if args.database_url == "memory:" {
+            " (the in-memory store holds the whole data set in the server process)"
+        } else {
+            ""
+        }
+    ));
+    out
+}
+
+fn fmt_opt(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| "n/a".into(), |v| format!("{v:.decimals$}"))
+}
+
+fn human_bytes(n: usize) -> String {
+    if n >= 1024 * 1024 {
+        format!("{:.2} MiB", n as f64 / 1048576.0)
+    } else {
+        format!("{:.1} KiB", n as f64 / 1024.0)
+    }
+}
+
+/// Today's date in UTC as `YYYY-MM-DD`, from the core's timestamp type.
+fn chrono_like_now() -> String {
+    let now = blogread_core::domain::Timestamp::now().to_string();
+    now.get(..10).unwrap_or(&now).to_owned()
+}
