@@ -1,12 +1,89 @@
 //! # blogread-core
 //!
-//! The framework-agnostic heart of blogread.
+//! The framework-agnostic heart of blogread: it stores the blog posts of many projects and
+//! serves each project's *published* posts, read-only, to static-site generators at build
+//! time. This crate holds everything but HTTP:
+//!
+//! - [`domain`]: types that cannot hold invalid values (slugs, keys, ids, blog fields,
+//!   timestamps) and the read models of the public API;
+//! - [`store`]: the storage seam ([`store::Store`]) and the in-memory backend
+//!   ([`store::MemoryStore`]);
+//! - [`read`]: the public read rules (paging, clamping, category filter, sitemap, ETags);
+//! - [`links`]: resolution of `[INTERNAL:slug]` placeholders at read time;
+//! - [`word_count`]: the `word_count` of a resolved body;
+//! - [`lifecycle`]: create, edit, publish, re-sync, unpublish, delete, and the visible-content
+//!   event each one is;
+//! - [`hook`]: deploy hook URL rules, the address policy and the notifier that POSTs to it;
+//! - [`auth`]: who may do what, decided here and not in a server's handlers;
+//! - [`Service`]: every operation, authorisation first, over any store.
+//!
+//! A server (see `blogread-server`) is HTTP in, one [`Service`] call, HTTP out.
+//!
+//! ## Resolving a post body
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use blogread_core::links::{resolve, LinkContext};
+//!
+//! // The published blogs the body refers to: slug -> published title.
+//! let published = HashMap::from([("hello-world".to_string(), "Hello, world".to_string())]);
+//! let ctx = LinkContext::new(Some("https://example.com"), published);
+//!
+//! let body = r#"<p>Read <a href="[INTERNAL:hello-world]">my first post</a>, not [INTERNAL:draft-post].</p>"#;
+//! assert_eq!(
+//!     resolve(body, &ctx),
+//!     r#"<p>Read <a href="https://example.com/blog/hello-world/">my first post</a>, not .</p>"#
+//! );
+//! ```
+//!
+//! ## Reading a list through the in-memory store
+//!
+//! ```
+//! use std::sync::Arc;
+//! use blogread_core::auth::PublicCredentials;
+//! use blogread_core::domain::{NewBlog, OperatorToken};
+//! use blogread_core::read::RawListParams;
+//! use blogread_core::store::MemoryStore;
+//! use blogread_core::Service;
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let operator = "an-operator-token-of-at-least-32-characters";
+//! let service = Service::new(Arc::new(MemoryStore::new()))
+//!     .with_operator_token(OperatorToken::new(operator)?);
+//! let auth = format!("Bearer {operator}");
+//!
+//! let project = service.create_project(Some(&auth), "My blog".into(), None).await?;
+//! let public_key = service.generate_public_key(Some(&auth), project.id).await?.key;
+//!
+//! let draft = NewBlog {
+//!     title: "Hello, world".into(),
+//!     slug: "hello-world".into(),
+//!     content: Some("<p>First words.</p>".into()),
+//!     ..Default::default()
+//! };
+//! let blog = service.create_blog(Some(&auth), project.id, draft).await?;
+//! service.publish_blog(Some(&auth), project.id, blog.id.parse()?, None).await?;
+//!
+//! // What a static site fetches at build time:
+//! let credentials = PublicCredentials::new(None, Some(&public_key));
+//! let list = service
+//!     .list_blogs(credentials, RawListParams::default(), None)
+//!     .await?
+//!     .into_value()
+//!     .expect("no If-None-Match was sent, so the response is fresh");
+//! assert_eq!(list.total, 1);
+//! assert_eq!(list.blogs[0].slug, "hello-world");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
 #![forbid(unsafe_code)]
 
 pub mod auth;
 pub mod clock;
 pub mod domain;
 pub mod error;
+mod firing;
+pub mod hook;
 pub mod lifecycle;
 pub mod links;
 pub mod read;

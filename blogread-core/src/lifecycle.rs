@@ -53,11 +53,11 @@ pub fn publish(
             (requested.unwrap_or(snapshot.published_at), Trigger::Updated)
         }
     };
-    blog.state = BlogState::Published(PublishedSnapshot {
+    blog.state = BlogState::Published(Box::new(PublishedSnapshot {
         fields: blog.working.clone(),
         published_at,
         updated_at: now,
-    });
+    }));
     blog.updated_at = now;
     Ok(Some(event))
 }

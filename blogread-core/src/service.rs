@@ -5,14 +5,19 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use std::time::Duration;
+
 use crate::auth::{Access, Principal, authorize};
 use crate::clock::{Clock, SystemClock};
 use crate::domain::{
     AdminToken, AdminTokenId, AdminTokenRecord, AgentKey, AgentKeyId, AgentKeyRecord, BlogId,
-    BlogPatch, BlogStatus, ManagedBlog, NewBlog, OperatorToken, Project, ProjectId, ProjectName,
-    PublicKey, SiteUrl, StoredPublicKey, Timestamp, Trigger,
+    BlogPatch, BlogStatus, Delivery, DeployHookTestResult, DeployHookView, ManagedBlog, NewBlog,
+    OperatorToken, Project, ProjectId, ProjectName, PublicKey, SiteUrl, StoredPublicKey, Timestamp,
+    Trigger,
 };
-use crate::error::{Error, NotFound, Result};
+use crate::error::{Error, FieldError, NotFound, Result};
+use crate::firing::{Firings, UnavailableNotifier};
+use crate::hook::{AddressPolicy, DeployHookUrl, HttpNotifier, Notifier, Resolver, SystemResolver};
 use crate::lifecycle;
 use crate::store::{KeyWrite, Store};
 
@@ -22,6 +27,10 @@ pub struct Service {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     operator: Option<OperatorToken>,
+    notifier: Arc<dyn Notifier>,
+    hook_resolver: Arc<dyn Resolver>,
+    hook_policy: AddressPolicy,
+    firings: Firings,
 }
 
 /// A blog write's result: the blog as the management API shows it and the visible-content
@@ -105,13 +114,57 @@ pub struct ManagedBlogList {
 }
 
 impl Service {
-    /// A service over `store`, with the system clock and no operator token.
+    /// A service over `store`, with the system clock, no operator token, and deploy hooks
+    /// fired by an [`HttpNotifier`] that contacts only globally reachable addresses.
     pub fn new(store: Arc<dyn Store>) -> Self {
+        let notifier: Arc<dyn Notifier> = match HttpNotifier::new() {
+            Ok(n) => Arc::new(n),
+            Err(err) => {
+                tracing::error!(error = %err, "deploy hooks cannot be fired");
+                Arc::new(UnavailableNotifier(err.to_string()))
+            }
+        };
         Self {
             store,
             clock: Arc::new(SystemClock),
             operator: None,
+            notifier,
+            hook_resolver: Arc::new(SystemResolver),
+            hook_policy: AddressPolicy::GlobalOnly,
+            firings: Firings::default(),
         }
+    }
+
+    /// Replaces the notifier that fires deploy hooks (tests, custom transports).
+    pub fn with_notifier(mut self, notifier: Arc<dyn Notifier>) -> Self {
+        self.notifier = notifier;
+        self
+    }
+
+    /// Replaces the resolver and address policy that judge a deploy hook URL when it is saved.
+    /// [`AddressPolicy::GlobalOnly`] is the default and the only sensible choice outside tests.
+    pub fn with_hook_resolver(
+        mut self,
+        resolver: Arc<dyn Resolver>,
+        policy: AddressPolicy,
+    ) -> Self {
+        self.hook_resolver = resolver;
+        self.hook_policy = policy;
+        self
+    }
+
+    pub(crate) fn notifier(&self) -> &dyn Notifier {
+        self.notifier.as_ref()
+    }
+
+    pub(crate) fn firings(&self) -> &Firings {
+        &self.firings
+    }
+
+    /// Waits until no deploy hook firing is in flight, at most `timeout` (a server drains
+    /// with this on shutdown; tests await firings with it). True when none is left.
+    pub async fn wait_for_firings(&self, timeout: Duration) -> bool {
+        self.firings.wait_idle(timeout).await
     }
 
     /// Sets the operator token (from `BLOGREAD_ADMIN_TOKEN` in the server).
@@ -419,6 +472,89 @@ impl Service {
         Ok(())
     }
 
+    // ---- deploy hook ----
+
+    /// The deploy hook (project admin): the URL is a credential, shown to admins only.
+    pub async fn deploy_hook(
+        &self,
+        authorization: Option<&str>,
+        project: ProjectId,
+    ) -> Result<DeployHookView> {
+        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+            .await?;
+        self.existing_project(project).await?;
+        Ok(DeployHookView::new(self.store.deploy_hook(project).await?))
+    }
+
+    /// Saves or replaces the deploy hook (project admin). The URL is judged as sent: every
+    /// rule of DECISIONS.md section 8, including that its host resolves to global addresses
+    /// only; a broken rule is 422 naming it, and nothing is saved.
+    pub async fn save_deploy_hook(
+        &self,
+        authorization: Option<&str>,
+        project: ProjectId,
+        url: String,
+    ) -> Result<DeployHookView> {
+        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+            .await?;
+        self.existing_project(project).await?;
+        let invalid = |e: crate::hook::HookUrlError| {
+            Error::Invalid(FieldError::new("deploy_hook_url", e.to_string()))
+        };
+        let parsed = DeployHookUrl::parse(&url).map_err(invalid)?;
+        parsed
+            .vet(self.hook_resolver.as_ref(), self.hook_policy)
+            .await
+            .map_err(invalid)?;
+        self.store.set_deploy_hook(project, Some(&url)).await?;
+        Ok(DeployHookView::new(Some(url)))
+    }
+
+    /// Removes the deploy hook (project admin); removing none is a success.
+    pub async fn remove_deploy_hook(
+        &self,
+        authorization: Option<&str>,
+        project: ProjectId,
+    ) -> Result<()> {
+        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+            .await?;
+        self.existing_project(project).await?;
+        self.store.set_deploy_hook(project, None).await
+    }
+
+    /// Sends one real POST to the saved hook and reports the outcome (project admin); 404
+    /// when no hook is saved. The attempt is recorded in the delivery log as `test`.
+    pub async fn test_deploy_hook(
+        &self,
+        authorization: Option<&str>,
+        project: ProjectId,
+    ) -> Result<DeployHookTestResult> {
+        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+            .await?;
+        self.existing_project(project).await?;
+        let outcome = self
+            .fire_now(project, Trigger::Test, None)
+            .await
+            .ok_or(Error::NotFound(NotFound::DeployHook))?;
+        Ok(DeployHookTestResult::new(
+            outcome.success,
+            outcome.status_code,
+            outcome.message,
+        ))
+    }
+
+    /// The delivery log, newest first, the last 100 (project admin).
+    pub async fn deliveries(
+        &self,
+        authorization: Option<&str>,
+        project: ProjectId,
+    ) -> Result<Vec<Delivery>> {
+        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+            .await?;
+        self.existing_project(project).await?;
+        self.store.deliveries(project).await
+    }
+
     // ---- blogs ----
 
     /// Creates a draft (agent or admin). Never fires the hook.
@@ -540,7 +676,10 @@ impl Service {
             .await?;
         let blog = self.store.delete_blog(project, id).await?;
         let event = lifecycle::deletion_event(&blog);
-        self.after_visible_change(project, &blog.working.slug().to_string(), event);
+        if let (Some(event), Some(snapshot)) = (event, blog.state.snapshot()) {
+            self.fire(project, event, snapshot.fields.slug().to_string())
+                .await;
+        }
         Ok(event)
     }
 
@@ -551,17 +690,18 @@ impl Service {
         change: crate::store::BlogChange,
     ) -> Result<BlogWrite> {
         let (blog, event) = self.store.update_blog(project, id, change).await?;
-        self.after_visible_change(project, blog.working.slug().as_str(), event);
+        if let Some(event) = event {
+            // The slug the public saw: the published one (unpublish keeps no snapshot, so
+            // the working slug names it then).
+            let slug = blog
+                .state
+                .snapshot()
+                .map_or(blog.working.slug(), |s| s.fields.slug());
+            self.fire(project, event, slug.to_string()).await;
+        }
         Ok(BlogWrite {
             blog: ManagedBlog::from(&blog),
             event,
         })
-    }
-
-    /// Where visible-content events go once they are committed.
-    fn after_visible_change(&self, _project: ProjectId, _slug: &str, event: Option<Trigger>) {
-        if let Some(event) = event {
-            tracing::debug!(trigger = %event, "visible content changed");
-        }
     }
 }

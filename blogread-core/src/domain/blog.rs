@@ -389,7 +389,7 @@ pub enum BlogState {
     /// Never published.
     Draft,
     /// Visible, with its snapshot.
-    Published(PublishedSnapshot),
+    Published(Box<PublishedSnapshot>),
     /// Taken down; the first publication time is kept for the next publish.
     Unpublished {
         /// When it was first published.
@@ -419,7 +419,7 @@ impl BlogState {
     /// The snapshot, when published.
     pub fn snapshot(&self) -> Option<&PublishedSnapshot> {
         match self {
-            BlogState::Published(s) => Some(s),
+            BlogState::Published(s) => Some(s.as_ref()),
             _ => None,
         }
     }

@@ -332,11 +332,7 @@ impl Store for MemoryStore {
 
     async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog> {
         let mut inner = self.write();
-        if !inner
-            .blogs
-            .get(&id)
-            .is_some_and(|b| b.project_id == project)
-        {
+        if inner.blogs.get(&id).is_none_or(|b| b.project_id != project) {
             return Err(Error::NotFound(NotFound::Blog));
         }
         let blog = inner

@@ -241,7 +241,7 @@ impl BlogRow {
                     parse_list("pub_tags", &required(self.pub_tags, "pub_tags")?)?,
                 )
                 .map_err(|e| corrupt("published snapshot", e))?;
-                BlogState::Published(PublishedSnapshot {
+                BlogState::Published(Box::new(PublishedSnapshot {
                     fields,
                     published_at: timestamp(
                         "published_at",
@@ -251,7 +251,7 @@ impl BlogRow {
                         "published_updated_at",
                         required(self.published_updated_at, "published_updated_at")?,
                     )?,
-                })
+                }))
             }
             other => return Err(corrupt("blog status", other)),
         };

@@ -3,6 +3,7 @@
 //! ([`crate::store_contract_tests!`]).
 
 pub mod contract;
+pub mod receiver;
 
 use std::sync::Arc;
 
