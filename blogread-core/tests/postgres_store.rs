@@ -4,6 +4,7 @@
 //! prints that it was skipped and passes, unless `BLOGREAD_REQUIRE_POSTGRES=1`, which makes a
 //! missing server a failure. `scripts/with-postgres` provides a throw-away server.
 
+use std::io::Write as _;
 use std::sync::Arc;
 
 use blogread_core::store::{PostgresStore, Store, open_store};
@@ -43,7 +44,7 @@ impl Drop for DropDatabase {
     }
 }
 
-fn server_url(case: &str) -> Option<String> {
+fn server_url() -> Option<String> {
     match std::env::var("BLOGREAD_TEST_POSTGRES_URL") {
         Ok(url) if !url.trim().is_empty() => Some(url),
         _ if std::env::var("BLOGREAD_REQUIRE_POSTGRES").as_deref() == Ok("1") => panic!(
@@ -51,7 +52,11 @@ fn server_url(case: &str) -> Option<String> {
              run the tests under scripts/with-postgres"
         ),
         _ => {
-            eprintln!(
+            // Straight to stderr, past the test harness's capture, so that the skip shows.
+            // The harness names each test's thread after the test.
+            let case = std::thread::current().name().unwrap_or("a case").to_owned();
+            let _ = writeln!(
+                std::io::stderr(),
                 "skipped {case}: BLOGREAD_TEST_POSTGRES_URL is not set (run under scripts/with-postgres)"
             );
             None
@@ -60,8 +65,8 @@ fn server_url(case: &str) -> Option<String> {
 }
 
 /// A fresh, empty database on the test server, with its URL and its guard.
-async fn fresh_database(case: &str) -> Option<(String, DropDatabase)> {
-    let admin_url = server_url(case)?;
+async fn fresh_database() -> Option<(String, DropDatabase)> {
+    let admin_url = server_url()?;
     let name = format!("blogread_test_{}", uuid::Uuid::now_v7().simple());
     let mut admin = PgConnection::connect(&admin_url)
         .await
@@ -77,20 +82,20 @@ async fn fresh_database(case: &str) -> Option<(String, DropDatabase)> {
     Some((url.into(), DropDatabase { admin_url, name }))
 }
 
-async fn postgres(case: &str) -> Option<(Arc<dyn Store>, DropDatabase)> {
-    let (url, guard) = fresh_database(case).await?;
+async fn postgres() -> Option<(Arc<dyn Store>, DropDatabase)> {
+    let (url, guard) = fresh_database().await?;
     let store = PostgresStore::connect(&url)
         .await
         .expect("open PostgreSQL store");
     Some((Arc::new(store), guard))
 }
 
-blogread_core::store_contract_tests!(guarded postgres(module_path!()).await);
+blogread_core::store_contract_tests!(guarded postgres().await);
 
 #[tokio::test]
 async fn reconnecting_runs_no_migration_twice_and_keeps_the_data() {
     use blogread_core::domain::{Project, ProjectName, Timestamp};
-    let Some((url, _guard)) = fresh_database("reconnecting").await else {
+    let Some((url, _guard)) = fresh_database().await else {
         return;
     };
     let project = Project::new(
