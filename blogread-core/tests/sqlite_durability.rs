@@ -140,5 +140,21 @@ async fn every_returned_publish_survives_a_kill_9_of_the_writer() {
         page.total, published,
         "category rows match the published blogs"
     );
+    let all = store
+        .published_page(
+            *project,
+            &blogread_core::store::PageQuery {
+                limit: 1,
+                offset: 0,
+                category: None,
+                include_content: false,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        all.total, published,
+        "the published count matches the published blogs"
+    );
     assert!(published >= KILL_AFTER as u64);
 }

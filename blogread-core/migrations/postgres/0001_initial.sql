@@ -10,6 +10,9 @@ CREATE TABLE projects (
     created_at      bigint NOT NULL,
     -- Bumped in the same transaction as every write that changes what the public API returns.
     content_version bigint NOT NULL DEFAULT 0,
+    -- The number of published blogs, kept in the same transactions (the list's unfiltered
+    -- total without counting 10,000 index entries per request).
+    published_count bigint NOT NULL DEFAULT 0,
     deploy_hook_url text
 );
 

@@ -11,8 +11,8 @@ use std::str::FromStr;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
 
-use super::sql::{DbId, blog_columns, sql_store, storage};
-use crate::domain::ProjectId;
+use super::sql::{DbId, SitemapRow, blog_columns, sql_store, storage};
+use crate::domain::{ProjectId, SitemapEntry};
 use crate::error::{Error, Result};
 
 /// A [`Store`](super::Store) in a PostgreSQL database.
@@ -82,6 +82,20 @@ impl PostgresStore {
         .await
         .map_err(storage)?;
         Ok(rows.into_iter().collect())
+    }
+
+    async fn sitemap_entries(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
+        let rows: Vec<SitemapRow> = sqlx::query_as(
+            "SELECT pub_slug AS slug, published_at, published_updated_at AS updated_at \
+             FROM blogs WHERE project_id = $1 AND status = 'published' \
+             ORDER BY published_at DESC, id DESC LIMIT $2",
+        )
+        .bind(DbId::from(project))
+        .bind(i64::from(cap))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(storage)?;
+        rows.into_iter().map(SitemapRow::into_entry).collect()
     }
 }
 

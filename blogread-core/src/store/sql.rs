@@ -597,8 +597,7 @@ macro_rules! page_query {
     ($($content:literal)?) => {
         concat!(
             "SELECT ", published_columns!(), $($content,)?
-            ", (SELECT COUNT(*) FROM blogs c WHERE c.project_id = $1 \
-             AND c.status = 'published') AS total \
+            ", (SELECT published_count FROM projects p WHERE p.id = $1) AS total \
              FROM blogs b WHERE b.project_id = $1 AND b.status = 'published' \
              ORDER BY b.published_at DESC, b.id DESC LIMIT $2 OFFSET $3"
         )
@@ -639,7 +638,9 @@ pub(crate) const CATEGORY_PAGE_WITH_CONTENT: &str =
 /// - `const LOCK_BLOG: &str`, selecting [`blog_columns!`] of blog `$1` in project `$2`, locked
 ///   for the rest of the transaction;
 /// - `async fn titles(&self, project: ProjectId, slugs: &[String]) -> Result<HashMap<String,
-///   String>>`, the one query behind `published_titles` (called with at least one slug).
+///   String>>`, the one query behind `published_titles` (called with at least one slug);
+/// - `async fn sitemap_entries(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>>`,
+///   the one query behind `sitemap`.
 macro_rules! sql_store {
     ($store:ty, $db:ty) => {
         const _: () = {
@@ -658,14 +659,14 @@ macro_rules! sql_store {
             use $crate::store::sql::{
                 AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, CATEGORY_PAGE,
                 CATEGORY_PAGE_WITH_CONTENT, DbId, DeliveryRow, Derived, PAGE, PAGE_WITH_CONTENT,
-                ProjectRow, PublicKeyRow, PublicProjectRow, PublishedRow, SitemapRow, bind_blog,
+                ProjectRow, PublicKeyRow, PublicProjectRow, PublishedRow, bind_blog,
                 blog_columns, count, published_columns, slug_conflict, sql_count, storage,
                 write_error,
             };
             use $crate::store::{BlogChange, BlogPage, KeyWrite, PageQuery, PublishedPage, Store};
 
-            const BUMP_VERSION: &str =
-                "UPDATE projects SET content_version = content_version + 1 WHERE id = $1";
+            const BUMP_VERSION: &str = "UPDATE projects SET content_version = content_version + 1, \
+                 published_count = published_count + $2 WHERE id = $1";
 
             impl $store {
                 /// Brings the slugs and category rows of `blog` from `old` to `new`.
@@ -724,12 +725,16 @@ macro_rules! sql_store {
                     Ok(())
                 }
 
+                /// Records a change of what the public API shows: bumps the content version
+                /// and moves the published count by `published_delta` (-1, 0 or 1).
                 async fn bump_version(
                     tx: &mut Transaction<'static, $db>,
                     project: ProjectId,
+                    published_delta: i64,
                 ) -> Result<()> {
                     sqlx::query(BUMP_VERSION)
                         .bind(DbId::from(project))
+                        .bind(published_delta)
                         .execute(&mut **tx)
                         .await
                         .map_err(storage)?;
@@ -1013,7 +1018,7 @@ macro_rules! sql_store {
                     Self::write_derived(&mut tx, blog, &Derived::default(), &Derived::of(blog))
                         .await?;
                     if blog.state.snapshot().is_some() {
-                        Self::bump_version(&mut tx, blog.project_id).await?;
+                        Self::bump_version(&mut tx, blog.project_id, 1).await?;
                     }
                     tx.commit().await.map_err(storage)
                 }
@@ -1079,8 +1084,10 @@ macro_rules! sql_store {
                     let mut tx = self.begin_write().await?;
                     let mut blog = Self::locked_blog(&mut tx, project, id).await?;
                     let before = Derived::of(&blog);
+                    let was_published = i64::from(blog.state.snapshot().is_some());
                     // On error the transaction is dropped, which rolls it back.
                     let event = change(&mut blog)?;
+                    let published_delta = i64::from(blog.state.snapshot().is_some()) - was_published;
                     debug_assert_eq!((blog.id, blog.project_id), (id, project));
                     bind_blog!(
                         sqlx::query(
@@ -1100,8 +1107,8 @@ macro_rules! sql_store {
                     .await
                     .map_err(|e| write_error(e, || slug_conflict(&blog)))?;
                     Self::write_derived(&mut tx, &blog, &before, &Derived::of(&blog)).await?;
-                    if event.is_some() {
-                        Self::bump_version(&mut tx, project).await?;
+                    if event.is_some() || published_delta != 0 {
+                        Self::bump_version(&mut tx, project, published_delta).await?;
                     }
                     tx.commit().await.map_err(storage)?;
                     Ok((blog, event))
@@ -1117,7 +1124,7 @@ macro_rules! sql_store {
                         .await
                         .map_err(storage)?;
                     if blog.state.snapshot().is_some() {
-                        Self::bump_version(&mut tx, project).await?;
+                        Self::bump_version(&mut tx, project, -1).await?;
                     }
                     tx.commit().await.map_err(storage)?;
                     Ok(blog)
@@ -1167,11 +1174,12 @@ macro_rules! sql_store {
                         Some(first) => first.total.unwrap_or_default(),
                         None => match &query.category {
                             None => sqlx::query_scalar(
-                                "SELECT COUNT(*) FROM blogs WHERE project_id = $1 AND status = 'published'",
+                                "SELECT published_count FROM projects WHERE id = $1",
                             )
                             .bind(project_id)
-                            .fetch_one(self.read_pool())
-                            .await,
+                            .fetch_optional(self.read_pool())
+                            .await
+                            .map(Option::unwrap_or_default),
                             Some(category) => sqlx::query_scalar(
                                 "SELECT COUNT(*) FROM blog_categories \
                                  WHERE project_id = $1 AND category_key = $2",
@@ -1212,17 +1220,7 @@ macro_rules! sql_store {
                 }
 
                 async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
-                    let rows: Vec<SitemapRow> = sqlx::query_as(
-                        "SELECT pub_slug AS slug, published_at, published_updated_at AS updated_at \
-                         FROM blogs WHERE project_id = $1 AND status = 'published' \
-                         ORDER BY published_at DESC, id DESC LIMIT $2",
-                    )
-                    .bind(DbId::from(project))
-                    .bind(i64::from(cap))
-                    .fetch_all(self.read_pool())
-                    .await
-                    .map_err(storage)?;
-                    rows.into_iter().map(SitemapRow::into_entry).collect()
+                    self.sitemap_entries(project, cap).await
                 }
 
                 async fn published_titles(

@@ -756,6 +756,19 @@ pub async fn delete_bumps_the_content_version_only_when_published(store: Arc<dyn
         .await
         .unwrap();
     assert_eq!(content_version(&f).await, v1, "it was no longer visible");
+    let l = list(&f, RawListParams::default()).await;
+    assert_eq!(
+        (l.total, l.blogs.len()),
+        (0, 0),
+        "the total followed every move"
+    );
+    let again = f.published("again", "Again", "").await;
+    f.publish(&again, None).await;
+    assert_eq!(
+        list(&f, RawListParams::default()).await.total,
+        1,
+        "a re-sync counts once"
+    );
 }
 
 /// A change that fails (a lifecycle rule, a taken slug) writes nothing: the blog, its slugs
