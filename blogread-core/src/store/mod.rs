@@ -58,7 +58,10 @@ pub async fn open_store(url: &str) -> Result<Arc<dyn Store>> {
     }
 }
 
-#[cfg(not(all(feature = "sqlite", feature = "postgres")))]
+#[cfg(all(
+    any(feature = "sqlite", feature = "postgres"),
+    not(all(feature = "sqlite", feature = "postgres"))
+))]
 fn missing_feature(feature: &str) -> crate::Error {
     crate::Error::BadRequest(format!(
         "this database URL needs blogread-core's `{feature}` feature, which this build lacks"

@@ -14,8 +14,7 @@ use uuid::Uuid;
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields, BlogId,
     BlogState, Delivery, DeliveryId, Project, ProjectId, ProjectName, PublicKey, PublicProject,
-    PublishedBlog, PublishedSnapshot, SecretHash, SiteUrl, SitemapEntry, StoredPublicKey,
-    Timestamp, Trigger,
+    PublishedBlog, PublishedSnapshot, SecretHash, SiteUrl, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 
@@ -435,7 +434,8 @@ impl PublishedRow {
     }
 }
 
-/// A sitemap row.
+/// A sitemap row (SQLite reads the sitemap as one JSON value instead).
+#[cfg(feature = "postgres")]
 #[derive(Debug, FromRow)]
 pub(crate) struct SitemapRow {
     slug: String,
@@ -443,9 +443,10 @@ pub(crate) struct SitemapRow {
     updated_at: i64,
 }
 
+#[cfg(feature = "postgres")]
 impl SitemapRow {
-    pub(crate) fn into_entry(self) -> Result<SitemapEntry> {
-        Ok(SitemapEntry::new(
+    pub(crate) fn into_entry(self) -> Result<crate::domain::SitemapEntry> {
+        Ok(crate::domain::SitemapEntry::new(
             self.slug,
             timestamp("published_at", self.published_at)?,
             timestamp("published_updated_at", self.updated_at)?,
