@@ -6,8 +6,10 @@
 //!
 //! - [`domain`]: types that cannot hold invalid values (slugs, keys, ids, blog fields,
 //!   timestamps) and the read models of the public API;
-//! - [`store`]: the storage seam ([`store::Store`]) and the in-memory backend
-//!   ([`store::MemoryStore`]);
+//! - [`store`]: the storage seam ([`store::Store`]), the in-memory backend
+//!   ([`store::MemoryStore`]) and, behind the cargo features `sqlite` and `postgres`, the
+//!   SQL backends `SqliteStore` and `PostgresStore` and `open_store(url)`, which picks one
+//!   from a database URL;
 //! - [`read`]: the public read rules (paging, clamping, category filter, sitemap, ETags);
 //! - [`links`]: resolution of `[INTERNAL:slug]` placeholders at read time;
 //! - [`word_count`]: the `word_count` of a resolved body;

@@ -134,18 +134,22 @@ pub struct ProjectArg {
     pub project: String,
 }
 
-/// Opens the store `url` names. `memory:` is an in-memory store (lost at exit).
-///
-/// The SQL backends (`sqlite://`, `postgres://`) are not in this build yet: until they are,
-/// every URL opens an in-memory store and a warning says so.
-pub fn open_store(url: &str) -> Result<Arc<dyn Store>, String> {
-    if url != "memory:" {
-        tracing::warn!(
-            database_url = %redact_url(url),
-            "SQL stores are not available in this build yet; using an in-memory store (data is lost at exit)"
-        );
+/// Opens the store `url` names, creating the SQLite file if missing and running the schema
+/// migrations: `sqlite://PATH`, `postgres://...`, or `memory:` (an in-memory store, lost at
+/// exit, for trying things out).
+pub async fn open_store(url: &str) -> Result<Arc<dyn Store>, String> {
+    if url == "memory:" {
+        return Ok(Arc::new(MemoryStore::new()));
     }
-    Ok(Arc::new(MemoryStore::new()))
+    blogread_core::store::open_store(url)
+        .await
+        .map_err(|e| match e {
+            blogread_core::Error::Storage(cause) => format!(
+                "cannot open the database {}: {cause}",
+                redact_url(url)
+            ),
+            other => other.to_string(),
+        })
 }
 
 /// A database URL without its password, for logs.

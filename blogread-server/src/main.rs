@@ -27,14 +27,18 @@ async fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<(), String> {
-    let store = open_store(&cli.database_url)?;
+    let store = open_store(&cli.database_url).await?;
     let service = Service::new(store);
     match cli.command {
         Command::Serve(args) => serve(service, &args, &cli.database_url).await,
         Command::Demo(args) => run_demo(service, args, &cli.database_url).await,
         Command::Migrate => {
+            // Opening the store ran any pending migrations, in a transaction each.
             service.health().await.map_err(|e| e.to_string())?;
-            println!("database {} is up to date", redact_url(&cli.database_url));
+            println!(
+                "database {} is migrated and up to date",
+                redact_url(&cli.database_url)
+            );
             Ok(())
         }
         Command::Project(ProjectCommand::Create { name, site_url }) => print_json(

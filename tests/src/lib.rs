@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use blogread_core::Service;
 use blogread_core::domain::OperatorToken;
 use blogread_core::store::{MemoryStore, Store};
+use blogread_core::testing::databases;
 use reqwest::Method;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
@@ -20,18 +21,34 @@ use tokio::task::JoinHandle;
 
 pub use blogread_core::testing::OPERATOR_TOKEN;
 
-/// A fresh, empty store for one test.
-///
-/// The in-memory store until the SQL stores are on main; then a fresh SQLite file (and
-/// PostgreSQL when `BLOGREAD_TEST_POSTGRES_URL` is set).
-pub fn fresh_store() -> Arc<dyn Store> {
-    Arc::new(MemoryStore::new())
+/// Keeps one test's database alive until the test ends: a SQLite file's directory (removed on
+/// drop) or a PostgreSQL database (dropped on drop).
+pub struct StoreGuard(#[allow(dead_code)] Box<dyn std::any::Any + Send + Sync>);
+
+/// A fresh, empty store for one test, on the backend `BLOGREAD_E2E_STORE` names: `sqlite` (the
+/// default: a new SQLite file), `postgres` (a new database on the server named by
+/// `BLOGREAD_TEST_POSTGRES_URL`, as `scripts/with-postgres` provides) or `memory`.
+pub async fn fresh_store() -> (Arc<dyn Store>, StoreGuard) {
+    let backend = std::env::var("BLOGREAD_E2E_STORE").unwrap_or_else(|_| "sqlite".into());
+    match backend.as_str() {
+        "sqlite" => {
+            let (store, dir) = databases::fresh_sqlite().await;
+            (store, StoreGuard(Box::new(dir)))
+        }
+        "postgres" => {
+            let (store, db) = databases::fresh_postgres().await.expect(
+                "BLOGREAD_E2E_STORE=postgres needs BLOGREAD_TEST_POSTGRES_URL: run under scripts/with-postgres",
+            );
+            (store, StoreGuard(Box::new(db)))
+        }
+        "memory" => (Arc::new(MemoryStore::new()), StoreGuard(Box::new(()))),
+        other => panic!("BLOGREAD_E2E_STORE must be sqlite, postgres or memory (got `{other}`)"),
+    }
 }
 
-/// A service over a fresh store with the test operator token.
-pub fn fresh_service() -> Service {
-    Service::new(fresh_store())
-        .with_operator_token(OperatorToken::new(OPERATOR_TOKEN).expect("long enough"))
+/// The backend the end-to-end tests run on (see [`fresh_store`]).
+pub fn backend() -> String {
+    std::env::var("BLOGREAD_E2E_STORE").unwrap_or_else(|_| "sqlite".into())
 }
 
 /// Everything the server logged while the tests ran (all tests of the binary share it).
@@ -80,6 +97,8 @@ pub struct TestApp {
     pub service: Service,
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<JoinHandle<io::Result<()>>>,
+    // Last, so the database outlives the server.
+    _store: StoreGuard,
 }
 
 /// An answer, read whole.
@@ -144,11 +163,17 @@ impl TestProject {
 
 /// Starts the server over a fresh store.
 pub async fn spawn_app() -> TestApp {
-    spawn_app_with(fresh_service()).await
+    spawn_app_with(|service| service).await
 }
 
-/// Starts the server over `service`.
-pub async fn spawn_app_with(service: Service) -> TestApp {
+/// Starts the server over a fresh store, with the service (test operator token set) adjusted
+/// by `configure` (a notifier that trusts a test CA, say).
+pub async fn spawn_app_with(configure: impl FnOnce(Service) -> Service) -> TestApp {
+    let (store, guard) = fresh_store().await;
+    let service = configure(
+        Service::new(store)
+            .with_operator_token(OperatorToken::new(OPERATOR_TOKEN).expect("long enough")),
+    );
     capture_logs();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -167,6 +192,7 @@ pub async fn spawn_app_with(service: Service) -> TestApp {
         service,
         shutdown: Some(tx),
         server: Some(server),
+        _store: guard,
     }
 }
 

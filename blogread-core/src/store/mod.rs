@@ -9,12 +9,24 @@
 //! half-published blog.
 
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 
 use std::collections::HashMap;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
 
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
@@ -22,6 +34,48 @@ use crate::domain::{
     Trigger,
 };
 use crate::error::Result;
+
+/// Opens the store a database URL names, picking the backend from its scheme:
+/// `sqlite://PATH` or `sqlite:PATH` (created if missing; `sqlite::memory:` for a throw-away
+/// database) with the `sqlite` feature, `postgres://…` or `postgresql://…` with the `postgres`
+/// feature. Runs the backend's migrations before returning.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub async fn open_store(url: &str) -> Result<Arc<dyn Store>> {
+    let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
+    match scheme.as_deref() {
+        #[cfg(feature = "sqlite")]
+        Some("sqlite") => Ok(Arc::new(SqliteStore::connect(url).await?)),
+        #[cfg(feature = "postgres")]
+        Some("postgres" | "postgresql") => Ok(Arc::new(PostgresStore::connect(url).await?)),
+        #[cfg(not(feature = "sqlite"))]
+        Some("sqlite") => Err(missing_feature("sqlite")),
+        #[cfg(not(feature = "postgres"))]
+        Some("postgres" | "postgresql") => Err(missing_feature("postgres")),
+        _ => Err(crate::Error::BadRequest(format!(
+            "unsupported database URL `{}`: use sqlite://PATH or postgres://USER@HOST/DATABASE",
+            redact_url(url)
+        ))),
+    }
+}
+
+#[cfg(all(
+    any(feature = "sqlite", feature = "postgres"),
+    not(all(feature = "sqlite", feature = "postgres"))
+))]
+fn missing_feature(feature: &str) -> crate::Error {
+    crate::Error::BadRequest(format!(
+        "this database URL needs blogread-core's `{feature}` feature, which this build lacks"
+    ))
+}
+
+/// The URL without anything that may be a password: only what precedes `//user:pw@`.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+fn redact_url(url: &str) -> String {
+    match url.find('@') {
+        Some(at) => format!("…{}", &url[at..]),
+        None => url.to_owned(),
+    }
+}
 
 /// The published blogs of a project to read: one page, after the category filter.
 #[derive(Debug, Clone, PartialEq, Eq)]

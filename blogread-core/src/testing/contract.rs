@@ -7,7 +7,9 @@
 use std::sync::Arc;
 
 use crate::auth::PublicCredentials;
-use crate::domain::{BlogPatch, BlogStatus, Delivery, DeliveryId, NewBlog, Timestamp, Trigger};
+use crate::domain::{
+    BlogPatch, BlogStatus, Delivery, DeliveryId, NewBlog, SecretHash, Timestamp, Trigger,
+};
 use crate::error::{Error, NotFound, Unauthorized};
 use crate::read::{Conditional, RawListParams};
 use crate::service::ProjectUpdate;
@@ -683,11 +685,360 @@ pub async fn management_list_filters_by_status(store: Arc<dyn Store>) {
     assert_eq!((drafts.total, drafts.blogs.len()), (2, 1));
 }
 
+async fn content_version(f: &Fixture) -> u64 {
+    f.service
+        .store()
+        .project_by_public_key(&SecretHash::of(&f.public_key))
+        .await
+        .expect("look-up")
+        .expect("the fixture's key is valid")
+        .content_version
+}
+
+async fn category_total(f: &Fixture, category: &str) -> (u64, Vec<String>) {
+    let l = list(
+        f,
+        RawListParams {
+            category: Some(category),
+            ..Default::default()
+        },
+    )
+    .await;
+    (l.total, l.blogs.into_iter().map(|b| b.slug).collect())
+}
+
+/// Deleting a published blog bumps the content version (in the same write); deleting a
+/// draft or an unpublished blog, and editing, do not.
+pub async fn delete_bumps_the_content_version_only_when_published(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let auth = Some(f.admin.as_str());
+    let draft = f.draft("draft", "Draft", "").await;
+    let published = f.published("published", "Published", "").await;
+    let v0 = content_version(&f).await;
+    f.service
+        .edit_blog(
+            auth,
+            f.project,
+            blog_id(&published),
+            BlogPatch {
+                title: Some("Edited".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        content_version(&f).await,
+        v0,
+        "an edit changes nothing public"
+    );
+    f.service
+        .delete_blog(auth, f.project, blog_id(&draft))
+        .await
+        .unwrap();
+    assert_eq!(content_version(&f).await, v0, "a draft was never visible");
+    f.service
+        .delete_blog(auth, f.project, blog_id(&published))
+        .await
+        .unwrap();
+    assert!(
+        content_version(&f).await > v0,
+        "a published blog disappeared"
+    );
+    let unpublished = f.published("unpublished", "U", "").await;
+    f.service
+        .unpublish_blog(auth, f.project, blog_id(&unpublished))
+        .await
+        .unwrap();
+    let v1 = content_version(&f).await;
+    f.service
+        .delete_blog(auth, f.project, blog_id(&unpublished))
+        .await
+        .unwrap();
+    assert_eq!(content_version(&f).await, v1, "it was no longer visible");
+    let l = list(&f, RawListParams::default()).await;
+    assert_eq!(
+        (l.total, l.blogs.len()),
+        (0, 0),
+        "the total followed every move"
+    );
+    let again = f.published("again", "Again", "").await;
+    f.publish(&again, None).await;
+    assert_eq!(
+        list(&f, RawListParams::default()).await.total,
+        1,
+        "a re-sync counts once"
+    );
+}
+
+/// A change that fails (a lifecycle rule, a taken slug) writes nothing: the blog, its slugs
+/// and the content version stay as they were.
+pub async fn failed_changes_write_nothing(store: Arc<dyn Store>) {
+    let f = Fixture::new(store.clone(), None).await;
+    let b = f.published("mine", "Mine", "<p>1</p>").await;
+    f.published("theirs", "Theirs", "").await;
+    let id = blog_id(&b);
+    let before = store.blog(f.project, id).await.unwrap().unwrap();
+    let v0 = content_version(&f).await;
+    let err = store
+        .update_blog(
+            f.project,
+            id,
+            Box::new(|blog| {
+                blog.updated_at = Timestamp::from_unix_seconds(0).unwrap();
+                Err(Error::Conflict("refused".into()))
+            }),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Conflict(_)));
+    let err = f
+        .service
+        .edit_blog(
+            Some(&f.admin),
+            f.project,
+            id,
+            BlogPatch {
+                slug: Some("theirs".into()),
+                title: Some("Changed".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Conflict(_)), "{err:?}");
+    assert_eq!(store.blog(f.project, id).await.unwrap().unwrap(), before);
+    assert_eq!(content_version(&f).await, v0);
+    // The slug it holds is still its own: a rename to a free slug works.
+    f.service
+        .edit_blog(
+            Some(&f.admin),
+            f.project,
+            id,
+            BlogPatch {
+                slug: Some("free".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .update_blog(
+                f.project,
+                crate::domain::BlogId::generate(),
+                Box::new(|_| Ok(None))
+            )
+            .await,
+        Err(Error::NotFound(NotFound::Blog))
+    ));
+}
+
+/// The category filter follows the published snapshot: an edit of the working copy's
+/// categories shows at the next publish, and unpublish and delete remove the blog from it;
+/// a re-publish with another `published_at` moves it in the filtered order.
+pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let auth = Some(f.admin.as_str());
+    let b = f
+        .draft_with(NewBlog {
+            title: "B".into(),
+            slug: "b".into(),
+            categories: Some(vec!["Rust".into(), "rust".into(), "Web".into()]),
+            ..Default::default()
+        })
+        .await;
+    let id = blog_id(&b);
+    f.publish(&b, Some("2025-01-02T00:00:00Z")).await;
+    let other = f
+        .draft_with(NewBlog {
+            title: "Other".into(),
+            slug: "other".into(),
+            categories: Some(vec!["RUST".into()]),
+            ..Default::default()
+        })
+        .await;
+    f.publish(&other, Some("2025-01-03T00:00:00Z")).await;
+    assert_eq!(
+        category_total(&f, "rust").await,
+        (2, vec!["other".into(), "b".into()]),
+        "a blog listing one category twice (in two cases) counts once"
+    );
+    f.service
+        .edit_blog(
+            auth,
+            f.project,
+            id,
+            BlogPatch {
+                categories: Some(vec!["Go".into()]),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(category_total(&f, "rust").await.0, 2, "edits stay private");
+    assert_eq!(category_total(&f, "go").await.0, 0);
+    f.publish(&b, None).await;
+    assert_eq!(category_total(&f, "rust").await.0, 1);
+    assert_eq!(category_total(&f, "web").await.0, 0);
+    assert_eq!(category_total(&f, "go").await, (1, vec!["b".into()]));
+    f.service
+        .edit_blog(
+            auth,
+            f.project,
+            id,
+            BlogPatch {
+                categories: Some(vec!["Rust".into()]),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    f.publish(&b, Some("2025-01-04T00:00:00Z")).await;
+    assert_eq!(
+        category_total(&f, "rust").await,
+        (2, vec!["b".into(), "other".into()]),
+        "the new published_at orders the filtered list"
+    );
+    f.service.unpublish_blog(auth, f.project, id).await.unwrap();
+    assert_eq!(category_total(&f, "rust").await, (1, vec!["other".into()]));
+    f.publish(&b, None).await;
+    assert_eq!(category_total(&f, "rust").await.0, 2);
+    f.service.delete_blog(auth, f.project, id).await.unwrap();
+    assert_eq!(category_total(&f, "rust").await, (1, vec!["other".into()]));
+}
+
+/// Deleting a blog frees its slugs; re-syncing a renamed blog frees its old published slug.
+pub async fn slugs_are_freed_by_delete_and_by_resync(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let auth = Some(f.admin.as_str());
+    let a = f.published("old-name", "A", "").await;
+    f.service
+        .edit_blog(
+            auth,
+            f.project,
+            blog_id(&a),
+            BlogPatch {
+                slug: Some("new-name".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    f.publish(&a, None).await;
+    f.draft("old-name", "Takes the freed slug", "").await;
+    f.service
+        .delete_blog(auth, f.project, blog_id(&a))
+        .await
+        .unwrap();
+    f.draft("new-name", "Takes the deleted blog's slug", "")
+        .await;
+}
+
+/// Link resolution's look-up answers only the published slugs of the project, by their
+/// published title, and an empty request with an empty answer.
+pub async fn published_titles_answer_only_published_slugs_of_the_project(store: Arc<dyn Store>) {
+    let f = Fixture::new(store.clone(), None).await;
+    let other = f.another(None).await;
+    f.published("one", "One ✓", "").await;
+    f.published("two", "Two", "").await;
+    f.draft("draft", "Draft", "").await;
+    other.published("elsewhere", "Elsewhere", "").await;
+    let wanted: Vec<String> = ["one", "two", "draft", "elsewhere", "missing", "one"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let titles = store.published_titles(f.project, &wanted).await.unwrap();
+    assert_eq!(titles.len(), 2, "{titles:?}");
+    assert_eq!(titles["one"], "One ✓");
+    assert_eq!(titles["two"], "Two");
+    assert!(
+        store
+            .published_titles(f.project, &[])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// Blogs created at once with the same slug: exactly one gets it, the others a conflict.
+pub async fn concurrent_creates_with_one_slug_let_exactly_one_win(store: Arc<dyn Store>) {
+    let f = Arc::new(Fixture::new(store, None).await);
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let f = f.clone();
+            tokio::spawn(async move {
+                f.service
+                    .create_blog(
+                        Some(&f.admin),
+                        f.project,
+                        NewBlog {
+                            title: format!("Racer {i}"),
+                            slug: "contested".into(),
+                            ..Default::default()
+                        },
+                    )
+                    .await
+            })
+        })
+        .collect();
+    let mut won = 0;
+    for t in tasks {
+        match t.await.expect("task") {
+            Ok(_) => won += 1,
+            Err(Error::Conflict(_)) => {}
+            Err(e) => panic!("unexpected {e:?}"),
+        }
+    }
+    assert_eq!(won, 1);
+}
+
+/// The management list is newest created first, ids breaking ties, and pages by offset.
+pub async fn management_list_is_newest_created_first(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    for slug in ["a", "b", "c"] {
+        f.draft(slug, slug, "").await;
+    }
+    f.clock.advance(5);
+    f.draft("d", "d", "").await;
+    let all = f
+        .service
+        .blogs(Some(&f.admin), f.project, None, RawListParams::default())
+        .await
+        .unwrap();
+    let got: Vec<_> = all.blogs.iter().map(|b| b.slug.as_str()).collect();
+    assert_eq!(
+        got,
+        ["d", "c", "b", "a"],
+        "ids are time-ordered within a second"
+    );
+    let page = f
+        .service
+        .blogs(
+            Some(&f.admin),
+            f.project,
+            None,
+            RawListParams {
+                limit: Some("2"),
+                offset: Some("3"),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!((page.total, page.blogs.len()), (4, 1));
+    assert_eq!(page.blogs[0].slug, "a");
+}
+
 /// Expands to one `#[tokio::test]` per contract case, each on a fresh store built by the
 /// given async expression (which may `return` early to skip, e.g. when no PostgreSQL is set).
+///
+/// `store_contract_tests!(make)` takes an `Option<Arc<dyn Store>>`;
+/// `store_contract_tests!(guarded make)` takes an `Option<(Arc<dyn Store>, G)>` and keeps the
+/// guard `G` (a temporary directory, a database to drop) alive until the case has finished.
 #[macro_export]
 macro_rules! store_contract_tests {
-    ($make:expr) => {
+    (guarded $make:expr) => {
         $crate::store_contract_tests!(@cases $make;
             list_returns_only_published_newest_first,
             paging_under_equal_published_at_never_repeats_or_skips,
@@ -710,13 +1061,23 @@ macro_rules! store_contract_tests {
             delivery_log_keeps_newest_100,
             deploy_hook_is_saved_replaced_and_cleared,
             management_list_filters_by_status,
+            delete_bumps_the_content_version_only_when_published,
+            failed_changes_write_nothing,
+            category_filter_follows_the_published_snapshot,
+            slugs_are_freed_by_delete_and_by_resync,
+            published_titles_answer_only_published_slugs_of_the_project,
+            concurrent_creates_with_one_slug_let_exactly_one_win,
+            management_list_is_newest_created_first,
         );
+    };
+    ($make:expr) => {
+        $crate::store_contract_tests!(guarded ($make).map(|store| (store, ())));
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $case() {
-                let Some(store) = $make else { return };
+                let Some((store, _guard)) = $make else { return };
                 $crate::testing::contract::$case(store).await;
             }
         )*

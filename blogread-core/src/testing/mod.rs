@@ -3,6 +3,8 @@
 //! ([`crate::store_contract_tests!`]).
 
 pub mod contract;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub mod databases;
 pub mod receiver;
 
 use std::sync::Arc;

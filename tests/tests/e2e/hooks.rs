@@ -8,7 +8,7 @@ use blogread_core::hook::AddressPolicy;
 use blogread_core::testing::receiver::{
     Answer, Receiver, TestPki, loopback_resolver, test_notifier, test_pki,
 };
-use blogread_tests::{TestApp, captured_logs, fresh_service, spawn_app, spawn_app_with};
+use blogread_tests::{TestApp, captured_logs, spawn_app, spawn_app_with};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -18,14 +18,17 @@ const SECRET_PATH: &str = "/build_hooks/e2e-s3cr3t-7f3a9c";
 /// host name resolved to 127.0.0.1), and the receiver.
 async fn app_with_receiver(pki: &TestPki, answer: Answer) -> (TestApp, Receiver) {
     let receiver = Receiver::start(pki, answer).await;
-    let service = fresh_service()
-        .with_notifier(Arc::new(test_notifier(
+    let app = spawn_app_with(|service| {
+        service
+            .with_notifier(Arc::new(test_notifier(
             pki,
             loopback_resolver(),
             Duration::from_secs(10),
         )))
-        .with_hook_resolver(loopback_resolver(), AddressPolicy::GlobalAndLoopback);
-    (spawn_app_with(service).await, receiver)
+            .with_hook_resolver(loopback_resolver(), AddressPolicy::GlobalAndLoopback)
+    })
+    .await;
+    (app, receiver)
 }
 
 #[tokio::test]

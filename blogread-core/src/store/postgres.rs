@@ -1,0 +1,102 @@
+//! The PostgreSQL backend (feature `postgres`): for several server instances or more data
+//! than one machine should hold.
+//!
+//! Lifecycle writes lock the blog's row with `SELECT … FOR UPDATE` inside the transaction, so
+//! concurrent writes to one blog apply one after the other; slug uniqueness is a primary key,
+//! so concurrent writes to different blogs cannot both take a slug.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{Postgres, Transaction};
+
+use super::sql::{DbId, SitemapRow, blog_columns, sql_store, storage};
+use crate::domain::{ProjectId, SitemapEntry};
+use crate::error::{Error, Result};
+
+/// A [`Store`](super::Store) in a PostgreSQL database.
+#[derive(Debug, Clone)]
+pub struct PostgresStore {
+    pool: PgPool,
+}
+
+/// The PostgreSQL migrations, embedded at build time.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+impl PostgresStore {
+    /// Connects to `url` (`postgres://user:password@host:port/database`, or `postgresql://`)
+    /// and brings the schema up to date (under PostgreSQL's advisory lock, so several
+    /// instances may start at once).
+    pub async fn connect(url: &str) -> Result<Self> {
+        let options = PgConnectOptions::from_str(url).map_err(storage)?;
+        let connections = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+            .saturating_mul(4)
+            .clamp(4, 32) as u32;
+        let pool = PgPoolOptions::new()
+            .max_connections(connections)
+            .connect_with(options)
+            .await
+            .map_err(storage)?;
+        MIGRATOR.run(&pool).await.map_err(Error::storage)?;
+        Ok(Self { pool })
+    }
+
+    /// Closes every connection.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    fn read_pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    fn write_pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    async fn begin_write(&self) -> Result<Transaction<'static, Postgres>> {
+        self.pool.begin().await.map_err(storage)
+    }
+
+    const LOCK_BLOG: &'static str = concat!(
+        "SELECT ",
+        blog_columns!(),
+        " FROM blogs WHERE id = $1 AND project_id = $2 FOR UPDATE"
+    );
+
+    async fn titles(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+    ) -> Result<HashMap<String, String>> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT pub_slug, pub_title FROM blogs WHERE project_id = $1 \
+             AND status = 'published' AND pub_slug = ANY($2)",
+        )
+        .bind(DbId::from(project))
+        .bind(slugs)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(storage)?;
+        Ok(rows.into_iter().collect())
+    }
+
+    async fn sitemap_entries(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
+        let rows: Vec<SitemapRow> = sqlx::query_as(
+            "SELECT pub_slug AS slug, published_at, published_updated_at AS updated_at \
+             FROM blogs WHERE project_id = $1 AND status = 'published' \
+             ORDER BY published_at DESC, id DESC LIMIT $2",
+        )
+        .bind(DbId::from(project))
+        .bind(i64::from(cap))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(storage)?;
+        rows.into_iter().map(SitemapRow::into_entry).collect()
+    }
+}
+
+sql_store!(PostgresStore, Postgres);
