@@ -1,6 +1,7 @@
 //! The response cache is exact: every write that could change a public response changes what
 //! the next read returns, on every service sharing the store, and a rotated or revoked key
-//! fails on the very next request, cache or not.
+//! fails on the very next request, cache or not. Every case runs on the in-memory store, on
+//! SQLite, and on PostgreSQL when `BLOGREAD_TEST_POSTGRES_URL` is set.
 
 use std::sync::Arc;
 
@@ -15,10 +16,6 @@ use blogread_core::testing::{Fixture, OPERATOR_TOKEN, blog_id};
 
 const SITE: &str = "https://www.example.com";
 const LINKS_TO_B: &str = r#"<p>See <a href="[INTERNAL:b]">the other post</a> now.</p>"#;
-
-fn store() -> Arc<dyn Store> {
-    Arc::new(MemoryStore::new())
-}
 
 fn with_content() -> RawListParams<'static> {
     RawListParams {
@@ -46,9 +43,8 @@ fn links_to_b(body: &str, base: &str) -> bool {
     body.contains(&format!(r#"href=\"{base}/blog/b/\""#))
 }
 
-#[tokio::test]
-async fn json_bodies_are_the_typed_responses_serialised() {
-    let f = Fixture::new(store(), Some(SITE)).await;
+async fn json_bodies_are_the_typed_responses_serialised(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some(SITE)).await;
     f.published("b", "B", "<p>b</p>").await;
     f.published("a", "A", LINKS_TO_B).await;
     let key = f.key();
@@ -81,9 +77,8 @@ async fn json_bodies_are_the_typed_responses_serialised() {
     );
 }
 
-#[tokio::test]
-async fn a_publish_elsewhere_in_the_project_changes_cached_links() {
-    let f = Fixture::new(store(), Some(SITE)).await;
+async fn a_publish_elsewhere_in_the_project_changes_cached_links(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some(SITE)).await;
     let b = f.draft("b", "B", "<p>b</p>").await;
     f.published("a", "A", LINKS_TO_B).await;
     let (blog, list) = read_a(&f.service, f.key()).await;
@@ -106,9 +101,8 @@ async fn a_publish_elsewhere_in_the_project_changes_cached_links() {
     assert!(!links_to_b(&blog, SITE) && !links_to_b(&list, SITE));
 }
 
-#[tokio::test]
-async fn deleting_a_linked_blog_changes_cached_links() {
-    let f = Fixture::new(store(), Some(SITE)).await;
+async fn deleting_a_linked_blog_changes_cached_links(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some(SITE)).await;
     let b = f.published("b", "B", "<p>b</p>").await;
     f.published("a", "A", LINKS_TO_B).await;
     let (blog, _) = read_a(&f.service, f.key()).await;
@@ -121,9 +115,8 @@ async fn deleting_a_linked_blog_changes_cached_links() {
     assert!(!links_to_b(&blog, SITE) && !links_to_b(&list, SITE));
 }
 
-#[tokio::test]
-async fn a_site_url_change_changes_every_cached_link() {
-    let f = Fixture::new(store(), Some(SITE)).await;
+async fn a_site_url_change_changes_every_cached_link(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some(SITE)).await;
     f.published("b", "B", "<p>b</p>").await;
     f.published("a", "A", LINKS_TO_B).await;
     let (blog, list) = read_a(&f.service, f.key()).await;
@@ -161,9 +154,8 @@ async fn a_site_url_change_changes_every_cached_link() {
     assert!(links_to_b(&blog, "") && links_to_b(&list, ""), "{blog}");
 }
 
-#[tokio::test]
-async fn a_resync_of_the_blog_itself_changes_its_cached_body() {
-    let f = Fixture::new(store(), Some(SITE)).await;
+async fn a_resync_of_the_blog_itself_changes_its_cached_body(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some(SITE)).await;
     let a = f.published("a", "A", "<p>first</p>").await;
     let before = text(f.service.get_blog_json(f.key(), "a", None).await.unwrap());
     assert!(before.contains("first"));
@@ -231,9 +223,8 @@ async fn warm(service: &Service, key: &str) -> String {
         .to_owned()
 }
 
-#[tokio::test]
-async fn a_rotated_key_fails_on_the_very_next_request() {
-    let f = Fixture::new(store(), Some(SITE)).await;
+async fn a_rotated_key_fails_on_the_very_next_request(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some(SITE)).await;
     f.published("a", "A", "<p>a</p>").await;
     let etag = warm(&f.service, &f.public_key).await;
     let new_key = f
@@ -249,9 +240,8 @@ async fn a_rotated_key_fails_on_the_very_next_request() {
     assert_eq!(c.etag(), etag);
 }
 
-#[tokio::test]
-async fn a_revoked_key_fails_on_the_very_next_request() {
-    let f = Fixture::new(store(), Some(SITE)).await;
+async fn a_revoked_key_fails_on_the_very_next_request(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some(SITE)).await;
     f.published("a", "A", "<p>a</p>").await;
     let etag = warm(&f.service, &f.public_key).await;
     f.service
@@ -261,9 +251,8 @@ async fn a_revoked_key_fails_on_the_very_next_request() {
     every_read_is_unauthorised(&f.service, &f.public_key, &etag).await;
 }
 
-#[tokio::test]
-async fn instances_sharing_a_store_see_each_others_writes_and_key_changes() {
-    let shared = store();
+async fn instances_sharing_a_store_see_each_others_writes_and_key_changes(store: Arc<dyn Store>) {
+    let shared = store;
     let f = Fixture::new(shared.clone(), Some(SITE)).await;
     // A second server instance: its own cache, the same database.
     let other = Service::new(shared)
@@ -287,9 +276,8 @@ async fn instances_sharing_a_store_see_each_others_writes_and_key_changes() {
     every_read_is_unauthorised(&other, &f.public_key, &etag).await;
 }
 
-#[tokio::test]
-async fn a_cached_blog_unpublished_is_404_even_with_its_old_etag() {
-    let f = Fixture::new(store(), Some(SITE)).await;
+async fn a_cached_blog_unpublished_is_404_even_with_its_old_etag(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some(SITE)).await;
     let a = f.published("a", "A", "<p>a</p>").await;
     let etag = warm(&f.service, &f.public_key).await;
     // While current, the old tag is a 304 (answered from the cache's knowledge).
@@ -309,3 +297,100 @@ async fn a_cached_blog_unpublished_is_404_even_with_its_old_etag() {
         "{r:?}"
     );
 }
+
+macro_rules! on_backend {
+    ($backend:ident, $store:expr) => {
+        mod $backend {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test]
+            async fn json_bodies_are_the_typed_responses_serialised() {
+                let Some((store, _guard)) = $store else {
+                    return;
+                };
+                super::json_bodies_are_the_typed_responses_serialised(store).await;
+            }
+
+            #[tokio::test]
+            async fn a_publish_elsewhere_in_the_project_changes_cached_links() {
+                let Some((store, _guard)) = $store else {
+                    return;
+                };
+                super::a_publish_elsewhere_in_the_project_changes_cached_links(store).await;
+            }
+
+            #[tokio::test]
+            async fn deleting_a_linked_blog_changes_cached_links() {
+                let Some((store, _guard)) = $store else {
+                    return;
+                };
+                super::deleting_a_linked_blog_changes_cached_links(store).await;
+            }
+
+            #[tokio::test]
+            async fn a_site_url_change_changes_every_cached_link() {
+                let Some((store, _guard)) = $store else {
+                    return;
+                };
+                super::a_site_url_change_changes_every_cached_link(store).await;
+            }
+
+            #[tokio::test]
+            async fn a_resync_of_the_blog_itself_changes_its_cached_body() {
+                let Some((store, _guard)) = $store else {
+                    return;
+                };
+                super::a_resync_of_the_blog_itself_changes_its_cached_body(store).await;
+            }
+
+            #[tokio::test]
+            async fn a_rotated_key_fails_on_the_very_next_request() {
+                let Some((store, _guard)) = $store else {
+                    return;
+                };
+                super::a_rotated_key_fails_on_the_very_next_request(store).await;
+            }
+
+            #[tokio::test]
+            async fn a_revoked_key_fails_on_the_very_next_request() {
+                let Some((store, _guard)) = $store else {
+                    return;
+                };
+                super::a_revoked_key_fails_on_the_very_next_request(store).await;
+            }
+
+            #[tokio::test]
+            async fn instances_sharing_a_store_see_each_others_writes_and_key_changes() {
+                let Some((store, _guard)) = $store else {
+                    return;
+                };
+                super::instances_sharing_a_store_see_each_others_writes_and_key_changes(store)
+                    .await;
+            }
+
+            #[tokio::test]
+            async fn a_cached_blog_unpublished_is_404_even_with_its_old_etag() {
+                let Some((store, _guard)) = $store else {
+                    return;
+                };
+                super::a_cached_blog_unpublished_is_404_even_with_its_old_etag(store).await;
+            }
+        }
+    };
+}
+
+on_backend!(
+    memory,
+    Some((Arc::new(MemoryStore::new()) as Arc<dyn Store>, ()))
+);
+#[cfg(feature = "sqlite")]
+on_backend!(
+    sqlite,
+    Some(blogread_core::testing::databases::fresh_sqlite().await)
+);
+#[cfg(feature = "postgres")]
+on_backend!(
+    postgres,
+    blogread_core::testing::databases::fresh_postgres().await
+);
