@@ -168,12 +168,15 @@ impl<T> Conditional<T> {
 /// True when an `If-None-Match` header value (one tag, a list, or `*`) matches `etag`, with
 /// the weak comparison RFC 9110 prescribes for this header.
 pub fn if_none_match_matches(header: &str, etag: &str) -> bool {
-    let bare = |t: &str| t.trim().trim_start_matches("W/").to_owned();
+    fn bare(t: &str) -> &str {
+        let t = t.trim();
+        t.strip_prefix("W/").unwrap_or(t)
+    }
     let etag = bare(etag);
-    header
-        .split(',')
-        .map(str::trim)
-        .any(|tag| tag == "*" || bare(tag) == etag)
+    header.split(',').any(|tag| {
+        let tag = tag.trim();
+        tag == "*" || bare(tag) == etag
+    })
 }
 
 /// A strong ETag for one response: derived from the project's content version (bumped by every
@@ -190,11 +193,12 @@ fn etag(project: &PublicProject, parts: &[&str]) -> String {
         h.update(part.as_bytes());
     }
     let digest = h.finalize();
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(34);
     out.push('"');
     for b in &digest[..16] {
-        use std::fmt::Write as _;
-        let _ = write!(out, "{b:02x}");
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     out.push('"');
     out
