@@ -50,6 +50,7 @@ impl SqliteStore {
             let pool = SqlitePoolOptions::new()
                 .max_connections(1)
                 .min_connections(1)
+                .test_before_acquire(false)
                 .idle_timeout(None)
                 .max_lifetime(None)
                 .connect_with(options)
@@ -64,8 +65,13 @@ impl SqliteStore {
         let options = options
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal);
+        // No `ping` before each acquire (sqlx's default): a connection to a local file cannot
+        // go stale the way a network one can, and the ping is a second round trip to the
+        // connection's worker thread on every query, which doubled the thread switches of
+        // each public read under load.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
+            .test_before_acquire(false)
             .connect_with(options.clone())
             .await
             .map_err(storage)?;
@@ -76,6 +82,7 @@ impl SqliteStore {
             .clamp(2, 8) as u32;
         let reader = SqlitePoolOptions::new()
             .max_connections(readers)
+            .test_before_acquire(false)
             .connect_with(options)
             .await
             .map_err(storage)?;
