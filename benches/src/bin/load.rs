@@ -34,9 +34,13 @@ struct RunArgs {
     /// A small data set and short runs, for trying things out.
     #[arg(long)]
     quick: bool,
-    /// The database: `memory:` (seeded inside the server process).
-    #[arg(long, default_value = "memory:")]
-    database_url: String,
+    /// The databases to run on, one full comparison each: `sqlite://PATH`, `postgres://...`
+    /// or `memory:` (seeded inside the server process). Default: a SQLite file in the work
+    /// directory (seeded once, reused while the data set is the same), then PostgreSQL when
+    /// `BLOGREAD_TEST_POSTGRES_URL` is set (seeded on every run: use a throw-away database,
+    /// e.g. under `scripts/with-postgres`).
+    #[arg(long = "database-url")]
+    database_urls: Vec<String>,
     /// Projects to seed (default 10; 2 with --quick).
     #[arg(long)]
     projects: Option<usize>,
@@ -149,27 +153,29 @@ async fn serve_blogread(database_url: &str, spec: &str, cache_mib: u64) -> Resul
     // As `blogread-server serve` does: the default `info` filter, one line per request.
     blogread_server::telemetry::init(false);
     let spec: Spec = serde_json::from_str(spec).map_err(|e| e.to_string())?;
-    let store: Arc<dyn Store> = match database_url {
-        "memory:" => Arc::new(MemoryStore::new()),
-        other => {
-            return Err(format!(
-                "unsupported database URL `{other}`: this build has the in-memory store only"
-            ));
-        }
+    let memory = database_url == "memory:";
+    let store: Arc<dyn Store> = if memory {
+        Arc::new(MemoryStore::new())
+    } else {
+        // As `blogread-server serve` opens it (migrations included).
+        blogread_server::config::open_store(database_url).await?
     };
     let service = Service::new(store)
         .with_response_cache(ResponseCache::new(cache_mib.saturating_mul(1024 * 1024)));
-    let seeded = data::seed(&service, spec, |_| {})
-        .await
-        .map_err(|e| format!("seeding: {e}"))?;
+    let seeded = if memory {
+        Some(
+            data::seed(&service, spec, |_| {})
+                .await
+                .map_err(|e| format!("seeding: {e}"))?,
+        )
+    } else {
+        None
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    announce(&Ready {
-        addr,
-        seeded: Some(seeded),
-    })?;
+    announce(&Ready { addr, seeded })?;
     blogread_server::run(listener, service, std::future::pending())
         .await
         .map_err(|e| e.to_string())
@@ -266,24 +272,119 @@ fn orchestrate(args: RunArgs) -> Result<(), String> {
             .unwrap_or(if args.quick { 5000 } else { 10_000 }),
         links_per_post: args.links_per_post,
     };
+    std::fs::create_dir_all(&args.work_dir).map_err(|e| e.to_string())?;
+    let mut urls = args.database_urls.clone();
+    if urls.is_empty() {
+        let file = args.work_dir.join(format!(
+            "load-{}x{}x{}.db",
+            spec.projects, spec.blogs_per_project, spec.links_per_post
+        ));
+        urls.push(format!("sqlite://{}", file.display()));
+        if let Ok(pg) = std::env::var("BLOGREAD_TEST_POSTGRES_URL")
+            && !pg.trim().is_empty()
+        {
+            urls.push(pg);
+        }
+    }
+    let mut reports = Vec::new();
+    for url in &urls {
+        reports.push(run_backend(&args, spec, url)?);
+    }
+    let report = reports.join("\n");
+    if let Some(out) = &args.out {
+        std::fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
+        eprintln!("results written to {}", out.display());
+    }
+    Ok(())
+}
+
+/// A URL without its password, for output.
+fn shown_url(url: &str) -> String {
+    match url.split_once('@') {
+        Some((before, after)) if before.contains("://") => {
+            let (scheme, creds) = before.split_once("://").unwrap_or((before, ""));
+            let user = creds.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}@{after}")
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// Seeds a SQL database from this process (so the server's memory is its own), or reuses a
+/// SQLite file seeded earlier with the same spec (its `.seeded.json` beside it says so).
+fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
+    let sqlite_file = url
+        .strip_prefix("sqlite://")
+        .map(|p| PathBuf::from(p.split('?').next().unwrap_or(p)));
+    let marker = sqlite_file
+        .as_ref()
+        .map(|f| f.with_extension("seeded.json"));
+    if let Some(marker) = &marker
+        && let Ok(text) = std::fs::read_to_string(marker)
+        && let Ok(seeded) = serde_json::from_str::<Seeded>(&text)
+        && seeded.spec == spec
+    {
+        eprintln!("reusing {} (seeded earlier)", shown_url(url));
+        return Ok(seeded);
+    }
+    if let Some(file) = &sqlite_file {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+        }
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let seeded = rt.block_on(async {
+        let store = blogread_server::config::open_store(url).await?;
+        let service = Service::new(store);
+        let started = std::time::Instant::now();
+        data::seed(&service, spec, |p| {
+            eprintln!(
+                "  project {p}/{} seeded ({:.0} s)",
+                spec.projects,
+                started.elapsed().as_secs_f64()
+            )
+        })
+        .await
+        .map_err(|e| format!("seeding {}: {e}", shown_url(url)))
+    })?;
+    if let Some(marker) = &marker {
+        std::fs::write(
+            marker,
+            serde_json::to_vec(&seeded).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(seeded)
+}
+
+fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> {
     let duration = args.duration.unwrap_or(if args.quick { 2.0 } else { 5.0 });
     let load = Load {
         connections: args.connections,
         warmup: Duration::from_secs_f64(args.warmup),
         duration: Duration::from_secs_f64(duration),
     };
-    std::fs::create_dir_all(&args.work_dir).map_err(|e| e.to_string())?;
-
     eprintln!(
-        "seeding {} projects x {} published blogs (~8 KB, {} internal links each) into {} ...",
-        spec.projects, spec.blogs_per_project, spec.links_per_post, args.database_url
+        "data: {} projects x {} published blogs (~8 KB, {} internal links each) in {} ...",
+        spec.projects,
+        spec.blogs_per_project,
+        spec.links_per_post,
+        shown_url(url)
     );
     let started = std::time::Instant::now();
+    let parent_seeded = if url == "memory:" {
+        None
+    } else {
+        Some(seed_sql(url, spec)?)
+    };
     let blogread = Server::start(
         &[
             "serve-blogread".into(),
             "--database-url".into(),
-            args.database_url.clone(),
+            url.to_owned(),
             "--spec".into(),
             serde_json::to_string(&spec).map_err(|e| e.to_string())?,
             "--response-cache-mib".into(),
@@ -295,9 +396,10 @@ fn orchestrate(args: RunArgs) -> Result<(), String> {
         .ready
         .seeded
         .clone()
+        .or(parent_seeded)
         .ok_or("the blogread server did not say what it seeded")?;
     eprintln!(
-        "blogread listening on {} after {:.1} s (seeding included)",
+        "blogread listening on {} after {:.1} s",
         blogread.ready.addr,
         started.elapsed().as_secs_f64()
     );
@@ -475,7 +577,8 @@ fn orchestrate(args: RunArgs) -> Result<(), String> {
         .fold(startup_peak.unwrap_or(0.0), f64::max);
 
     let report = report(
-        &args,
+        args,
+        url,
         &spec,
         duration,
         &endpoints,
@@ -485,11 +588,7 @@ fn orchestrate(args: RunArgs) -> Result<(), String> {
         overall_peak,
     );
     println!("{report}");
-    if let Some(out) = &args.out {
-        std::fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
-        eprintln!("results written to {}", out.display());
-    }
-    Ok(())
+    Ok(report)
 }
 
 fn max_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
@@ -552,6 +651,7 @@ fn machine() -> String {
 #[allow(clippy::too_many_arguments)]
 fn report(
     args: &RunArgs,
+    url: &str,
     spec: &Spec,
     duration: f64,
     endpoints: &[Endpoint],
@@ -580,7 +680,7 @@ fn report(
         spec.projects,
         spec.blogs_per_project,
         spec.links_per_post,
-        args.database_url,
+        shown_url(url),
         args.response_cache_mib,
         args.warmup,
         duration,
@@ -644,7 +744,7 @@ fn report(
             "**missed**"
         },
         fmt_opt(startup_peak, 1),
-        if args.database_url == "memory:" {
+        if url == "memory:" {
             " (the in-memory store holds the whole data set in the server process)"
         } else {
             ""
