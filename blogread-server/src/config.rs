@@ -132,10 +132,9 @@ pub async fn open_store(url: &str) -> Result<Arc<dyn Store>, String> {
     blogread_core::store::open_store(url)
         .await
         .map_err(|e| match e {
-            blogread_core::Error::Storage(cause) => format!(
-                "cannot open the database {}: {cause}",
-                redact_url(url)
-            ),
+            blogread_core::Error::Storage(cause) => {
+                format!("cannot open the database {}: {cause}", redact_url(url))
+            }
             other => other.to_string(),
         })
 }

@@ -21,10 +21,10 @@ async fn app_with_receiver(pki: &TestPki, answer: Answer) -> (TestApp, Receiver)
     let app = spawn_app_with(|service| {
         service
             .with_notifier(Arc::new(test_notifier(
-            pki,
-            loopback_resolver(),
-            Duration::from_secs(10),
-        )))
+                pki,
+                loopback_resolver(),
+                Duration::from_secs(10),
+            )))
             .with_hook_resolver(loopback_resolver(), AddressPolicy::GlobalAndLoopback)
     })
     .await;
