@@ -25,6 +25,13 @@ pub use blogread_core::testing::OPERATOR_TOKEN;
 /// drop) or a PostgreSQL database (dropped on drop).
 pub struct StoreGuard(#[allow(dead_code)] Box<dyn std::any::Any + Send + Sync>);
 
+impl StoreGuard {
+    /// Keeps `guard` (a temporary directory, a database to drop) alive with the app.
+    pub fn new(guard: impl std::any::Any + Send + Sync) -> Self {
+        Self(Box::new(guard))
+    }
+}
+
 /// A fresh, empty store for one test, on the backend `BLOGREAD_E2E_STORE` names: `sqlite` (the
 /// default: a new SQLite file), `postgres` (a new database on the server named by
 /// `BLOGREAD_TEST_POSTGRES_URL`, as `scripts/with-postgres` provides) or `memory`.
@@ -170,6 +177,16 @@ pub async fn spawn_app() -> TestApp {
 /// by `configure` (a notifier that trusts a test CA, say).
 pub async fn spawn_app_with(configure: impl FnOnce(Service) -> Service) -> TestApp {
     let (store, guard) = fresh_store().await;
+    spawn_app_over(store, guard, configure).await
+}
+
+/// Starts the server over `store` (kept alive by `guard`), the service adjusted by
+/// `configure`.
+pub async fn spawn_app_over(
+    store: Arc<dyn Store>,
+    guard: StoreGuard,
+    configure: impl FnOnce(Service) -> Service,
+) -> TestApp {
     let service = configure(
         Service::new(store)
             .with_operator_token(OperatorToken::new(OPERATOR_TOKEN).expect("long enough")),

@@ -1,6 +1,9 @@
 //! Health, the OpenAPI document and UI, request ids, redacted logs, graceful shutdown.
 
-use blogread_tests::{captured_logs, spawn_app};
+use std::sync::Arc;
+
+use blogread_core::store::SqliteStore;
+use blogread_tests::{StoreGuard, captured_logs, spawn_app, spawn_app_over};
 
 #[tokio::test]
 async fn healthz_answers_ok_when_the_store_answers() {
@@ -182,4 +185,42 @@ async fn the_demo_prints_curl_commands_that_work_as_printed() {
         )
         .await;
     assert_eq!(list.status, 401, "the last printed command rotated the key");
+}
+
+#[tokio::test]
+async fn a_failing_database_is_a_500_with_only_a_request_id_and_healthz_is_503() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("failing.db").display());
+    let store = Arc::new(SqliteStore::connect(&url).await.unwrap());
+    let app = spawn_app_over(store.clone(), StoreGuard::new(dir), |s| s).await;
+    let p = app.new_project(None).await;
+    assert_eq!(app.get("/healthz", None).await.status, 200);
+
+    // The database goes away under the running server.
+    store.close().await;
+
+    let r = app.get("/healthz", None).await;
+    assert_eq!(r.status, 503, "{r:?}");
+    assert!(r.detail().contains("database"), "{}", r.detail());
+
+    let r = app
+        .get("/blog/api/v1/public/blogs", Some(&p.bearer_key()))
+        .await;
+    assert_eq!(r.status, 500, "{r:?}");
+    let detail = r.detail().to_owned();
+    let request_id = r.header("x-request-id").expect("request id").to_owned();
+    assert!(detail.contains(&request_id), "{detail}");
+    assert!(
+        !detail.to_lowercase().contains("pool") && !detail.to_lowercase().contains("sqlx"),
+        "the cause stays in the logs: {detail}"
+    );
+    let logs = captured_logs();
+    let logged = logs
+        .lines()
+        .find(|l| l.contains(&request_id) && l.contains("internal error"))
+        .expect("the 500 is logged with its request id");
+    assert!(
+        logged.to_lowercase().contains("pool") || logged.to_lowercase().contains("closed"),
+        "the log carries the cause: {logged}"
+    );
 }
