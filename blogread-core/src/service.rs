@@ -705,15 +705,25 @@ impl Service {
         id: BlogId,
         change: crate::store::BlogChange,
     ) -> Result<BlogWrite> {
+        // The published slug as the transaction saw it before the change: after an unpublish
+        // there is no snapshot left to name the slug that disappeared from the site.
+        let before = Arc::new(std::sync::Mutex::new(None::<String>));
+        let seen = Arc::clone(&before);
+        let change: crate::store::BlogChange = Box::new(move |blog| {
+            *seen.lock().unwrap_or_else(|e| e.into_inner()) =
+                blog.state.snapshot().map(|s| s.fields.slug().to_string());
+            change(blog)
+        });
         let (blog, event) = self.store.update_blog(project, id, change).await?;
         if let Some(event) = event {
-            // The slug the public saw: the published one (unpublish keeps no snapshot, so
-            // the working slug names it then).
+            // The slug the public saw: the new snapshot's, else the one just taken down.
             let slug = blog
                 .state
                 .snapshot()
-                .map_or(blog.working.slug(), |s| s.fields.slug());
-            self.fire(project, event, slug.to_string()).await;
+                .map(|s| s.fields.slug().to_string())
+                .or_else(|| before.lock().unwrap_or_else(|e| e.into_inner()).take())
+                .unwrap_or_else(|| blog.working.slug().to_string());
+            self.fire(project, event, slug).await;
         }
         Ok(BlogWrite {
             blog: ManagedBlog::from(&blog),

@@ -302,3 +302,35 @@ async fn the_test_operation_reports_status_0_when_nothing_answers() {
     assert_eq!(result.status_code, 0);
     assert!(result.message.contains("timed out"), "{}", result.message);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unpublish_is_logged_under_the_slug_the_public_saw() {
+    let pki = test_pki();
+    let receiver = Receiver::start(&pki, Answer::Status(200)).await;
+    let f = fixture_firing_into(&pki, &receiver, WAIT).await;
+    let auth = Some(f.admin.as_str());
+    let b = f.published("public-slug", "Post", "").await;
+    f.service
+        .edit_blog(
+            auth,
+            f.project,
+            blog_id(&b),
+            BlogPatch {
+                slug: Some("renamed-draft".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    f.service
+        .unpublish_blog(auth, f.project, blog_id(&b))
+        .await
+        .unwrap();
+    assert!(f.service.wait_for_firings(WAIT).await);
+    let log = f.service.deliveries(auth, f.project).await.unwrap();
+    let unpublished = log
+        .iter()
+        .find(|d| d.trigger == Trigger::Unpublished)
+        .expect("the unpublish fired");
+    assert_eq!(unpublished.blog_slug.as_deref(), Some("public-slug"));
+}
