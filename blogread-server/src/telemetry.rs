@@ -8,7 +8,6 @@ use std::time::Instant;
 use blogread_core::auth::loggable_prefix;
 use poem::http::HeaderValue;
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
-use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
 tokio::task_local! {
@@ -100,10 +99,10 @@ impl<E: Endpoint> Endpoint for RequestLogEndpoint<E> {
         let id = new_request_id();
         let method = req.method().clone();
         let path = redacted_path(req.uri().path(), req.uri().query());
-        let span = tracing::info_span!("request", request_id = %id, method = %method, path = %path);
-        let result = REQUEST_ID
-            .scope(id.clone(), self.inner.call(req).instrument(span.clone()))
-            .await;
+        // No span around the handler: what is logged inside a request (a 500's cause, a failed
+        // health check) names the request id itself, read from the task-local. A span with
+        // three formatted fields cost about a quarter of a cached read's CPU under load.
+        let result = REQUEST_ID.scope(id.clone(), self.inner.call(req)).await;
         let mut resp = match result {
             Ok(resp) => resp.into_response(),
             Err(err) => err.into_response(),
@@ -113,14 +112,13 @@ impl<E: Endpoint> Endpoint for RequestLogEndpoint<E> {
         }
         let status = resp.status().as_u16();
         let duration_ms = (start.elapsed().as_secs_f64() * 100_000.0).round() / 100.0;
-        span.in_scope(|| {
-            tracing::info!(
-                target: "blogread::http",
-                status,
-                duration_ms,
-                "{method} {path} -> {status}"
-            );
-        });
+        tracing::info!(
+            target: "blogread::http",
+            request_id = %id,
+            status,
+            duration_ms,
+            "{method} {path} -> {status}"
+        );
         Ok(resp)
     }
 }
