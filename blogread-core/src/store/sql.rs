@@ -898,12 +898,16 @@ macro_rules! sql_store {
                     &self,
                     hash: &SecretHash,
                 ) -> Result<Option<PublicProject>> {
+                    let hash = hash.to_hex();
+                    if let Some(answer) = self.quick_key_check(&hash) {
+                        return Ok(answer);
+                    }
                     let row: Option<PublicProjectRow> = sqlx::query_as(
                         "SELECT p.id, p.site_url, p.content_version \
                          FROM public_keys k JOIN projects p ON p.id = k.project_id \
                          WHERE k.key_hash = $1",
                     )
-                    .bind(hash.to_hex())
+                    .bind(hash)
                     .fetch_optional(self.read_pool())
                     .await
                     .map_err(storage)?;

@@ -7,8 +7,11 @@
 //! with `SQLITE_BUSY` when another process writes to the same file (the busy timeout covers
 //! that case).
 
+mod keys;
+
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::sqlite::{
@@ -17,7 +20,7 @@ use sqlx::sqlite::{
 use sqlx::{Sqlite, Transaction};
 
 use super::sql::{DbId, blog_columns, corrupt, sql_store, storage, timestamp};
-use crate::domain::{ProjectId, SitemapEntry};
+use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::{Error, Result};
 
 /// How long a connection waits for another process's write lock before failing.
@@ -28,6 +31,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct SqliteStore {
     writer: SqlitePool,
     reader: SqlitePool,
+    /// The public key check without a thread hand-off (a file database only).
+    keys: Option<Arc<keys::KeyReader>>,
 }
 
 /// The SQLite migrations, embedded at build time.
@@ -60,6 +65,7 @@ impl SqliteStore {
             return Ok(Self {
                 writer: pool.clone(),
                 reader: pool,
+                keys: None,
             });
         }
         let options = options
@@ -80,19 +86,32 @@ impl SqliteStore {
             .map(|n| n.get())
             .unwrap_or(2)
             .clamp(2, 8) as u32;
+        let keys = Some(Arc::new(keys::KeyReader::new(
+            options.get_filename().to_path_buf(),
+        )));
         let reader = SqlitePoolOptions::new()
             .max_connections(readers)
             .test_before_acquire(false)
             .connect_with(options)
             .await
             .map_err(storage)?;
-        Ok(Self { writer, reader })
+        Ok(Self {
+            writer,
+            reader,
+            keys,
+        })
     }
 
     /// Closes every connection (checkpointing the WAL when the last one closes).
     pub async fn close(&self) {
         self.reader.close().await;
         self.writer.close().await;
+    }
+
+    /// The key check on the calling thread, when the database answers at once; `None` sends
+    /// the caller to the reader pool.
+    fn quick_key_check(&self, key_hash: &str) -> Option<Option<PublicProject>> {
+        self.keys.as_ref()?.lookup(key_hash)
     }
 
     fn read_pool(&self) -> &SqlitePool {
@@ -172,3 +191,55 @@ fn is_in_memory(url: &str) -> bool {
 }
 
 sql_store!(SqliteStore, Sqlite);
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::SqliteStore;
+    use crate::domain::SecretHash;
+    use crate::testing::Fixture;
+
+    async fn file_store() -> (SqliteStore, String, tempfile::TempDir) {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("keys.db").display());
+        (SqliteStore::connect(&url).await.expect("opens"), url, dir)
+    }
+
+    #[tokio::test]
+    async fn key_check_is_answered_without_sqlx_and_sees_every_commit_at_once() {
+        let (store, url, _dir) = file_store().await;
+        let f = Fixture::new(Arc::new(store.clone()), None).await;
+        let hash = SecretHash::of(&f.public_key).to_hex();
+        let before = store
+            .quick_key_check(&hash)
+            .expect("answered on the calling thread")
+            .expect("the key opens its project");
+        assert_eq!(before.id, f.project);
+
+        f.published("a", "A", "").await;
+        let after = store.quick_key_check(&hash).unwrap().unwrap();
+        assert!(
+            after.content_version > before.content_version,
+            "a publish is seen by the very next check"
+        );
+
+        // Another instance on the same file rotates the key.
+        let other = SqliteStore::connect(&url).await.unwrap();
+        crate::Service::new(Arc::new(other))
+            .rotate_public_key_unchecked(f.project)
+            .await
+            .unwrap();
+        assert_eq!(
+            store.quick_key_check(&hash),
+            Some(None),
+            "a key rotated by another instance fails on the very next check"
+        );
+    }
+
+    #[tokio::test]
+    async fn key_check_of_an_in_memory_database_goes_through_sqlx() {
+        let store = SqliteStore::connect("sqlite::memory:").await.unwrap();
+        assert_eq!(store.quick_key_check(&"0".repeat(64)), None);
+    }
+}
