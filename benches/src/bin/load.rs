@@ -534,17 +534,25 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
 
     let startup_peak = procfs::peak_rss_mib(blogread.pid());
     let mut results: Vec<[Option<Measured>; 2]> = endpoints.iter().map(|_| [None, None]).collect();
+    let selected = |e: &Endpoint| {
+        args.only
+            .as_deref()
+            .is_none_or(|only| e.name.contains(only))
+    };
     for round in 0..args.rounds {
         for (i, e) in endpoints.iter().enumerate() {
-            if args
-                .only
-                .as_deref()
-                .is_some_and(|only| !e.name.contains(only))
-            {
-                continue;
-            }
+            // blogread is measured on the selected endpoints; the floor also on every row a
+            // selected endpoint is compared with (the 304 with the list's 200).
+            let blogread_side = selected(e);
+            let floor_side = blogread_side
+                || endpoints
+                    .iter()
+                    .any(|other| other.compare_with == Some(i) && selected(other));
             let order: [usize; 2] = if round % 2 == 0 { [0, 1] } else { [1, 0] };
             for side in order {
+                if !(if side == 0 { blogread_side } else { floor_side }) {
+                    continue;
+                }
                 let (server, target) = match side {
                     0 => (&blogread, &blogread_targets[i]),
                     _ => (&floor, &floor_targets[i]),
