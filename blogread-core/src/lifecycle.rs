@@ -31,8 +31,13 @@ pub fn edit(blog: &mut Blog, patch: BlogPatch, now: Timestamp) -> Result<Option<
 }
 
 /// Publishes (from draft or unpublished) or re-syncs (from published): the working copy
-/// becomes the published snapshot. `published_at` is set on first publish, or taken from
-/// `requested` (imports), and kept after that; `updated_at` is now.
+/// becomes the published snapshot; `updated_at` is now.
+///
+/// `published_at` is set on the first publish (from draft): to `requested` when given
+/// (imports), else to now. After that it is kept: publishing again from unpublished, or a
+/// re-sync, ignores `requested`, as DECISIONS.md section 2 and the API document say, so a
+/// re-publish cannot move a blog in the public list. A `requested` time in the future is
+/// invalid (422) from any status, used or not, until scheduled publishing exists.
 pub fn publish(
     blog: &mut Blog,
     requested: Option<Timestamp>,
@@ -46,12 +51,8 @@ pub fn publish(
     }
     let (published_at, event) = match &blog.state {
         BlogState::Draft => (requested.unwrap_or(now), Trigger::Published),
-        BlogState::Unpublished { published_at } => {
-            (requested.unwrap_or(*published_at), Trigger::Published)
-        }
-        BlogState::Published(snapshot) => {
-            (requested.unwrap_or(snapshot.published_at), Trigger::Updated)
-        }
+        BlogState::Unpublished { published_at } => (*published_at, Trigger::Published),
+        BlogState::Published(snapshot) => (snapshot.published_at, Trigger::Updated),
     };
     blog.state = BlogState::Published(Box::new(PublishedSnapshot {
         fields: blog.working.clone(),
@@ -209,6 +210,40 @@ mod tests {
     }
 
     #[test]
+    fn requested_published_at_is_ignored_after_first_publish() {
+        let mut b = draft();
+        publish(&mut b, None, t("2026-01-02T00:00:00Z")).unwrap();
+        let ev = publish(
+            &mut b,
+            Some(t("2020-05-05T05:05:05Z")),
+            t("2026-01-03T00:00:00Z"),
+        )
+        .unwrap();
+        assert_eq!(ev, Some(Trigger::Updated));
+        let s = b.state.snapshot().unwrap();
+        assert_eq!(
+            s.published_at,
+            t("2026-01-02T00:00:00Z"),
+            "a re-sync keeps the first publication time"
+        );
+        assert_eq!(s.updated_at, t("2026-01-03T00:00:00Z"));
+
+        unpublish(&mut b, t("2026-01-04T00:00:00Z")).unwrap();
+        let ev = publish(
+            &mut b,
+            Some(t("2020-05-05T05:05:05Z")),
+            t("2026-01-05T00:00:00Z"),
+        )
+        .unwrap();
+        assert_eq!(ev, Some(Trigger::Published));
+        assert_eq!(
+            b.state.snapshot().unwrap().published_at,
+            t("2026-01-02T00:00:00Z"),
+            "publishing again after unpublishing keeps it too"
+        );
+    }
+
+    #[test]
     fn publish_in_the_future_is_invalid_until_scheduling_exists() {
         let mut b = draft();
         let err = publish(
@@ -219,6 +254,31 @@ mod tests {
         .unwrap_err();
         assert!(matches!(err, Error::Invalid(f) if f.field == "published_at"));
         assert_eq!(b.state.status(), BlogStatus::Draft);
+    }
+
+    #[test]
+    fn future_published_at_is_invalid_even_when_it_would_be_ignored() {
+        let mut b = draft();
+        publish(&mut b, None, t("2026-01-02T00:00:00Z")).unwrap();
+        let before = b.clone();
+        let err = publish(
+            &mut b,
+            Some(t("2030-01-01T00:00:00Z")),
+            t("2026-01-03T00:00:00Z"),
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::Invalid(f) if f.field == "published_at"));
+        assert_eq!(b, before, "a rejected re-sync changes nothing");
+
+        unpublish(&mut b, t("2026-01-04T00:00:00Z")).unwrap();
+        let err = publish(
+            &mut b,
+            Some(t("2030-01-01T00:00:00Z")),
+            t("2026-01-05T00:00:00Z"),
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::Invalid(f) if f.field == "published_at"));
+        assert_eq!(b.state.status(), BlogStatus::Unpublished);
     }
 
     #[test]

@@ -19,6 +19,8 @@
 //! 2. `lol_html` rewrites placeholders where the HTML grammar puts them: the whole `href` of an
 //!    `<a>`, text content, other attribute values, comments and raw-text elements. A light pass
 //!    handles only text and `<a>`; a full pass runs only when the light one missed an opener.
+//!    Only placeholders of the body as written are resolved: nothing a handler wrote is scanned
+//!    again, so the slugs looked up are always among those [`referenced_slugs`] reports.
 //! 3. A byte-level safety pass removes any `[INTERNAL:` that is still left (in tag or attribute
 //!    names, a doctype, broken markup, or formed by a removal such as `[[INTERNAL:x]INTERNAL:y]`),
 //!    so no raw placeholder ever leaves the public API, whatever the input.
@@ -324,15 +326,22 @@ fn rewrite_attributes(el: &mut Element<'_, '_>, body: &str, ctx: &LinkContext) {
     let mut changes: Vec<(String, Option<String>)> = Vec::new();
     for attr in el.attributes() {
         let name = attr.name();
-        if seen.contains(&name) {
-            // A duplicate attribute: browsers ignore it, and `set_attribute` would change the
-            // first one. Any placeholder left in it is removed by the safety pass.
-            continue;
+        // An attribute without a source location was already rewritten (by `rewrite_anchor`,
+        // which runs first, for an `<a>`'s `href`): its value is no longer the author's, and a
+        // placeholder in it was formed by a removal (`[[INTERNAL:x]INTERNAL:y]`). Resolving
+        // that would look up a slug `referenced_slugs` cannot see, so it is left to the safety
+        // pass. It still counts as seen, so a duplicate of it is not written over it.
+        let rewritten = attr.name_source_location().is_none();
+        if !seen.contains(&name) {
+            // A duplicate attribute is skipped: browsers ignore it, and `set_attribute` would
+            // change the first one. Any placeholder left in it is removed by the safety pass.
+            if !rewritten
+                && let Some(replaced) = replace_placeholders(&attr.value(), ctx, Context::Attribute)
+            {
+                changes.push((name.clone(), replaced.into_attribute_value()));
+            }
+            seen.push(name);
         }
-        if let Some(replaced) = replace_placeholders(&attr.value(), ctx, Context::Attribute) {
-            changes.push((name.clone(), replaced.into_attribute_value()));
-        }
-        seen.push(name);
     }
     for (name, value) in changes {
         match value {
@@ -1066,6 +1075,47 @@ mod tests {
     #[test]
     fn concatenation_after_removal_is_removed() {
         assert_eq!(resolved("<p>[[INTERNAL:x]INTERNAL:y]</p>"), "<p>y]</p>");
+    }
+
+    /// Found by `referenced_slugs_are_enough_to_resolve`: removing `[INTERNAL:x]` from an `href`
+    /// forms `[INTERNAL:hello-world]`, which [`referenced_slugs`] does not report (it is not in
+    /// the body). Only placeholders of the body are resolved, so the output is the same whether
+    /// the context knows just the referenced slugs or every published one; the formed opener is
+    /// left to the safety pass.
+    #[test]
+    fn placeholder_formed_by_a_removal_is_not_resolved() {
+        for (body, expected) in [
+            // The exact counterexample; `[INTERNAL:a]` as an attribute name forces the full pass.
+            (
+                r#"<A href="[[INTERNAL:x]INTERNAL:hello-world]"><a [INTERNAL:a]="">"#,
+                r#"<A href="hello-world]"><a a]="">"#,
+            ),
+            // The same in what follows a resolved whole-`href` placeholder.
+            (
+                r##"<a href="[INTERNAL:second-post]#[[INTERNAL:x]INTERNAL:hello-world]" title="[INTERNAL:x]">t</a>"##,
+                r##"<a href="https://example.com/blog/second-post/#hello-world]">t</a>"##,
+            ),
+            // And in an attribute that is not an `href`, and in text.
+            (
+                r#"<img alt="[[INTERNAL:x]INTERNAL:hello-world]"><p>[[INTERNAL:x]INTERNAL:hello-world]</p>"#,
+                r#"<img alt="hello-world]"><p>hello-world]</p>"#,
+            ),
+        ] {
+            let mut referenced = BTreeSet::new();
+            referenced_slugs(body, &mut referenced);
+            assert!(
+                !referenced.contains("hello-world"),
+                "{body}: {referenced:?}"
+            );
+            let narrowed = site()
+                .published
+                .into_iter()
+                .filter(|(slug, _)| referenced.contains(slug))
+                .collect();
+            let narrowed = LinkContext::new(Some("https://example.com"), narrowed);
+            assert_eq!(resolved(body), expected, "{body}");
+            assert_eq!(resolve(body, &narrowed), expected, "{body}");
+        }
     }
 
     #[test]

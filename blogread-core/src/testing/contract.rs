@@ -835,8 +835,9 @@ pub async fn failed_changes_write_nothing(store: Arc<dyn Store>) {
 }
 
 /// The category filter follows the published snapshot: an edit of the working copy's
-/// categories shows at the next publish, and unpublish and delete remove the blog from it;
-/// a re-publish with another `published_at` moves it in the filtered order.
+/// categories shows at the next publish, and unpublish and delete remove the blog from it.
+/// The filtered list is ordered by the snapshot's `published_at`, which a re-sync or a
+/// publish after an unpublish keeps: not by id, nor by the newer `updated_at` they set.
 pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store>) {
     let f = Fixture::new(store, None).await;
     let auth = Some(f.admin.as_str());
@@ -849,7 +850,8 @@ pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store
         })
         .await;
     let id = blog_id(&b);
-    f.publish(&b, Some("2025-01-02T00:00:00Z")).await;
+    // `b` is created first (the smaller id) but first published later than `other`.
+    f.publish(&b, Some("2025-01-03T00:00:00Z")).await;
     let other = f
         .draft_with(NewBlog {
             title: "Other".into(),
@@ -858,11 +860,11 @@ pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store
             ..Default::default()
         })
         .await;
-    f.publish(&other, Some("2025-01-03T00:00:00Z")).await;
+    f.publish(&other, Some("2025-01-02T00:00:00Z")).await;
     assert_eq!(
         category_total(&f, "rust").await,
-        (2, vec!["other".into(), "b".into()]),
-        "a blog listing one category twice (in two cases) counts once"
+        (2, vec!["b".into(), "other".into()]),
+        "a blog listing one category twice (in two cases) counts once; newest published_at first"
     );
     f.service
         .edit_blog(
@@ -878,6 +880,7 @@ pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store
         .unwrap();
     assert_eq!(category_total(&f, "rust").await.0, 2, "edits stay private");
     assert_eq!(category_total(&f, "go").await.0, 0);
+    f.clock.advance(1);
     f.publish(&b, None).await;
     assert_eq!(category_total(&f, "rust").await.0, 1);
     assert_eq!(category_total(&f, "web").await.0, 0);
@@ -894,16 +897,29 @@ pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store
         )
         .await
         .unwrap();
-    f.publish(&b, Some("2025-01-04T00:00:00Z")).await;
+    f.clock.advance(1);
+    f.publish(&b, None).await;
     assert_eq!(
         category_total(&f, "rust").await,
         (2, vec!["b".into(), "other".into()]),
-        "the new published_at orders the filtered list"
+        "back in the filter, at the published_at the re-sync kept"
+    );
+    f.clock.advance(1);
+    f.publish(&other, None).await;
+    assert_eq!(
+        category_total(&f, "rust").await,
+        (2, vec!["b".into(), "other".into()]),
+        "a re-sync (the newest updated_at) does not move a blog in the filtered order"
     );
     f.service.unpublish_blog(auth, f.project, id).await.unwrap();
     assert_eq!(category_total(&f, "rust").await, (1, vec!["other".into()]));
+    f.clock.advance(1);
     f.publish(&b, None).await;
-    assert_eq!(category_total(&f, "rust").await.0, 2);
+    assert_eq!(
+        category_total(&f, "rust").await,
+        (2, vec!["b".into(), "other".into()]),
+        "publishing again keeps the first published_at"
+    );
     f.service.delete_blog(auth, f.project, id).await.unwrap();
     assert_eq!(category_total(&f, "rust").await, (1, vec!["other".into()]));
 }
