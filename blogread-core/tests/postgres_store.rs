@@ -45,3 +45,73 @@ async fn reconnecting_runs_no_migration_twice_and_keeps_the_data() {
         .await
         .unwrap();
 }
+
+/// Checks that arrive together share queries (see `store/postgres/keys.rs`); each must still
+/// get the answer for its own key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_key_checks_each_get_the_project_of_their_own_key() {
+    use std::sync::Arc;
+
+    use blogread_core::domain::SecretHash;
+    use blogread_core::testing::Fixture;
+
+    let Some((url, _guard)) = fresh_database().await else {
+        return;
+    };
+    let store: Arc<dyn Store> = Arc::new(PostgresStore::connect(&url).await.unwrap());
+    let a = Fixture::new(store.clone(), None).await;
+    let b = a.another(None).await;
+    let keys = [
+        (a.public_key.clone(), Some(a.project)),
+        (b.public_key.clone(), Some(b.project)),
+        ("pk_live_not-a-key-of-anyone".to_owned(), None),
+    ];
+    let mut checks = tokio::task::JoinSet::new();
+    for i in 0..300 {
+        let (key, expected) = keys[i % keys.len()].clone();
+        let store = store.clone();
+        checks.spawn(async move {
+            let found = store
+                .project_by_public_key(&SecretHash::of(&key))
+                .await
+                .expect("the check is answered");
+            assert_eq!(found.map(|p| p.id), expected, "check {i}");
+        });
+    }
+    while let Some(done) = checks.join_next().await {
+        done.expect("every check got its own answer");
+    }
+
+    // A rotation is seen by the very next check, batched or not.
+    a.service
+        .rotate_public_key_unchecked(a.project)
+        .await
+        .unwrap();
+    let old = store
+        .project_by_public_key(&SecretHash::of(&a.public_key))
+        .await
+        .unwrap();
+    assert_eq!(old, None, "the rotated key opens nothing");
+}
+
+#[tokio::test]
+async fn key_check_on_a_closed_store_is_an_error_not_a_hang() {
+    use blogread_core::domain::SecretHash;
+
+    let Some((url, _guard)) = fresh_database().await else {
+        return;
+    };
+    let store = PostgresStore::connect(&url).await.unwrap();
+    store.close().await;
+    let err = store
+        .project_by_public_key(&SecretHash::of("pk_live_whatever"))
+        .await
+        .expect_err("the pool is closed");
+    let cause = std::error::Error::source(&err).map(ToString::to_string);
+    assert!(
+        cause
+            .as_deref()
+            .is_some_and(|c| c.contains("public key check")),
+        "the cause says what failed: {cause:?}"
+    );
+}

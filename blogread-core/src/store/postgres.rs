@@ -5,8 +5,11 @@
 //! concurrent writes to one blog apply one after the other; slug uniqueness is a primary key,
 //! so concurrent writes to different blogs cannot both take a slug.
 
+mod keys;
+
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
@@ -22,6 +25,8 @@ const PING_WHEN_IDLE_FOR: std::time::Duration = std::time::Duration::from_secs(1
 #[derive(Debug, Clone)]
 pub struct PostgresStore {
     pool: PgPool,
+    /// Public key checks, batched.
+    keys: Arc<keys::KeyBatcher>,
 }
 
 /// The PostgreSQL migrations, embedded at build time.
@@ -58,7 +63,10 @@ impl PostgresStore {
             .await
             .map_err(storage)?;
         MIGRATOR.run(&pool).await.map_err(Error::storage)?;
-        Ok(Self { pool })
+        Ok(Self {
+            keys: keys::KeyBatcher::new(pool.clone()),
+            pool,
+        })
     }
 
     /// Closes every connection.
@@ -66,9 +74,10 @@ impl PostgresStore {
         self.pool.close().await;
     }
 
-    /// Every key check is a query on the pool here (it needs the network round trip anyway).
-    fn quick_key_check(&self, _key_hash: &str) -> Option<Option<crate::domain::PublicProject>> {
-        None
+    /// The project a public key hash opens, from a query shared with the checks waiting at
+    /// the same moment (see [`keys`]).
+    async fn key_check(&self, key_hash: String) -> Result<Option<crate::domain::PublicProject>> {
+        self.keys.check(key_hash).await
     }
 
     fn read_pool(&self) -> &PgPool {

@@ -660,7 +660,7 @@ macro_rules! sql_store {
             use $crate::store::sql::{
                 AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, CATEGORY_PAGE,
                 CATEGORY_PAGE_WITH_CONTENT, DbId, DeliveryRow, Derived, PAGE, PAGE_WITH_CONTENT,
-                ProjectRow, PublicKeyRow, PublicProjectRow, PublishedRow, bind_blog,
+                ProjectRow, PublicKeyRow, PublishedRow, bind_blog,
                 blog_columns, count, published_columns, slug_conflict, sql_count, storage,
                 write_error,
             };
@@ -898,20 +898,7 @@ macro_rules! sql_store {
                     &self,
                     hash: &SecretHash,
                 ) -> Result<Option<PublicProject>> {
-                    let hash = hash.to_hex();
-                    if let Some(answer) = self.quick_key_check(&hash) {
-                        return Ok(answer);
-                    }
-                    let row: Option<PublicProjectRow> = sqlx::query_as(
-                        "SELECT p.id, p.site_url, p.content_version \
-                         FROM public_keys k JOIN projects p ON p.id = k.project_id \
-                         WHERE k.key_hash = $1",
-                    )
-                    .bind(hash)
-                    .fetch_optional(self.read_pool())
-                    .await
-                    .map_err(storage)?;
-                    Ok(row.map(PublicProjectRow::into_public))
+                    self.key_check(hash.to_hex()).await
                 }
 
                 async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()> {

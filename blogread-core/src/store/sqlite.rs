@@ -19,7 +19,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{Sqlite, Transaction};
 
-use super::sql::{DbId, blog_columns, corrupt, sql_store, storage, timestamp};
+use super::sql::{DbId, PublicProjectRow, blog_columns, corrupt, sql_store, storage, timestamp};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::{Error, Result};
 
@@ -112,6 +112,24 @@ impl SqliteStore {
     /// the caller to the reader pool.
     fn quick_key_check(&self, key_hash: &str) -> Option<Option<PublicProject>> {
         self.keys.as_ref()?.lookup(key_hash)
+    }
+
+    /// The project a public key hash opens: on the calling thread when the database answers
+    /// at once, through the reader pool otherwise (see [`keys`]).
+    async fn key_check(&self, key_hash: String) -> Result<Option<PublicProject>> {
+        if let Some(answer) = self.quick_key_check(&key_hash) {
+            return Ok(answer);
+        }
+        let row: Option<PublicProjectRow> = sqlx::query_as(
+            "SELECT p.id, p.site_url, p.content_version \
+             FROM public_keys k JOIN projects p ON p.id = k.project_id \
+             WHERE k.key_hash = $1",
+        )
+        .bind(key_hash)
+        .fetch_optional(&self.reader)
+        .await
+        .map_err(storage)?;
+        Ok(row.map(PublicProjectRow::into_public))
     }
 
     fn read_pool(&self) -> &SqlitePool {

@@ -56,10 +56,10 @@ impl KeyReader {
         };
         let answer = query(&conn, key_hash);
         if answer.is_some() {
-            if let Ok(mut idle) = self.idle.lock() {
-                if idle.len() < MAX_IDLE {
-                    idle.push(conn);
-                }
+            if let Ok(mut idle) = self.idle.lock()
+                && idle.len() < MAX_IDLE
+            {
+                idle.push(conn);
             }
         } else {
             tracing::debug!("key check falls back to the sqlx reader pool");
