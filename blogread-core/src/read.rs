@@ -193,15 +193,7 @@ fn etag(project: &PublicProject, parts: &[&str]) -> String {
         h.update(part.as_bytes());
     }
     let digest = h.finalize();
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(34);
-    out.push('"');
-    for b in &digest[..16] {
-        out.push(char::from(HEX[usize::from(b >> 4)]));
-        out.push(char::from(HEX[usize::from(b & 0xf)]));
-    }
-    out.push('"');
-    out
+    format!("\"{}\"", hex::encode(&digest[..16]))
 }
 
 fn not_modified<T>(etag: &str, if_none_match: Option<&str>) -> Option<Conditional<T>> {

@@ -60,24 +60,13 @@ impl SecretHash {
 
     /// The digest as 64 lower-case hex digits (how the SQL stores keep it).
     pub fn to_hex(&self) -> String {
-        use fmt::Write as _;
-        let mut out = String::with_capacity(64);
-        for b in self.0 {
-            let _ = write!(out, "{b:02x}");
-        }
-        out
+        hex::encode(self.0)
     }
 
     /// Reads back 64 hex digits.
-    pub fn from_hex(hex: &str) -> Option<Self> {
-        if hex.len() != 64 {
-            return None;
-        }
+    pub fn from_hex(digits: &str) -> Option<Self> {
         let mut out = [0u8; 32];
-        for (i, chunk) in hex.as_bytes().chunks(2).enumerate() {
-            let s = std::str::from_utf8(chunk).ok()?;
-            out[i] = u8::from_str_radix(s, 16).ok()?;
-        }
+        hex::decode_to_slice(digits, &mut out).ok()?;
         Some(Self(out))
     }
 }
@@ -287,5 +276,17 @@ mod tests {
         let h = SecretHash::of("pk_live_x");
         assert_eq!(SecretHash::from_hex(&h.to_hex()), Some(h));
         assert_eq!(h.to_hex().len(), 64);
+        assert_eq!(h.to_hex(), h.to_hex().to_lowercase());
+    }
+
+    #[test]
+    fn secret_hash_from_hex_takes_exactly_64_hex_digits() {
+        let hex = SecretHash::of("pk_live_x").to_hex();
+        assert_eq!(SecretHash::from_hex(&hex[..62]), None);
+        assert_eq!(SecretHash::from_hex(&format!("{hex}00")), None);
+        // `u8::from_str_radix` would take "+f" as 15; a digest is digits only.
+        let signed = format!("+f{}", &hex[2..]);
+        assert_eq!(SecretHash::from_hex(&signed), None);
+        assert_eq!(SecretHash::from_hex(&"zz".repeat(32)), None);
     }
 }
