@@ -350,11 +350,16 @@ impl TestApp {
         id
     }
 
-    /// Stops the server gracefully and waits for it.
-    pub async fn stop(mut self) -> io::Result<()> {
+    /// Starts a graceful shutdown without waiting for it (requests in flight go on).
+    pub fn begin_shutdown(&mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
+    }
+
+    /// Stops the server gracefully and waits for it.
+    pub async fn stop(mut self) -> io::Result<()> {
+        self.begin_shutdown();
         match self.server.take() {
             Some(handle) => handle.await.expect("server task"),
             None => Ok(()),

@@ -65,6 +65,45 @@ async fn shutdown_stops_accepting_and_returns() {
     assert!(after.is_err(), "no longer accepting");
 }
 
+/// A request the server is reading when shutdown starts is answered in full, and only then
+/// does the server stop. `Expect: 100-continue` is the sync point: the server sends
+/// `100 Continue` when the handler starts reading the body, so the request is in flight.
+#[tokio::test]
+async fn a_request_in_flight_when_shutdown_starts_is_answered() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut app = spawn_app().await;
+    let addr = app.base.trim_start_matches("http://").to_owned();
+    let body = br#"{"name": "Created during shutdown"}"#;
+    let head = format!(
+        "POST /api/v1/projects HTTP/1.1\r\nHost: {addr}\r\nAuthorization: {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\
+         Expect: 100-continue\r\nConnection: close\r\n\r\n",
+        app.operator(),
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut interim = [0u8; 25];
+    stream.read_exact(&mut interim).await.unwrap();
+    assert_eq!(
+        &interim, b"HTTP/1.1 100 Continue\r\n\r\n",
+        "the handler reads"
+    );
+
+    app.begin_shutdown();
+    stream.write_all(body).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 201"),
+        "the in-flight request is answered: {answer}"
+    );
+    assert!(answer.contains("Created during shutdown"), "{answer}");
+    app.stop().await.expect("then the server stops cleanly");
+}
+
 /// Splits a printed shell command into words (single quotes only, as `demo` prints them).
 fn shell_words(line: &str) -> Vec<String> {
     let mut words = Vec::new();
