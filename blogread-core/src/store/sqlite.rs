@@ -120,15 +120,11 @@ impl SqliteStore {
         if let Some(answer) = self.quick_key_check(&key_hash) {
             return Ok(answer);
         }
-        let row: Option<PublicProjectRow> = sqlx::query_as(
-            "SELECT p.id, p.site_url, p.content_version \
-             FROM public_keys k JOIN projects p ON p.id = k.project_id \
-             WHERE k.key_hash = $1",
-        )
-        .bind(key_hash)
-        .fetch_optional(&self.reader)
-        .await
-        .map_err(storage)?;
+        let row: Option<PublicProjectRow> = sqlx::query_as(keys::QUERY)
+            .bind(key_hash)
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(storage)?;
         Ok(row.map(PublicProjectRow::into_public))
     }
 
@@ -259,5 +255,11 @@ mod tests {
     async fn key_check_of_an_in_memory_database_goes_through_sqlx() {
         let store = SqliteStore::connect("sqlite::memory:").await.unwrap();
         assert_eq!(store.quick_key_check(&"0".repeat(64)), None);
+        let f = Fixture::new(Arc::new(store.clone()), None).await;
+        let found = store
+            .key_check(SecretHash::of(&f.public_key).to_hex())
+            .await
+            .expect("the reader pool answers");
+        assert_eq!(found.map(|p| p.id), Some(f.project));
     }
 }

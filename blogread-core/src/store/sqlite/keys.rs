@@ -23,10 +23,10 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::domain::{ProjectId, PublicProject};
 
-/// The statement; the same as the sqlx one in `sql.rs`.
-const QUERY: &str = "SELECT p.id, p.site_url, p.content_version \
-                     FROM public_keys k JOIN projects p ON p.id = k.project_id \
-                     WHERE k.key_hash = ?1";
+/// The statement, here and in the sqlx fallback (`$1` is SQLite's first parameter for both).
+pub(super) const QUERY: &str = "SELECT p.id, p.site_url, p.content_version \
+                                FROM public_keys k JOIN projects p ON p.id = k.project_id \
+                                WHERE k.key_hash = $1";
 
 /// Idle connections kept for reuse; more are opened when more threads ask at once.
 const MAX_IDLE: usize = 8;
