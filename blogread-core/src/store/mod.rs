@@ -162,7 +162,11 @@ pub trait Store: Send + Sync + 'static {
     /// Revokes the public key; true when there was one.
     async fn delete_public_key(&self, project: ProjectId) -> Result<bool>;
     /// The project a public key belongs to, by the key's hash: one indexed look-up that also
-    /// returns what a read needs (site URL, content version).
+    /// returns what a read needs (site URL, content version). It runs before every public
+    /// read, so it is the hot path of a backend; and it must see every change committed
+    /// before it was called, by any process (a rotated or revoked key fails on the very next
+    /// request), so its answer is never kept across calls. The SQLite backend answers it on
+    /// the calling thread, the PostgreSQL backend batches the calls that arrive together.
     async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>>;
     /// Stores a new agent key record.
     async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()>;
