@@ -92,6 +92,7 @@ impl KeyBatcher {
                 let rest = queue.waiting.split_off(cut);
                 std::mem::replace(&mut queue.waiting, rest)
             };
+            tracing::trace!(checks = batch.len(), "public key checks batched");
             let answers = self.query(&batch).await;
             for (hash, tx) in batch {
                 let answer = match &answers {
