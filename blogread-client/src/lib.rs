@@ -43,7 +43,8 @@
 //! ## Features
 //!
 //! - `blocking`: [`blocking::Client`].
-//! - `export`: [`export`], writing Zola, Hugo or HTML content files with a manifest.
+//! - `export`: [`export`], writing Zola, Hugo or HTML content files, with a manifest kept in a
+//!   state folder outside the output folder.
 //! - `cli`: the `blogread` binary (`list`, `get`, `sitemap`, `export`).
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -2,15 +2,25 @@
 
 mod support;
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::json;
 use support::*;
 
 fn blogread(base: &str, key: Option<&str>, args: &[&str]) -> Output {
+    blogread_in(None, base, key, args)
+}
+
+/// Runs the binary, in `dir` if given (the default state folder is relative to it).
+fn blogread_in(dir: Option<&Path>, base: &str, key: Option<&str>, args: &[&str]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_blogread"));
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
     cmd.env_remove("BLOGREAD_API_KEY")
         .env_remove("BLOGREAD_BASE_URL")
+        .env_remove("BLOGREAD_STATE_DIR")
         .arg("--base-url")
         .arg(base)
         .arg("--attempts")
@@ -113,15 +123,18 @@ async fn list_get_and_sitemap_print_the_servers_json() {
 #[tokio::test]
 async fn export_writes_files_and_reports() {
     let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
-    let out_dir = std::env::temp_dir().join(format!("blogread-cli-export-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out_dir);
+    // A site's root, the current directory of the command: the state goes to ./.blogread.
+    let site = std::env::temp_dir().join(format!("blogread-cli-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&site);
+    std::fs::create_dir_all(&site).unwrap();
     let base = stub.base.clone();
-    let dir = out_dir.clone();
+    let dir = site.clone();
     let out = tokio::task::spawn_blocking(move || {
-        blogread(
+        blogread_in(
+            Some(&dir),
             &base,
             Some("k"),
-            &["export", "--format", "zola", "--out", dir.to_str().unwrap()],
+            &["export", "--format", "zola", "--out", "content/blog"],
         )
     })
     .await
@@ -132,10 +145,84 @@ async fn export_writes_files_and_reports() {
         "{}",
         stderr(&out)
     );
-    assert!(out_dir.join("blog-1.md").exists());
-    assert!(out_dir.join(".blogread-manifest.json").exists());
-    assert!(out_dir.join(".blogread-cache.json").exists());
-    std::fs::remove_dir_all(&out_dir).unwrap();
+    assert!(!stderr(&out).contains("note: moved"), "{}", stderr(&out));
+    let out_dir = site.join("content/blog");
+    assert_eq!(names(&out_dir), vec!["blog-1.md", "blog-2.md"]);
+    let state = names(&site.join(".blogread"));
+    assert_eq!(state.len(), 2, "{state:?}");
+    assert!(
+        state[0].starts_with("export-content-blog-") && state[0].ends_with(".cache.json"),
+        "{state:?}"
+    );
+    assert_eq!(
+        state[1],
+        state[0].replace(".cache.json", ".manifest.json"),
+        "{state:?}"
+    );
+    std::fs::remove_dir_all(&site).unwrap();
+}
+
+#[tokio::test]
+async fn export_moves_an_old_manifest_out_of_the_output_folder_and_says_so() {
+    let stub = start_stub(|_, req| serve(&[1], req)).await;
+    let root = std::env::temp_dir().join(format!("blogread-cli-migrate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let out_dir = root.join("public/blog");
+    let state_dir = root.join("state");
+    std::fs::create_dir_all(out_dir.join("blog-9")).unwrap();
+    std::fs::write(out_dir.join("blog-9/index.html"), "old").unwrap();
+    std::fs::write(
+        out_dir.join(".blogread-manifest.json"),
+        r#"{"version":1,"files":{"blog-9/index.html":"blog-9"}}"#,
+    )
+    .unwrap();
+    std::fs::write(out_dir.join(".blogread-cache.json"), "{}").unwrap();
+    std::fs::write(out_dir.join("robots.txt"), "mine").unwrap();
+    let base = stub.base.clone();
+    let (out, state) = (out_dir.clone(), state_dir.clone());
+    let run = tokio::task::spawn_blocking(move || {
+        blogread(
+            &base,
+            Some("k"),
+            &[
+                "export",
+                "--format",
+                "html",
+                "--out",
+                out.to_str().unwrap(),
+                "--state-dir",
+                state.to_str().unwrap(),
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let notes: Vec<String> = stderr(&run)
+        .lines()
+        .filter(|l| l.starts_with("note: moved"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", stderr(&run));
+    assert!(
+        notes[0].contains(".blogread-manifest.json") && notes[0].contains(".blogread-cache.json"),
+        "{}",
+        notes[0]
+    );
+    assert!(stderr(&run).contains("1 removed"), "{}", stderr(&run));
+    assert_eq!(names(&out_dir), vec!["blog-1", "robots.txt"]);
+    assert_eq!(names(&state_dir).len(), 2);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// The sorted names in `dir`.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
 
 #[test]

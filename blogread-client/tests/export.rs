@@ -1,4 +1,5 @@
-//! `export` against the stub server: files, manifest, user files, removal, no rewrites.
+//! `export` against the stub server: files, manifest, user files, removal, no rewrites, and
+//! the state folder (outside the output folder, one manifest per output folder, migration).
 #![cfg(feature = "export")]
 
 mod support;
@@ -6,7 +7,9 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use blogread_client::export::{self, ExportOptions, Format, MANIFEST_FILE};
+use blogread_client::export::{
+    self, ExportOptions, Format, LEGACY_CACHE_FILE, LEGACY_MANIFEST_FILE, Manifest,
+};
 use blogread_client::{Client, EtagCache};
 use support::*;
 
@@ -49,12 +52,13 @@ async fn zola_export_writes_parses_removes_and_leaves_user_files_alone() {
     let p = published.clone();
     let stub = start_stub(move |_, req| serve(&p.lock().unwrap(), req)).await;
     let client = client(&stub);
-    let out = tempdir("zola");
+    let root = tempdir("zola");
+    let out = root.join("content/blog");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("_index.md"), "+++\ntitle = \"Blog\"\n+++\n").unwrap();
     std::fs::write(out.join("notes.md"), "mine").unwrap();
 
-    let options = ExportOptions::new(&out, Format::Zola);
+    let options = ExportOptions::new(&out, Format::Zola).state_dir(root.join(".blogread"));
     let report = export::export(&client, &options, &mut |_, _| {})
         .await
         .unwrap();
@@ -63,7 +67,6 @@ async fn zola_export_writes_parses_removes_and_leaves_user_files_alone() {
     assert_eq!(
         files(&out),
         vec![
-            MANIFEST_FILE,
             "_index.md",
             "blog-1.md",
             "blog-2.md",
@@ -94,13 +97,7 @@ async fn zola_export_writes_parses_removes_and_leaves_user_files_alone() {
     assert_eq!(report.removed, vec!["blog-2.md"]);
     assert_eq!(
         files(&out),
-        vec![
-            MANIFEST_FILE,
-            "_index.md",
-            "blog-1.md",
-            "blog-3.md",
-            "notes.md"
-        ]
+        vec!["_index.md", "blog-1.md", "blog-3.md", "notes.md"]
     );
     assert_eq!(
         std::fs::read_to_string(out.join("notes.md")).unwrap(),
@@ -124,7 +121,7 @@ async fn zola_export_writes_parses_removes_and_leaves_user_files_alone() {
         .await
         .unwrap();
     assert!(out.join("blog-4.md").exists());
-    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[tokio::test]
@@ -133,8 +130,9 @@ async fn html_export_uses_folders_and_removes_them_when_emptied() {
     let p = published.clone();
     let stub = start_stub(move |_, req| serve(&p.lock().unwrap(), req)).await;
     let client = client(&stub);
-    let out = tempdir("html");
-    let options = ExportOptions::new(&out, Format::Html);
+    let root = tempdir("html");
+    let out = root.join("public/blog");
+    let options = ExportOptions::new(&out, Format::Html).state_dir(root.join(".blogread"));
     export::export(&client, &options, &mut |_, _| {})
         .await
         .unwrap();
@@ -145,7 +143,7 @@ async fn html_export_uses_folders_and_removes_them_when_emptied() {
         .unwrap();
     assert!(!out.join("blog-1").exists());
     assert!(out.join("blog-2/index.html").exists());
-    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[tokio::test]
@@ -165,13 +163,14 @@ async fn an_unchanged_export_with_a_cache_transfers_no_bodies() {
         r
     })
     .await;
-    let out = tempdir("cache");
+    let root = tempdir("cache");
+    let out = root.join("content/blog");
     let cache = EtagCache::new();
     let client = Client::builder(&stub.base, "pk_live_test")
         .with_etag_cache(cache.clone())
         .build()
         .unwrap();
-    let options = ExportOptions::new(&out, Format::Hugo);
+    let options = ExportOptions::new(&out, Format::Hugo).state_dir(root.join(".blogread"));
     export::export(&client, &options, &mut |_, _| {})
         .await
         .unwrap();
@@ -187,5 +186,174 @@ async fn an_unchanged_export_with_a_cache_transfers_no_bodies() {
     );
     assert_eq!(second.not_modified, first.fetched);
     assert_eq!(report.unchanged.len(), 2);
-    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[tokio::test]
+async fn export_leaves_no_state_in_the_output_folder() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    let client = client(&stub);
+    let root = tempdir("no-state");
+    let state = root.join(".blogread");
+    for (format, out, content) in [
+        (Format::Zola, "content/zola", ["blog-1.md", "blog-2.md"]),
+        (Format::Hugo, "content/hugo", ["blog-1.html", "blog-2.html"]),
+        (
+            Format::Html,
+            "public/blog",
+            ["blog-1/index.html", "blog-2/index.html"],
+        ),
+    ] {
+        let out = root.join(out);
+        let options = ExportOptions::new(&out, format).state_dir(&state);
+        for _ in 0..2 {
+            export::export(&client, &options, &mut |_, _| {})
+                .await
+                .unwrap();
+            assert_eq!(files(&out), content, "{format:?}: only content");
+        }
+        // The manifest is in the state folder, and lists the content.
+        let manifest_path = options.manifest_path().unwrap();
+        assert_eq!(manifest_path.parent(), Some(state.as_path()));
+        let manifest = Manifest::load(&manifest_path).unwrap();
+        assert_eq!(
+            manifest.files.keys().collect::<Vec<_>>(),
+            content.iter().collect::<Vec<_>>()
+        );
+    }
+    // One manifest per output folder, named after it; the export keeps no cache itself.
+    let state_files = files(&state);
+    assert_eq!(state_files.len(), 3, "{state_files:?}");
+    for (name, prefix) in state_files.iter().zip([
+        "export-content-hugo-",
+        "export-content-zola-",
+        "export-public-blog-",
+    ]) {
+        assert!(
+            name.starts_with(prefix) && name.ends_with(".manifest.json"),
+            "{name}"
+        );
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[tokio::test]
+async fn two_output_folders_keep_separate_state() {
+    let published = Arc::new(Mutex::new(vec![2u64, 1]));
+    let p = published.clone();
+    let stub = start_stub(move |_, req| serve(&p.lock().unwrap(), req)).await;
+    let client = client(&stub);
+    let root = tempdir("two");
+    let state = root.join(".blogread");
+    // Both read `content-blog`: only the hash tells them apart.
+    let a = ExportOptions::new(root.join("content/blog"), Format::Zola).state_dir(&state);
+    let b = ExportOptions::new(root.join("content-blog"), Format::Zola).state_dir(&state);
+    assert_ne!(a.manifest_path().unwrap(), b.manifest_path().unwrap());
+    assert_ne!(a.cache_path().unwrap(), b.cache_path().unwrap());
+    assert_ne!(a.manifest_path().unwrap(), a.cache_path().unwrap());
+    for options in [&a, &b] {
+        export::export(&client, options, &mut |_, _| {})
+            .await
+            .unwrap();
+    }
+
+    // blog-2 unpublished: exporting `a` removes it from `a` only.
+    published.lock().unwrap().retain(|&i| i != 2);
+    let report = export::export(&client, &a, &mut |_, _| {}).await.unwrap();
+    assert_eq!(report.removed, vec!["blog-2.md"]);
+    assert_eq!(files(&a.out), vec!["blog-1.md"]);
+    assert_eq!(files(&b.out), vec!["blog-1.md", "blog-2.md"]);
+    // ...and `b` still owns its copy, so its next export removes it there.
+    let report = export::export(&client, &b, &mut |_, _| {}).await.unwrap();
+    assert_eq!(report.removed, vec!["blog-2.md"]);
+    assert!(report.conflicts.is_empty());
+    assert_eq!(files(&b.out), vec!["blog-1.md"]);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[tokio::test]
+async fn an_old_manifest_in_the_output_folder_is_migrated_and_its_files_stay_owned() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    let client = client(&stub);
+    let root = tempdir("migrate");
+    let out = root.join("content/blog");
+    std::fs::create_dir_all(&out).unwrap();
+    // What an earlier version left: blog-1 and blog-9 (no longer published), its manifest
+    // and cache; and the user's own file.
+    std::fs::write(out.join("blog-1.md"), "old text").unwrap();
+    std::fs::write(out.join("blog-9.md"), "old text").unwrap();
+    std::fs::write(
+        out.join(LEGACY_MANIFEST_FILE),
+        r#"{"version":1,"files":{"blog-1.md":"blog-1","blog-9.md":"blog-9"}}"#,
+    )
+    .unwrap();
+    std::fs::write(out.join(LEGACY_CACHE_FILE), "{}").unwrap();
+    std::fs::write(out.join("notes.md"), "mine").unwrap();
+
+    let options = ExportOptions::new(&out, Format::Zola).state_dir(root.join(".blogread"));
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(
+        report.migrated,
+        vec![LEGACY_MANIFEST_FILE, LEGACY_CACHE_FILE]
+    );
+    assert_eq!(report.removed, vec!["blog-9.md"], "still owned, so removed");
+    assert!(
+        report.conflicts.is_empty(),
+        "blog-1.md is owned: no conflict"
+    );
+    assert_eq!(report.written.len(), 2);
+    assert_eq!(files(&out), vec!["blog-1.md", "blog-2.md", "notes.md"]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.md")).unwrap(),
+        "mine"
+    );
+    let manifest = Manifest::load(&options.manifest_path().unwrap()).unwrap();
+    assert_eq!(
+        manifest.files.keys().collect::<Vec<_>>(),
+        vec!["blog-1.md", "blog-2.md"]
+    );
+
+    // Migrated once: nothing to do the next time.
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert!(report.migrated.is_empty());
+    assert_eq!(report.unchanged.len(), 2);
+
+    // An earlier version run again after the migration: its manifest is merged, so the file
+    // it wrote is still owned (and removed, its blog being unpublished).
+    std::fs::write(out.join("blog-8.md"), "old text").unwrap();
+    std::fs::write(
+        out.join(LEGACY_MANIFEST_FILE),
+        r#"{"version":1,"files":{"blog-8.md":"blog-8"}}"#,
+    )
+    .unwrap();
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.migrated, vec![LEGACY_MANIFEST_FILE]);
+    assert_eq!(report.removed, vec!["blog-8.md"]);
+    assert_eq!(files(&out), vec!["blog-1.md", "blog-2.md", "notes.md"]);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[tokio::test]
+async fn an_invalid_old_manifest_stops_the_export_and_nothing_is_removed() {
+    let stub = start_stub(|_, req| serve(&[1], req)).await;
+    let client = client(&stub);
+    let root = tempdir("migrate-invalid");
+    let out = root.join("content/blog");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join(LEGACY_MANIFEST_FILE), "not json").unwrap();
+    std::fs::write(out.join("blog-9.md"), "old text").unwrap();
+    let options = ExportOptions::new(&out, Format::Zola).state_dir(root.join(".blogread"));
+    let err = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap_err();
+    assert!(matches!(err, export::ExportError::Manifest(_)), "{err}");
+    assert_eq!(files(&out), vec![LEGACY_MANIFEST_FILE, "blog-9.md"]);
+    assert!(!options.manifest_path().unwrap().exists());
+    std::fs::remove_dir_all(&root).unwrap();
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use blogread_client::export::{self, CACHE_FILE, ExportOptions, Format};
+use blogread_client::export::{self, DEFAULT_STATE_DIR, ExportOptions, Format};
 use blogread_client::{Client, Error, EtagCache, ListParams, RetryPolicy};
 use clap::{Parser, Subcommand};
 
@@ -83,8 +83,15 @@ enum Command {
         Declare the taxonomies in config.toml: taxonomies = [{name = \"categories\"}, {name = \"tags\"}].\n\
         Hugo: `blogread export --format hugo --out content/blog`, then `hugo`.\n\
         HTML: `blogread export --format html --out public/blog` writes <slug>/index.html pages.\n\n\
-        The folder gets .blogread-manifest.json (the files this command owns) and .blogread-cache.json \
-        (ETags, so an unchanged rebuild downloads no bodies)."
+        Only content goes into the output folder. The state goes into the state folder (--state-dir, \
+        default .blogread in the current directory: run from the site's root, next to config.toml or \
+        hugo.toml), one pair of files per output folder, named after it (content/blog gives \
+        export-content-blog-<hash>.*):\n  \
+        *.manifest.json  the files this command wrote and may remove; commit it if you commit the \
+        exported files\n  \
+        *.cache.json     ETags, so an unchanged rebuild downloads no bodies; disposable, do not commit\n\
+        Earlier versions kept .blogread-manifest.json and .blogread-cache.json in the output folder: \
+        the next export moves the manifest into the state folder and removes both."
     )]
     Export {
         /// The generator to write for.
@@ -96,6 +103,10 @@ enum Command {
         /// Do not keep or use the ETag cache file.
         #[arg(long)]
         no_cache: bool,
+        /// The folder for the manifest and the ETag cache (created if missing); keep it outside
+        /// the output folder and out of what the generator publishes.
+        #[arg(long, env = "BLOGREAD_STATE_DIR", value_name = "DIR", default_value = DEFAULT_STATE_DIR)]
+        state_dir: PathBuf,
     },
 }
 
@@ -155,8 +166,22 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         .retry_policy(RetryPolicy::new().max_attempts(cli.attempts))
         .user_agent(concat!("blogread-cli/", env!("CARGO_PKG_VERSION")));
 
-    let cache_path = match &cli.command {
-        Command::Export { out, no_cache, .. } if !no_cache => Some(out.join(CACHE_FILE)),
+    let export_options = match &cli.command {
+        Command::Export {
+            format,
+            out,
+            state_dir,
+            ..
+        } => Some(ExportOptions::new(out, *format).state_dir(state_dir)),
+        _ => None,
+    };
+    let no_cache = matches!(cli.command, Command::Export { no_cache: true, .. });
+    let cache_path = match &export_options {
+        Some(options) if !no_cache => Some(
+            options
+                .cache_path()
+                .map_err(|e| format!("{}: {e}", options.state_dir.display()))?,
+        ),
         _ => None,
     };
     if let Some(path) = &cache_path {
@@ -207,8 +232,9 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             let sitemap = client.sitemap().await.map_err(|e| explain(&base, e))?;
             print_json(&sitemap)?;
         }
-        Command::Export { format, out, .. } => {
-            return export_command(&client, &base, format, out, cache_path).await;
+        Command::Export { .. } => {
+            let options = export_options.expect("made for the export command");
+            return export_command(&client, &base, &options, cache_path).await;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -217,10 +243,10 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
 async fn export_command(
     client: &Client,
     base: &str,
-    format: Format,
-    out: PathBuf,
+    options: &ExportOptions,
     cache_path: Option<PathBuf>,
 ) -> Result<ExitCode, String> {
+    let out = &options.out;
     let show_bar = std::io::stdout().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |done: u64, total: u64| {
@@ -239,8 +265,7 @@ async fn export_command(
         bar.set_length(total);
         bar.set_position(done);
     };
-    let options = ExportOptions::new(&out, format);
-    let result = export::export(client, &options, &mut progress).await;
+    let result = export::export(client, options, &mut progress).await;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -253,6 +278,17 @@ async fn export_command(
         if let Err(e) = cache.save(&path) {
             eprintln!("warning: could not save the cache {}: {e}", path.display());
         }
+    }
+    if !report.migrated.is_empty() {
+        let manifest = options
+            .manifest_path()
+            .unwrap_or_else(|_| options.state_dir.clone());
+        eprintln!(
+            "note: moved the export's state out of {} (removed {}); it is now kept in {}",
+            out.display(),
+            report.migrated.join(" and "),
+            manifest.display(),
+        );
     }
     let stats = client.cache_stats();
     eprintln!(

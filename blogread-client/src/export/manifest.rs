@@ -1,14 +1,13 @@
 //! The manifest: which files in the output folder `blogread export` wrote, so that it removes
-//! only those (a file the user put there is never touched).
+//! only those (a file the user put there is never touched). It lives in the state folder (see
+//! [`ExportOptions::manifest_path`](super::ExportOptions::manifest_path)), not in the output
+//! folder.
 
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-
-/// The manifest's file name in the output folder.
-pub const MANIFEST_FILE: &str = ".blogread-manifest.json";
 
 const VERSION: u32 = 1;
 
@@ -52,10 +51,10 @@ impl Manifest {
         }
     }
 
-    /// Reads the manifest of `dir`; none yet is an empty one. A manifest that does not parse,
-    /// or names a path outside the folder, is an error rather than a guess.
-    pub fn load(dir: &Path) -> Result<Self, ManifestError> {
-        let path = dir.join(MANIFEST_FILE);
+    /// Reads the manifest file at `path`; none yet is an empty one. A manifest that does not
+    /// parse, or names a path outside the output folder, is an error rather than a guess.
+    pub fn load(path: &Path) -> Result<Self, ManifestError> {
+        let path = path.to_owned();
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Self::new()),
@@ -75,9 +74,9 @@ impl Manifest {
         Ok(manifest)
     }
 
-    /// Writes the manifest into `dir` atomically.
-    pub fn save(&self, dir: &Path) -> Result<(), ManifestError> {
-        let path = dir.join(MANIFEST_FILE);
+    /// Writes the manifest to the file `path` atomically (its folder must exist).
+    pub fn save(&self, path: &Path) -> Result<(), ManifestError> {
+        let path = path.to_owned();
         let mut json = serde_json::to_vec_pretty(self).expect("a manifest serialises");
         json.push(b'\n');
         crate::cache::write_atomically(&path, &json)
@@ -151,23 +150,20 @@ mod tests {
     fn round_trips_and_rejects_tampering() {
         let dir = std::env::temp_dir().join(format!("blogread-manifest-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(Manifest::load(&dir).unwrap(), Manifest::new());
+        let path = dir.join("export.manifest.json");
+        assert_eq!(Manifest::load(&path).unwrap(), Manifest::new());
         let saved = m(&["a.md", "b/index.html"]);
-        saved.save(&dir).unwrap();
-        assert_eq!(Manifest::load(&dir).unwrap(), saved);
+        saved.save(&path).unwrap();
+        assert_eq!(Manifest::load(&path).unwrap(), saved);
 
-        std::fs::write(
-            dir.join(MANIFEST_FILE),
-            r#"{"version":1,"files":{"../../outside":"x"}}"#,
-        )
-        .unwrap();
+        std::fs::write(&path, r#"{"version":1,"files":{"../../outside":"x"}}"#).unwrap();
         assert!(matches!(
-            Manifest::load(&dir),
+            Manifest::load(&path),
             Err(ManifestError::Invalid { .. })
         ));
-        std::fs::write(dir.join(MANIFEST_FILE), "garbage").unwrap();
+        std::fs::write(&path, "garbage").unwrap();
         assert!(matches!(
-            Manifest::load(&dir),
+            Manifest::load(&path),
             Err(ManifestError::Invalid { .. })
         ));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -2,21 +2,50 @@
 //! (feature `export`).
 //!
 //! One file per published blog goes into the output folder, with the front matter each
-//! generator reads (see [`render()`]). A manifest ([`MANIFEST_FILE`]) records the files the
-//! export wrote; the next export removes those whose blog is no longer published and never
-//! touches any other file: a file the user added stays, and a user's file where a new blog's
-//! file would go is reported as a conflict and left alone. Files whose text did not change are
-//! not rewritten, so their modification times stay and generators that rebuild incrementally
-//! see no change.
+//! generator reads (see [`render()`]), and nothing else: generators publish every file of a
+//! content folder (Zola copies a section's non-Markdown files, dotfiles included, into the
+//! built site), so the export's own state lives in a state folder instead.
+//!
+//! A manifest records the files the export wrote; the next export removes those whose blog is
+//! no longer published and never touches any other file: a file the user added stays, and a
+//! user's file where a new blog's file would go is reported as a conflict and left alone.
+//! Files whose text did not change are not rewritten, so their modification times stay and
+//! generators that rebuild incrementally see no change.
+//!
+//! # The state folder
+//!
+//! [`ExportOptions::state_dir`] (default [`DEFAULT_STATE_DIR`], `.blogread` in the current
+//! directory: run the export from the site's root) holds, per output folder,
+//!
+//! - `export-<name>-<hash>.manifest.json`: the manifest ([`ExportOptions::manifest_path`]).
+//!   Commit it along with the exported files if you commit those, so that a build elsewhere
+//!   still knows which files are its own (otherwise it reports them as conflicts).
+//! - `export-<name>-<hash>.cache.json`: where the CLI keeps its ETag cache
+//!   ([`ExportOptions::cache_path`]). Disposable: without it the next export downloads every
+//!   body once.
+//!
+//! `<name>` is the output folder's path relative to the folder holding the state folder (or
+//! its absolute path when outside it), made readable (`content/blog` gives `content-blog`),
+//! and `<hash>` eight hex digits of a hash of that path, so two output folders never share
+//! state and a site checked out at another place keeps the same names. The export creates
+//! the state folder if it is missing.
+//!
+//! Exports before the state folder kept [`LEGACY_MANIFEST_FILE`] and [`LEGACY_CACHE_FILE`] in
+//! the output folder. An export that finds them moves the manifest into the state folder
+//! (merged with the one there, if any, so every file either lists stays owned), then removes
+//! both from the output folder ([`ExportReport::migrated`]). It removes nothing else.
+//!
+//! # Requests
 //!
 //! The blog list is read with [`Client::all_blogs`] (a consistent snapshot), then each blog
 //! with [`Client::get`] (the single-blog answer is the one with `updated_at` and
 //! `word_count`), a few at a time. With an [`EtagCache`](crate::EtagCache) on the client
-//! (the CLI keeps one in [`CACHE_FILE`]), an export that finds nothing changed gets only 304
-//! answers and transfers no bodies.
+//! (the CLI keeps one at [`ExportOptions::cache_path`]), an export that finds nothing changed
+//! gets only 304 answers and transfers no bodies.
 
 mod manifest;
 pub mod render;
+mod state;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -26,13 +55,11 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-pub use manifest::{MANIFEST_FILE, Manifest, ManifestError, is_safe_relative};
+pub use manifest::{Manifest, ManifestError, is_safe_relative};
 pub use render::render;
+pub use state::{DEFAULT_STATE_DIR, LEGACY_CACHE_FILE, LEGACY_MANIFEST_FILE};
 
 use crate::{Blog, Client, Error};
-
-/// The file the CLI keeps its ETag cache in, in the output folder.
-pub const CACHE_FILE: &str = ".blogread-cache.json";
 
 /// The generator an export writes for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -56,15 +83,20 @@ pub struct ExportOptions {
     pub format: Format,
     /// How many blogs are fetched at once (at least 1; default 8).
     pub concurrency: usize,
+    /// The state folder, which holds the manifest (created if missing; default
+    /// [`DEFAULT_STATE_DIR`], relative to the current directory). See the
+    /// [module docs](self#the-state-folder).
+    pub state_dir: PathBuf,
 }
 
 impl ExportOptions {
-    /// Options with the default concurrency.
+    /// Options with the default concurrency (8) and state folder ([`DEFAULT_STATE_DIR`]).
     pub fn new(out: impl Into<PathBuf>, format: Format) -> Self {
         Self {
             out: out.into(),
             format,
             concurrency: 8,
+            state_dir: PathBuf::from(DEFAULT_STATE_DIR),
         }
     }
 
@@ -72,6 +104,33 @@ impl ExportOptions {
     pub fn concurrency(mut self, n: usize) -> Self {
         self.concurrency = n.max(1);
         self
+    }
+
+    /// Sets the state folder, where the manifest is kept: outside the output folder, and
+    /// outside any folder the generator publishes. Several output folders can share one.
+    pub fn state_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.state_dir = dir.into();
+        self
+    }
+
+    /// The output folder's manifest: `export-<name>-<hash>.manifest.json` in the state folder
+    /// (see the [module docs](self#the-state-folder)). Fails only if the current directory is
+    /// needed and cannot be read.
+    pub fn manifest_path(&self) -> io::Result<PathBuf> {
+        self.state_file("manifest.json")
+    }
+
+    /// Where to keep the output folder's ETag cache (as the CLI does):
+    /// `export-<name>-<hash>.cache.json` in the state folder, next to the manifest. The export
+    /// itself neither reads nor writes it; load an [`EtagCache`](crate::EtagCache) from it for
+    /// the client and save it afterwards.
+    pub fn cache_path(&self) -> io::Result<PathBuf> {
+        self.state_file("cache.json")
+    }
+
+    fn state_file(&self, suffix: &str) -> io::Result<PathBuf> {
+        let stem = state::file_stem(&self.state_dir, &self.out)?;
+        Ok(self.state_dir.join(format!("{stem}.{suffix}")))
     }
 }
 
@@ -91,6 +150,10 @@ pub struct ExportReport {
     pub conflicts: Vec<String>,
     /// Blogs listed but unpublished before they could be read (skipped).
     pub gone: Vec<String>,
+    /// State files of an earlier export removed from the output folder
+    /// ([`LEGACY_MANIFEST_FILE`], whose files were first recorded in the state folder's
+    /// manifest, and [`LEGACY_CACHE_FILE`]). Empty once migrated.
+    pub migrated: Vec<String>,
 }
 
 /// Why an export failed. Nothing is removed unless the blog list was read completely.
@@ -137,16 +200,48 @@ fn is_valid_slug(slug: &str) -> bool {
         })
 }
 
-/// Reads every published blog and writes the output folder. `progress(done, total)` is called
-/// as blogs are read.
+/// Reads the manifest at `manifest_path`, first moving into it the manifest an earlier export
+/// left in the output folder `out`, and removes the earlier export's cache file there.
+fn load_migrating(
+    out: &Path,
+    manifest_path: &Path,
+    migrated: &mut Vec<String>,
+) -> Result<Manifest, ExportError> {
+    let mut manifest = Manifest::load(manifest_path)?;
+    let legacy = out.join(LEGACY_MANIFEST_FILE);
+    if legacy.is_file() {
+        // An invalid one is an error: its files would no longer be known as the export's own.
+        let earlier = Manifest::load(&legacy)?;
+        for (rel, slug) in earlier.files {
+            manifest.files.entry(rel).or_insert(slug);
+        }
+        // Recorded in the state folder before the old file goes, so no file is ever unowned.
+        manifest.save(manifest_path)?;
+        std::fs::remove_file(&legacy).map_err(io_err(&legacy))?;
+        migrated.push(LEGACY_MANIFEST_FILE.to_owned());
+    }
+    let legacy_cache = out.join(LEGACY_CACHE_FILE);
+    if legacy_cache.is_file() {
+        std::fs::remove_file(&legacy_cache).map_err(io_err(&legacy_cache))?;
+        migrated.push(LEGACY_CACHE_FILE.to_owned());
+    }
+    Ok(manifest)
+}
+
+/// Reads every published blog and writes the output folder; keeps the manifest in the state
+/// folder. `progress(done, total)` is called as blogs are read.
 pub async fn export(
     client: &Client,
     options: &ExportOptions,
     progress: crate::Progress<'_>,
 ) -> Result<ExportReport, ExportError> {
     let out = &options.out;
+    let state_dir = &options.state_dir;
     std::fs::create_dir_all(out).map_err(io_err(out))?;
-    let old = Manifest::load(out)?;
+    std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
+    let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;
+    let mut report = ExportReport::default();
+    let old = load_migrating(out, &manifest_path, &mut report.migrated)?;
 
     let summaries = client.all_blogs().await?;
     if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.slug)) {
@@ -154,7 +249,6 @@ pub async fn export(
     }
     let total = summaries.len() as u64;
     progress(0, total);
-    let mut report = ExportReport::default();
 
     // Fetch the details a few at a time; keep the list's order (newest first).
     let semaphore = Arc::new(Semaphore::new(options.concurrency.max(1)));
@@ -203,7 +297,7 @@ pub async fn export(
     // still knows which files are its own.
     let mut union = old.clone();
     union.files.extend(next.files.clone());
-    union.save(out)?;
+    union.save(&manifest_path)?;
 
     for (rel, text) in &files {
         let path = out.join(rel);
@@ -233,7 +327,7 @@ pub async fn export(
             let _ = std::fs::remove_dir(out.join(parent));
         }
     }
-    next.save(out)?;
+    next.save(&manifest_path)?;
     Ok(report)
 }
 

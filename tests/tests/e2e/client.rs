@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use blogread_client::export::{self, ExportOptions, Format, MANIFEST_FILE};
+use blogread_client::export::{self, ExportOptions, Format, Manifest};
 use blogread_client::{Client, Error, ListParams};
 use blogread_tests::{TestApp, TestProject, spawn_app};
 use reqwest::Method;
@@ -244,12 +244,13 @@ async fn zola_export_parses_removes_unpublished_and_keeps_user_files() {
         .published_blog(&p, "post-e", "2026-05-01T10:00:00Z", json!({"tags": ["x"]}))
         .await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let out = tempdir("zola");
+    let site = tempdir("zola");
+    let out = site.join("content/blog");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("_index.md"), "+++\ntitle = \"Blog\"\n+++\n").unwrap();
     std::fs::write(out.join("my-notes.md"), "+++\ntitle = \"mine\"\n+++\nhello").unwrap();
 
-    let options = ExportOptions::new(&out, Format::Zola);
+    let options = ExportOptions::new(&out, Format::Zola).state_dir(site.join(".blogread"));
     let report = export::export(&client, &options, &mut |_, _| {})
         .await
         .unwrap();
@@ -293,10 +294,10 @@ async fn zola_export_parses_removes_unpublished_and_keeps_user_files() {
         .unwrap();
     assert_eq!(report.removed, vec!["post-e.md"]);
     assert_eq!(report.unchanged.len(), 3);
+    // Only content in the output folder; the manifest, in the state folder, owns the posts.
     assert_eq!(
         walk(&out),
         vec![
-            MANIFEST_FILE,
             "_index.md",
             "my-notes.md",
             "post-a.md",
@@ -308,7 +309,17 @@ async fn zola_export_parses_removes_unpublished_and_keeps_user_files() {
         std::fs::read_to_string(out.join("my-notes.md")).unwrap(),
         "+++\ntitle = \"mine\"\n+++\nhello"
     );
-    std::fs::remove_dir_all(&out).unwrap();
+    let manifest_path = options.manifest_path().unwrap();
+    assert_eq!(
+        manifest_path.parent(),
+        Some(site.join(".blogread").as_path())
+    );
+    let manifest = Manifest::load(&manifest_path).unwrap();
+    assert_eq!(
+        manifest.files.keys().collect::<Vec<_>>(),
+        vec!["post-a.md", "post-b.md", "post-c.md"]
+    );
+    std::fs::remove_dir_all(&site).unwrap();
 }
 
 #[tokio::test]
