@@ -238,6 +238,29 @@ async fn export_leaves_no_state_in_the_output_folder() {
 }
 
 #[tokio::test]
+async fn a_state_folder_inside_the_output_folder_is_refused_and_nothing_is_written() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    let client = client(&stub);
+    let root = tempdir("state-inside");
+    let out = root.join("public/blog");
+    // As `cd public/blog && blogread export --out .` would have it.
+    let options = ExportOptions::new(&out, Format::Html).state_dir(out.join(".blogread"));
+    let err = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .expect_err("refused");
+    assert!(
+        matches!(err, export::ExportError::StateInOutput { .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("--state-dir"),
+        "says what to do: {err}"
+    );
+    assert!(!out.exists(), "nothing written");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[tokio::test]
 async fn two_output_folders_keep_separate_state() {
     let published = Arc::new(Mutex::new(vec![2u64, 1]));
     let p = published.clone();

@@ -178,6 +178,18 @@ pub enum ExportError {
     /// The server sent a slug that cannot be a file name (never written).
     #[error("refusing to write a file for slug `{0}`")]
     UnsafeSlug(String),
+    /// The state folder is the output folder or inside it, where the generator would publish
+    /// it.
+    #[error(
+        "the state folder {state_dir} is inside the output folder {out}, which a site generator \
+         publishes; choose another with --state-dir (e.g. the site's root)"
+    )]
+    StateInOutput {
+        /// The state folder.
+        state_dir: PathBuf,
+        /// The output folder.
+        out: PathBuf,
+    },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
@@ -237,6 +249,12 @@ pub async fn export(
 ) -> Result<ExportReport, ExportError> {
     let out = &options.out;
     let state_dir = &options.state_dir;
+    if state::is_inside(state_dir, out).map_err(io_err(state_dir))? {
+        return Err(ExportError::StateInOutput {
+            state_dir: state_dir.clone(),
+            out: out.clone(),
+        });
+    }
     std::fs::create_dir_all(out).map_err(io_err(out))?;
     std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
     let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;

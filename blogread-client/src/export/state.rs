@@ -5,6 +5,8 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use sha2::{Digest, Sha256};
+
 /// The state folder's default: `.blogread` in the current directory, which is the site's root
 /// when the export runs there (next to Zola's `config.toml` or Hugo's `hugo.toml`, outside
 /// `content/`, `static/` and `public/`).
@@ -30,8 +32,7 @@ const READABLE_MAX: usize = 40;
 /// when it is not inside that folder: a site checked out at another place keeps the same names,
 /// so a committed manifest still applies. `<readable>` is that path's components joined with
 /// `-` (characters other than ASCII letters, digits, `.`, `_` and `-` become `_`; at most the
-/// last 40 characters; `root` when empty), and `<hash>` its 64-bit FNV-1a hash folded to
-/// eight hex digits, so folders whose readable parts agree still get their own files.
+/// last 40 characters; `root` when empty), and `<hash>` the first eight hex digits of its SHA-256, so folders whose readable parts agree still get their own files.
 pub(crate) fn file_stem(state_dir: &Path, out: &Path) -> io::Result<String> {
     let state_dir = normalised(state_dir)?;
     let out = normalised(out)?;
@@ -60,12 +61,15 @@ pub(crate) fn file_stem(state_dir: &Path, out: &Path) -> io::Result<String> {
             (parts, key)
         }
     };
-    let hash = fnv1a64(&key);
+    let hash = Sha256::digest(&key);
     let readable = readable(&parts);
-    Ok(format!(
-        "export-{readable}-{:08x}",
-        (hash ^ (hash >> 32)) as u32
-    ))
+    Ok(format!("export-{readable}-{}", hex::encode(&hash[..4])))
+}
+
+/// True when the state folder is the output folder or inside it (the generator would publish
+/// the state).
+pub(crate) fn is_inside(state_dir: &Path, out: &Path) -> io::Result<bool> {
+    Ok(normalised(state_dir)?.starts_with(normalised(out)?))
 }
 
 /// `path`, absolute and with `.` and `..` resolved without touching the file system.
@@ -112,23 +116,18 @@ fn readable(parts: &[&[u8]]) -> String {
     }
 }
 
-/// 64-bit FNV-1a: small, and fixed forever (unlike `std`'s hasher), so file names stay the
-/// same across Rust and blogread versions.
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn fnv1a64_matches_the_reference_values() {
-        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    fn a_state_folder_in_the_output_folder_is_recognised() {
+        let out = Path::new("/site/public/blog");
+        assert!(is_inside(Path::new("/site/public/blog/.blogread"), out).unwrap());
+        assert!(is_inside(Path::new("/site/public/blog/x/../.blogread"), out).unwrap());
+        assert!(is_inside(out, out).unwrap());
+        assert!(!is_inside(Path::new("/site/.blogread"), out).unwrap());
+        assert!(!is_inside(Path::new("/site/public/blog-state"), out).unwrap());
     }
 
     #[test]
