@@ -4,6 +4,9 @@
 //! Lifecycle writes lock the blog's row with `SELECT … FOR UPDATE` inside the transaction, so
 //! concurrent writes to one blog apply one after the other; slug uniqueness is a primary key,
 //! so concurrent writes to different blogs cannot both take a slug.
+//!
+//! The public key checks that start every public read are batched: the checks that arrive
+//! while one query runs are answered together by the next (see `keys.rs`).
 
 mod keys;
 

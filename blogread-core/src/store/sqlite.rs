@@ -6,6 +6,10 @@
 //! write lock before it reads, so a read-modify-write can neither deadlock nor fail half-way
 //! with `SQLITE_BUSY` when another process writes to the same file (the busy timeout covers
 //! that case).
+//!
+//! The public key check that starts every public read does not go through sqlx: it is
+//! answered on the calling thread by read-only rusqlite connections to the same file (see
+//! `keys.rs`), falling back to the reader pool whenever SQLite cannot answer at once.
 
 mod keys;
 
