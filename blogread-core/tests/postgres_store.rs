@@ -111,7 +111,7 @@ async fn key_check_on_a_closed_store_is_an_error_not_a_hang() {
     assert!(
         cause
             .as_deref()
-            .is_some_and(|c| c.contains("public key check")),
-        "the cause says what failed: {cause:?}"
+            .is_some_and(|c| c.contains("public key check") && c.contains("closed")),
+        "the cause says what failed, and why: {cause:?}"
     );
 }

@@ -97,7 +97,7 @@ impl KeyBatcher {
             for (hash, tx) in batch {
                 let answer = match &answers {
                     Ok(found) => Ok(found.get(&hash).cloned()),
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(error_chain(e)),
                 };
                 // A check whose request went away no longer listens; nothing to do.
                 let _ = tx.send(answer);
@@ -135,6 +135,19 @@ impl KeyBatcher {
             })
             .collect())
     }
+}
+
+/// The error and its causes, one line (the `Display` of a storage error alone says only
+/// "storage failure"; the cause is what an operator reads in the log).
+fn error_chain(e: &Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// Fails the waiting checks and clears `draining` when a drain ends without finishing.
