@@ -32,6 +32,30 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
     Some(ticks as f64 / clock_ticks_per_second())
 }
 
+/// User plus system CPU time, in seconds, of every process this user can see whose command
+/// name is `command` (e.g. `postgres`: the PostgreSQL server and all its backends). `None`
+/// when there is none.
+pub fn cpu_seconds_of_command(command: &str) -> Option<f64> {
+    let mut total = None;
+    for entry in fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let is_it = stat
+            .find('(')
+            .zip(stat.rfind(')'))
+            .is_some_and(|(open, close)| stat.get(open + 1..close) == Some(command));
+        if is_it && let Some(seconds) = cpu_seconds(pid) {
+            *total.get_or_insert(0.0) += seconds;
+        }
+    }
+    total
+}
+
 fn clock_ticks_per_second() -> f64 {
     // USER_HZ is 100 on every Linux architecture the benchmark runs on.
     100.0

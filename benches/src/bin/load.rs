@@ -262,6 +262,9 @@ struct Measured {
     stats: Stats,
     peak_rss_mib: Option<f64>,
     cpu_us_per_request: Option<f64>,
+    /// The CPU of the local PostgreSQL server's processes per request (blogread on
+    /// PostgreSQL only).
+    db_cpu_us_per_request: Option<f64>,
 }
 
 fn orchestrate(args: RunArgs) -> Result<(), String> {
@@ -340,7 +343,7 @@ fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
         let store = blogread_server::config::open_store(url).await?;
         let service = Service::new(store);
         let started = std::time::Instant::now();
-        data::seed(&service, spec, |p| {
+        let seeded = data::seed(&service, spec, |p| {
             eprintln!(
                 "  project {p}/{} seeded ({:.0} s)",
                 spec.projects,
@@ -348,7 +351,16 @@ fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
             )
         })
         .await
-        .map_err(|e| format!("seeding {}: {e}", shown_url(url)))
+        .map_err(|e| format!("seeding {}: {e}", shown_url(url)))?;
+        if url.starts_with("postgres") {
+            // Otherwise autovacuum works through the fresh rows during the first measurements
+            // (its CPU showed up as PostgreSQL's share of the cached reads).
+            eprintln!("  VACUUM (ANALYZE), so that autovacuum stays idle while measuring");
+            vacuum(url)
+                .await
+                .map_err(|e| format!("vacuuming {}: {e}", shown_url(url)))?;
+        }
+        Ok::<_, String>(seeded)
     })?;
     if let Some(marker) = &marker {
         std::fs::write(
@@ -358,6 +370,13 @@ fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
         .map_err(|e| e.to_string())?;
     }
     Ok(seeded)
+}
+
+async fn vacuum(url: &str) -> Result<(), sqlx::Error> {
+    use sqlx::Connection as _;
+    let mut conn = sqlx::postgres::PgConnection::connect(url).await?;
+    sqlx::query("VACUUM (ANALYZE)").execute(&mut conn).await?;
+    conn.close().await
 }
 
 fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> {
@@ -564,7 +583,8 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
                     e.name,
                     if side == 0 { "blogread" } else { "floor" }
                 );
-                let m = measure(&client_rt, server.pid(), target, load);
+                let db_command = (side == 0 && url.starts_with("postgres")).then_some("postgres");
+                let m = measure(&client_rt, server.pid(), db_command, target, load);
                 let slot = &mut results[i][side];
                 *slot = Some(match slot.take() {
                     None => m,
@@ -573,6 +593,8 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
                         prev.peak_rss_mib = max_opt(prev.peak_rss_mib, m.peak_rss_mib);
                         prev.cpu_us_per_request =
                             avg_opt(prev.cpu_us_per_request, m.cpu_us_per_request);
+                        prev.db_cpu_us_per_request =
+                            avg_opt(prev.db_cpu_us_per_request, m.db_cpu_us_per_request);
                         prev
                     }
                 });
@@ -613,23 +635,32 @@ fn avg_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-fn measure(rt: &tokio::runtime::Runtime, pid: u32, target: &Target, load: Load) -> Measured {
+fn measure(
+    rt: &tokio::runtime::Runtime,
+    pid: u32,
+    db_command: Option<&str>,
+    target: &Target,
+    load: Load,
+) -> Measured {
     procfs::reset_peak(pid);
     let cpu_before = procfs::cpu_seconds(pid);
+    let db_before = db_command.and_then(procfs::cpu_seconds_of_command);
     let stats = rt.block_on(client::run(target, load));
     let cpu_after = procfs::cpu_seconds(pid);
+    let db_after = db_command.and_then(procfs::cpu_seconds_of_command);
     let peak = procfs::peak_rss_mib(pid);
     // CPU is spent over the warm-up too: divide by the requests of the whole phase, estimated
     // from the measured rate.
     let phase = (load.warmup + load.duration).as_secs_f64();
-    let cpu_us_per_request = match (cpu_before, cpu_after) {
+    let per_request = |before: Option<f64>, after: Option<f64>| match (before, after) {
         (Some(b), Some(a)) if stats.requests > 0 => Some((a - b) * 1e6 / (stats.rps() * phase)),
         _ => None,
     };
     Measured {
+        cpu_us_per_request: per_request(cpu_before, cpu_after),
+        db_cpu_us_per_request: per_request(db_before, db_after),
         stats,
         peak_rss_mib: peak,
-        cpu_us_per_request,
     }
 }
 
@@ -758,6 +789,21 @@ fn report(
             ""
         }
     ));
+    let db_cpu: Vec<String> = endpoints
+        .iter()
+        .zip(results)
+        .filter_map(|(e, r)| {
+            let us = r[0].as_ref()?.db_cpu_us_per_request?;
+            Some(format!("{} {us:.0} µs", e.name))
+        })
+        .collect();
+    if !db_cpu.is_empty() {
+        out.push_str(&format!(
+            "\nPostgreSQL server processes' CPU per blogread request (every local `postgres` \
+             process, on the same 2 cores, not in the CPU column): {}.\n",
+            db_cpu.join(", ")
+        ));
+    }
     out
 }
 
