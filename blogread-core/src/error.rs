@@ -136,5 +136,18 @@ impl Error {
     }
 }
 
+/// An error and its causes on one line, `error: cause: cause…`: what a log should show (the
+/// `Display` of [`Error::Storage`] alone says only "storage failure").
+pub fn error_chain(err: &(dyn StdError + 'static)) -> String {
+    let mut chain = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        chain.push_str(": ");
+        chain.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    chain
+}
+
 /// Result with the core [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

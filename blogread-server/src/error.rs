@@ -11,6 +11,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use blogread_core::Error as CoreError;
+pub(crate) use blogread_core::error::error_chain;
 use poem::http::{HeaderValue, Method, StatusCode, header};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 use poem_openapi::error::{ContentTypeError, ParseParamError, ParseRequestPayloadError};
@@ -156,18 +157,6 @@ impl ApiError {
             ),
         )
     }
-}
-
-/// An error and its sources, `: `-separated, for logs.
-pub(crate) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut chain = err.to_string();
-    let mut source = err.source();
-    while let Some(s) = source {
-        chain.push_str(": ");
-        chain.push_str(&s.to_string());
-        source = s.source();
-    }
-    chain
 }
 
 fn describe_status(status: StatusCode, message: &str) -> String {

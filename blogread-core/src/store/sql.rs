@@ -486,6 +486,17 @@ pub(crate) struct PublicProjectRow {
 }
 
 impl PublicProjectRow {
+    /// The row as read by a binding other than sqlx (SQLite's key check reads it with
+    /// rusqlite).
+    #[cfg(feature = "sqlite")]
+    pub(crate) fn new(id: uuid::Uuid, site_url: Option<String>, content_version: i64) -> Self {
+        Self {
+            id: DbId(id),
+            site_url,
+            content_version,
+        }
+    }
+
     pub(crate) fn into_public(self) -> PublicProject {
         PublicProject {
             id: ProjectId::from_uuid(self.id.0),

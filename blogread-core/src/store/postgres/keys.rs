@@ -18,8 +18,8 @@ use sqlx::PgPool;
 use tokio::sync::oneshot;
 
 use crate::domain::PublicProject;
-use crate::error::{Error, Result};
-use crate::store::sql::{DbId, storage};
+use crate::error::{Error, Result, error_chain};
+use crate::store::sql::{PublicProjectRow, storage};
 
 /// Most key hashes one query carries; more wait for the next one.
 const MAX_BATCH: usize = 256;
@@ -40,6 +40,14 @@ struct Queue {
     waiting: Vec<(String, oneshot::Sender<Answer>)>,
     /// A drain task is running (it takes `waiting` before each query).
     draining: bool,
+}
+
+/// A key hash with the project it opens.
+#[derive(sqlx::FromRow)]
+struct KeyRow {
+    key_hash: String,
+    #[sqlx(flatten)]
+    project: PublicProjectRow,
 }
 
 /// The error a check gets when the query that would answer it failed.
@@ -113,7 +121,7 @@ impl KeyBatcher {
         let mut hashes: Vec<&str> = batch.iter().map(|(h, _)| h.as_str()).collect();
         hashes.sort_unstable();
         hashes.dedup();
-        let rows: Vec<(String, DbId, Option<String>, i64)> = sqlx::query_as(
+        let rows: Vec<KeyRow> = sqlx::query_as(
             "SELECT k.key_hash, p.id, p.site_url, p.content_version \
              FROM public_keys k JOIN projects p ON p.id = k.project_id \
              WHERE k.key_hash = ANY($1)",
@@ -124,30 +132,9 @@ impl KeyBatcher {
         .map_err(storage)?;
         Ok(rows
             .into_iter()
-            .map(|(hash, id, site_url, content_version)| {
-                let project = PublicProject {
-                    id: crate::domain::ProjectId::from_uuid(id.0),
-                    site_url,
-                    // Only ever incremented from 0.
-                    content_version: u64::try_from(content_version).unwrap_or_default(),
-                };
-                (hash, project)
-            })
+            .map(|row| (row.key_hash, row.project.into_public()))
             .collect())
     }
-}
-
-/// The error and its causes, one line (the `Display` of a storage error alone says only
-/// "storage failure"; the cause is what an operator reads in the log).
-fn error_chain(e: &Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// Fails the waiting checks and clears `draining` when a drain ends without finishing.

@@ -21,7 +21,8 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use crate::domain::{ProjectId, PublicProject};
+use crate::domain::PublicProject;
+use crate::store::sql::PublicProjectRow;
 
 /// The statement, here and in the sqlx fallback (`$1` is SQLite's first parameter for both).
 pub(super) const QUERY: &str = "SELECT p.id, p.site_url, p.content_version \
@@ -92,12 +93,9 @@ fn query(conn: &Connection, key_hash: &str) -> Option<Option<PublicProject>> {
         None => Some(None),
         Some((id, site_url, content_version)) => {
             let id = uuid::Uuid::parse_str(&id).ok()?;
-            Some(Some(PublicProject {
-                id: ProjectId::from_uuid(id),
-                site_url,
-                // Only ever incremented from 0.
-                content_version: u64::try_from(content_version).unwrap_or_default(),
-            }))
+            Some(Some(
+                PublicProjectRow::new(id, site_url, content_version).into_public(),
+            ))
         }
     }
 }
