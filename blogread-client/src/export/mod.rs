@@ -182,7 +182,8 @@ pub enum ExportError {
     /// it.
     #[error(
         "the state folder {state_dir} is inside the output folder {out}, which a site generator \
-         publishes; choose another with --state-dir (e.g. the site's root)"
+         publishes; choose another (--state-dir, or ExportOptions::state_dir), e.g. the \
+         site's root"
     )]
     StateInOutput {
         /// The state folder.
