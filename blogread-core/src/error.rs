@@ -101,6 +101,37 @@ pub enum NotFound {
     DeployHook,
 }
 
+/// Why the database cannot serve a request right now. The request changed nothing; the
+/// condition is the database's, not the request's, so the same request may succeed later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unavailable {
+    /// The disk that holds the database is full. Writes fail until space is freed; reads go
+    /// on working (507).
+    #[error(
+        "the database's disk is full: nothing was written; writes are refused until space is freed (reads still work)"
+    )]
+    DiskFull,
+    /// Another process held the database's write lock longer than the busy time-out (503,
+    /// with `Retry-After`).
+    #[error("the database is locked by another process: nothing was written; retry in a moment")]
+    Busy,
+    /// The database server does not answer (stopped, restarting, unreachable) (503, with
+    /// `Retry-After`).
+    #[error("the database does not answer: retry in a few seconds")]
+    Unreachable,
+}
+
+impl Unavailable {
+    /// Seconds a client should wait before trying again, when that is worth saying.
+    pub fn retry_after_seconds(self) -> Option<u32> {
+        match self {
+            Unavailable::DiskFull => None,
+            Unavailable::Busy | Unavailable::Unreachable => Some(1),
+        }
+    }
+}
+
 /// Every error blogread-core reports.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -124,6 +155,10 @@ pub enum Error {
     /// A well-formed value that breaks a rule (422).
     #[error(transparent)]
     Invalid(#[from] FieldError),
+    /// The database cannot serve the request now (disk full: 507; locked or not answering:
+    /// 503). Nothing was written.
+    #[error(transparent)]
+    Unavailable(#[from] Unavailable),
     /// The storage backend failed (500). The cause is for logs, never for responses.
     #[error("storage failure")]
     Storage(#[source] Box<dyn StdError + Send + Sync>),

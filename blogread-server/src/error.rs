@@ -11,11 +11,12 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use blogread_core::Error as CoreError;
+use blogread_core::error::Unavailable;
 pub(crate) use blogread_core::error::error_chain;
 use poem::http::{HeaderValue, Method, StatusCode, header};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 use poem_openapi::error::{ContentTypeError, ParseParamError, ParseRequestPayloadError};
-use poem_openapi::registry::{MetaMediaType, MetaResponse, MetaResponses, Registry};
+use poem_openapi::registry::{MetaHeader, MetaMediaType, MetaResponse, MetaResponses, Registry};
 use poem_openapi::types::Type;
 use poem_openapi::{ApiResponse, Object};
 
@@ -43,6 +44,7 @@ pub struct ApiError {
     status: StatusCode,
     detail: String,
     allow: Option<String>,
+    retry_after: Option<u32>,
 }
 
 impl ApiError {
@@ -52,6 +54,7 @@ impl ApiError {
             status,
             detail: detail.into(),
             allow: None,
+            retry_after: None,
         }
     }
 
@@ -145,6 +148,7 @@ impl ApiError {
             status: StatusCode::METHOD_NOT_ALLOWED,
             detail,
             allow: (!list.is_empty()).then_some(list),
+            retry_after: None,
         }
     }
 
@@ -180,6 +184,16 @@ impl From<CoreError> for ApiError {
             CoreError::NotFound(_) => StatusCode::NOT_FOUND,
             CoreError::Conflict(_) => StatusCode::CONFLICT,
             CoreError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            CoreError::Unavailable(fault) => {
+                // Logged by the store, once per episode.
+                let status = match fault {
+                    Unavailable::DiskFull => StatusCode::INSUFFICIENT_STORAGE,
+                    _ => StatusCode::SERVICE_UNAVAILABLE,
+                };
+                let mut api = Self::new(status, fault.to_string());
+                api.retry_after = fault.retry_after_seconds();
+                return api;
+            }
             _ => return Self::internal(&err),
         };
         Self::new(status, err.to_string())
@@ -205,6 +219,10 @@ impl IntoResponse for ApiError {
         }
         if let Some(allow) = self.allow.and_then(|a| HeaderValue::from_str(&a).ok()) {
             resp.headers_mut().insert(header::ALLOW, allow);
+        }
+        if let Some(seconds) = self.retry_after {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         resp
     }
@@ -259,25 +277,25 @@ macro_rules! error_sets {
 
 error_sets! {
     /// Public list: garbage parameters, key rules, server errors.
-    PublicList: [400, 401, 500];
+    PublicList: [400, 401, 500, 503];
     /// Public single blog.
-    PublicGet: [401, 404, 500];
+    PublicGet: [401, 404, 500, 503];
     /// Public sitemap.
-    PublicSitemap: [401, 500];
+    PublicSitemap: [401, 500, 503];
     /// Operator-only creation with a JSON body.
-    OperatorCreate: [400, 401, 403, 413, 422, 500];
+    OperatorCreate: [400, 401, 403, 413, 422, 500, 503, 507];
     /// Operator-only action on a project (no body).
-    OperatorAction: [401, 403, 404, 500];
+    OperatorAction: [401, 403, 404, 500, 503, 507];
     /// A read or bodiless action under a project.
-    ProjectRead: [401, 403, 404, 500];
+    ProjectRead: [401, 403, 404, 500, 503, 507];
     /// A bodiless action that may conflict with the current state.
-    ProjectConflict: [401, 403, 404, 409, 500];
+    ProjectConflict: [401, 403, 404, 409, 500, 503, 507];
     /// A list with query parameters.
-    ProjectList: [400, 401, 403, 404, 500];
+    ProjectList: [400, 401, 403, 404, 500, 503];
     /// A write with a JSON body.
-    ProjectWrite: [400, 401, 403, 404, 409, 413, 422, 500];
+    ProjectWrite: [400, 401, 403, 404, 409, 413, 422, 500, 503, 507];
     /// A save with a JSON body, no state conflict.
-    ProjectSave: [400, 401, 403, 404, 413, 422, 500];
+    ProjectSave: [400, 401, 403, 404, 413, 422, 500, 503, 507];
     /// Health check.
     Health: [503];
 }
@@ -300,7 +318,12 @@ fn status_description(status: u16) -> &'static str {
         500 => {
             "Server error; transient, retry after a few seconds. The detail carries a request id for the logs."
         }
-        503 => "The database does not answer.",
+        503 => {
+            "The database is locked by another process or does not answer; nothing was written. Retry after the `Retry-After` seconds."
+        }
+        507 => {
+            "The database's disk is full; nothing was written. Writes succeed again once space is freed; reads keep working."
+        }
         _ => "Error.",
     }
 }
@@ -363,7 +386,17 @@ impl<S: ApiResponse, E: ErrorSet> ApiResponse for Reply<S, E> {
                     content_type: "application/json; charset=utf-8",
                     schema: ErrorBody::schema_ref(),
                 }],
-                headers: vec![],
+                headers: if status == 503 {
+                    vec![MetaHeader {
+                        name: "Retry-After".into(),
+                        description: Some("Seconds to wait before trying again.".into()),
+                        required: false,
+                        deprecated: false,
+                        schema: u32::schema_ref(),
+                    }]
+                } else {
+                    vec![]
+                },
             }));
         meta
     }

@@ -9,6 +9,8 @@ mod auth;
 mod client;
 #[path = "e2e/errors.rs"]
 mod errors;
+#[path = "e2e/faults.rs"]
+mod faults;
 #[path = "e2e/hooks.rs"]
 mod hooks;
 #[path = "e2e/management.rs"]

@@ -8,6 +8,10 @@
 //! rules of [`crate::lifecycle`], so the rules live in one place and no crash can leave a
 //! half-published blog.
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod connection;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod faults;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;

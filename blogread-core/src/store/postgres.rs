@@ -14,20 +14,33 @@ use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::{Postgres, Transaction};
+use sqlx::Postgres;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
+use super::connection::{ClosingPool, Dialect, WriteTx};
+use super::faults;
 use super::sql::{DbId, SitemapRow, blog_columns, sql_store, storage};
 use crate::domain::{ProjectId, SitemapEntry};
 use crate::error::{Error, Result};
 
+/// How long a query waits for a connection (a free one, or a new one while the server does
+/// not answer) before it fails with "the database does not answer".
+const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// A pooled connection idle for this long is pinged before its next query.
 const PING_WHEN_IDLE_FOR: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A plain `BEGIN`. PostgreSQL accepts `ROLLBACK` in any state of a live connection, so a
+/// connection whose `ROLLBACK` failed is broken and closed.
+static DIALECT: Dialect = Dialect {
+    begin: "BEGIN",
+    probe: None,
+};
 
 /// A [`Store`](super::Store) in a PostgreSQL database.
 #[derive(Debug, Clone)]
 pub struct PostgresStore {
-    pool: PgPool,
+    pool: ClosingPool<Postgres>,
     /// Public key checks, batched.
     keys: Arc<keys::KeyBatcher>,
 }
@@ -49,14 +62,23 @@ impl PostgresStore {
         // sqlx pings a connection before every acquire by default: a second network round
         // trip for every query, which halved the throughput of cached public reads (each of
         // them is one key-check query). A connection that was busy a moment ago is alive; one
-        // that sat idle (a PostgreSQL restart, a proxy's idle cut) is still pinged, and a
-        // failed ping swaps it for a new one before the query runs.
+        // that sat idle (a PostgreSQL restart, a proxy's idle cut) is still pinged, and so is
+        // every connection that went idle before the last failed one: after a restart the
+        // whole pool is broken, and each broken connection is replaced before its next query
+        // instead of failing it. A failed ping swaps the connection for a new one.
+        //
+        // While the server is down, a query waits at most ACQUIRE_TIMEOUT (then 503) and sqlx
+        // retries connecting with a back-off capped at a fifth of it, so a server that comes
+        // back is reached within that cap.
         let pool = PgPoolOptions::new()
             .max_connections(connections)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
             .test_before_acquire(false)
             .before_acquire(|conn, meta| {
                 Box::pin(async move {
-                    if meta.idle_for < PING_WHEN_IDLE_FOR {
+                    if meta.idle_for < PING_WHEN_IDLE_FOR
+                        && !faults::idle_since_last_failure(meta.idle_for)
+                    {
                         return Ok(true);
                     }
                     Ok(sqlx::Connection::ping(conn).await.is_ok())
@@ -66,6 +88,7 @@ impl PostgresStore {
             .await
             .map_err(storage)?;
         MIGRATOR.run(&pool).await.map_err(Error::storage)?;
+        let pool = ClosingPool::new(pool);
         Ok(Self {
             keys: keys::KeyBatcher::new(pool.clone()),
             pool,
@@ -74,7 +97,7 @@ impl PostgresStore {
 
     /// Closes every connection.
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.pool.pool().close().await;
     }
 
     /// The project a public key hash opens, from a query shared with the checks waiting at
@@ -83,16 +106,16 @@ impl PostgresStore {
         self.keys.check(key_hash).await
     }
 
-    fn read_pool(&self) -> &PgPool {
+    fn read_pool(&self) -> &ClosingPool<Postgres> {
         &self.pool
     }
 
-    fn write_pool(&self) -> &PgPool {
+    fn write_pool(&self) -> &ClosingPool<Postgres> {
         &self.pool
     }
 
-    async fn begin_write(&self) -> Result<Transaction<'static, Postgres>> {
-        self.pool.begin().await.map_err(storage)
+    async fn begin_write(&self) -> Result<WriteTx<Postgres>> {
+        WriteTx::begin(self.pool.pool(), &DIALECT).await
     }
 
     const LOCK_BLOG: &'static str = concat!(

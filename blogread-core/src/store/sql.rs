@@ -109,9 +109,10 @@ pub(crate) fn corrupt(what: &'static str, detail: impl ToString) -> Error {
     })
 }
 
-/// Any sqlx error that the caller does not expect: a 500.
+/// Any sqlx error that the caller does not expect: the database's own condition (disk full,
+/// locked, not answering) or a 500.
 pub(crate) fn storage(e: sqlx::Error) -> Error {
-    Error::storage(e)
+    super::faults::classify(e)
 }
 
 /// A write's error: a unique violation is a conflict with `detail`; a foreign key violation
@@ -643,10 +644,11 @@ pub(crate) const CATEGORY_PAGE_WITH_CONTENT: &str =
 /// Implements [`Store`](crate::store::Store) for a SQL backend `$store` over database `$db`.
 ///
 /// The backend provides, as inherent items:
-/// - `fn read_pool(&self) -> &sqlx::Pool<$db>` and `fn write_pool(&self) -> &sqlx::Pool<$db>`
+/// - `fn read_pool(&self) -> &ClosingPool<$db>` and `fn write_pool(&self) -> &ClosingPool<$db>`
 ///   (single-statement writes go to the write pool);
-/// - `async fn begin_write(&self) -> Result<sqlx::Transaction<'static, $db>>`, a transaction
-///   that holds the write lock of whatever it reads next with `LOCK_BLOG`;
+/// - `async fn begin_write(&self) -> Result<WriteTx<$db>>`, a transaction that holds the write
+///   lock of whatever it reads next with `LOCK_BLOG` (end it with `finish`, which commits or
+///   rolls back and never returns a connection in an unknown state to its pool);
 /// - `const LOCK_BLOG: &str`, selecting [`blog_columns!`] of blog `$1` in project `$2`, locked
 ///   for the rest of the transaction;
 /// - `async fn titles(&self, project: ProjectId, slugs: &[String]) -> Result<HashMap<String,
@@ -659,7 +661,7 @@ macro_rules! sql_store {
             use std::collections::HashMap;
 
             use async_trait::async_trait;
-            use sqlx::Transaction;
+            use $crate::store::connection::WriteTx;
 
             use $crate::domain::delivery::DELIVERY_LOG_LEN;
             use $crate::domain::{
@@ -683,7 +685,7 @@ macro_rules! sql_store {
             impl $store {
                 /// Brings the slugs and category rows of `blog` from `old` to `new`.
                 async fn write_derived(
-                    tx: &mut Transaction<'static, $db>,
+                    tx: &mut WriteTx<$db>,
                     blog: &Blog,
                     old: &Derived,
                     new: &Derived,
@@ -740,7 +742,7 @@ macro_rules! sql_store {
                 /// Records a change of what the public API shows: bumps the content version
                 /// and moves the published count by `published_delta` (-1, 0 or 1).
                 async fn bump_version(
-                    tx: &mut Transaction<'static, $db>,
+                    tx: &mut WriteTx<$db>,
                     project: ProjectId,
                     published_delta: i64,
                 ) -> Result<()> {
@@ -754,7 +756,7 @@ macro_rules! sql_store {
                 }
 
                 async fn locked_blog(
-                    tx: &mut Transaction<'static, $db>,
+                    tx: &mut WriteTx<$db>,
                     project: ProjectId,
                     id: BlogId,
                 ) -> Result<Blog> {
@@ -1006,6 +1008,7 @@ macro_rules! sql_store {
 
                 async fn insert_blog(&self, blog: &Blog) -> Result<()> {
                     let mut tx = self.begin_write().await?;
+                    let result: Result<()> = async {
                     bind_blog!(
                         sqlx::query(concat!(
                             "INSERT INTO blogs (",
@@ -1023,7 +1026,10 @@ macro_rules! sql_store {
                     if blog.state.snapshot().is_some() {
                         Self::bump_version(&mut tx, blog.project_id, 1).await?;
                     }
-                    tx.commit().await.map_err(storage)
+                    Ok(())
+                    }
+                    .await;
+                    tx.finish(result).await
                 }
 
                 async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
@@ -1085,10 +1091,11 @@ macro_rules! sql_store {
                     change: BlogChange,
                 ) -> Result<(Blog, Option<Trigger>)> {
                     let mut tx = self.begin_write().await?;
+                    let result: Result<(Blog, Option<Trigger>)> = async {
                     let mut blog = Self::locked_blog(&mut tx, project, id).await?;
                     let before = Derived::of(&blog);
                     let was_published = i64::from(blog.state.snapshot().is_some());
-                    // On error the transaction is dropped, which rolls it back.
+                    // On error `finish` rolls the transaction back.
                     let event = change(&mut blog)?;
                     let published_delta = i64::from(blog.state.snapshot().is_some()) - was_published;
                     debug_assert_eq!((blog.id, blog.project_id), (id, project));
@@ -1113,12 +1120,15 @@ macro_rules! sql_store {
                     if event.is_some() || published_delta != 0 {
                         Self::bump_version(&mut tx, project, published_delta).await?;
                     }
-                    tx.commit().await.map_err(storage)?;
                     Ok((blog, event))
+                    }
+                    .await;
+                    tx.finish(result).await
                 }
 
                 async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog> {
                     let mut tx = self.begin_write().await?;
+                    let result: Result<Blog> = async {
                     let blog = Self::locked_blog(&mut tx, project, id).await?;
                     // Its slugs and category rows go with it (ON DELETE CASCADE).
                     sqlx::query("DELETE FROM blogs WHERE id = $1")
@@ -1129,8 +1139,10 @@ macro_rules! sql_store {
                     if blog.state.snapshot().is_some() {
                         Self::bump_version(&mut tx, project, -1).await?;
                     }
-                    tx.commit().await.map_err(storage)?;
                     Ok(blog)
+                    }
+                    .await;
+                    tx.finish(result).await
                 }
 
                 async fn published_page(
@@ -1262,6 +1274,7 @@ macro_rules! sql_store {
 
                 async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()> {
                     let mut tx = self.begin_write().await?;
+                    let result: Result<()> = async {
                     sqlx::query(
                         "INSERT INTO deliveries (id, project_id, kind, blog_slug, attempted_at, \
                          success, status_code, message, duration_ms) \
@@ -1291,7 +1304,10 @@ macro_rules! sql_store {
                     .execute(&mut *tx)
                     .await
                     .map_err(storage)?;
-                    tx.commit().await.map_err(storage)
+                    Ok(())
+                    }
+                    .await;
+                    tx.finish(result).await
                 }
 
                 async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>> {

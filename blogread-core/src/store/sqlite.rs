@@ -18,11 +18,10 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
-use sqlx::{Sqlite, Transaction};
+use sqlx::Sqlite;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
+use super::connection::{ClosingPool, Dialect, WriteTx};
 use super::sql::{DbId, PublicProjectRow, blog_columns, corrupt, sql_store, storage, timestamp};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::{Error, Result};
@@ -30,11 +29,19 @@ use crate::error::{Error, Result};
 /// How long a connection waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// `BEGIN IMMEDIATE` takes the write lock first. After an error, a connection whose `ROLLBACK`
+/// failed is clean only if a new transaction can start on it (SQLite refuses `BEGIN` inside
+/// one).
+static DIALECT: Dialect = Dialect {
+    begin: "BEGIN IMMEDIATE",
+    probe: Some("BEGIN DEFERRED; ROLLBACK"),
+};
+
 /// A [`Store`](super::Store) in a SQLite database file.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
-    writer: SqlitePool,
-    reader: SqlitePool,
+    writer: ClosingPool<Sqlite>,
+    reader: ClosingPool<Sqlite>,
     /// The public key check without a thread hand-off (a file database only).
     keys: Option<Arc<keys::KeyReader>>,
 }
@@ -66,6 +73,7 @@ impl SqliteStore {
                 .await
                 .map_err(storage)?;
             MIGRATOR.run(&pool).await.map_err(Error::storage)?;
+            let pool = ClosingPool::new(pool);
             return Ok(Self {
                 writer: pool.clone(),
                 reader: pool,
@@ -100,16 +108,16 @@ impl SqliteStore {
             .await
             .map_err(storage)?;
         Ok(Self {
-            writer,
-            reader,
+            writer: ClosingPool::new(writer),
+            reader: ClosingPool::new(reader),
             keys,
         })
     }
 
     /// Closes every connection (checkpointing the WAL when the last one closes).
     pub async fn close(&self) {
-        self.reader.close().await;
-        self.writer.close().await;
+        self.reader.pool().close().await;
+        self.writer.pool().close().await;
     }
 
     /// The key check on the calling thread, when the database answers at once; `None` sends
@@ -132,19 +140,16 @@ impl SqliteStore {
         Ok(row.map(PublicProjectRow::into_public))
     }
 
-    fn read_pool(&self) -> &SqlitePool {
+    fn read_pool(&self) -> &ClosingPool<Sqlite> {
         &self.reader
     }
 
-    fn write_pool(&self) -> &SqlitePool {
+    fn write_pool(&self) -> &ClosingPool<Sqlite> {
         &self.writer
     }
 
-    async fn begin_write(&self) -> Result<Transaction<'static, Sqlite>> {
-        self.writer
-            .begin_with("BEGIN IMMEDIATE")
-            .await
-            .map_err(storage)
+    async fn begin_write(&self) -> Result<WriteTx<Sqlite>> {
+        WriteTx::begin(self.writer.pool(), &DIALECT).await
     }
 
     /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.
@@ -216,7 +221,8 @@ mod tests {
 
     use super::SqliteStore;
     use crate::domain::SecretHash;
-    use crate::testing::Fixture;
+    use crate::store::Store;
+    use crate::testing::{Fixture, blog_id};
 
     async fn file_store() -> (SqliteStore, String, tempfile::TempDir) {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -253,6 +259,44 @@ mod tests {
             Some(None),
             "a key rotated by another instance fails on the very next check"
         );
+    }
+
+    #[tokio::test]
+    async fn a_publish_whose_commit_fails_changes_nothing_and_the_next_write_succeeds() {
+        let (store, _url, _dir) = file_store().await;
+        let f = Fixture::new(Arc::new(store.clone()), None).await;
+        let draft = f.draft("a", "A", "body").await;
+        let hash = SecretHash::of(&f.public_key).to_hex();
+        let version = |s: &SqliteStore| s.quick_key_check(&hash).unwrap().unwrap().content_version;
+        let before = version(&store);
+        {
+            // The writer's next COMMIT is refused, and SQLite rolls the transaction back by
+            // itself, as when the disk fills during COMMIT.
+            let mut conn = store.writer.pool().acquire().await.unwrap();
+            let mut handle = conn.lock_handle().await.unwrap();
+            let mut refuse = true;
+            handle.set_commit_hook(move || !std::mem::replace(&mut refuse, false));
+        }
+        f.service
+            .publish_blog(Some(&f.admin), f.project, blog_id(&draft), None)
+            .await
+            .expect_err("the COMMIT is refused");
+        let stored = store
+            .blog(f.project, blog_id(&draft))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(stored.state.snapshot().is_none(), "still a draft");
+        assert_eq!(version(&store), before, "no content-version bump");
+
+        let published = f.publish(&draft, None).await;
+        assert_eq!(
+            published.status,
+            crate::domain::BlogStatus::Published,
+            "the next write succeeds"
+        );
+        assert!(version(&store) > before);
+        f.draft("b", "B", "").await;
     }
 
     #[tokio::test]

@@ -14,24 +14,33 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use sqlx::PgPool;
+use sqlx::Postgres;
 use tokio::sync::oneshot;
 
 use crate::domain::PublicProject;
-use crate::error::{Error, Result, error_chain};
+use crate::error::{Error, Result, Unavailable, error_chain};
+use crate::store::connection::ClosingPool;
 use crate::store::sql::{PublicProjectRow, storage};
 
 /// Most key hashes one query carries; more wait for the next one.
 const MAX_BATCH: usize = 256;
 
-/// What a waiting check receives: the answer, or the query's error as text (one error
-/// cannot be handed to several waiters).
-type Answer = std::result::Result<Option<PublicProject>, String>;
+/// What a waiting check receives: the answer, or the query's error (one error cannot be
+/// handed to several waiters: the database's own conditions are copied, anything else is
+/// passed on as text).
+type Answer = std::result::Result<Option<PublicProject>, Failure>;
+
+/// Why a batch query failed, in a form every waiter can get a copy of.
+#[derive(Debug, Clone)]
+enum Failure {
+    Unavailable(Unavailable),
+    Other(String),
+}
 
 /// Batches [`PostgresStore`](super::PostgresStore)'s public key checks.
 #[derive(Debug)]
 pub(super) struct KeyBatcher {
-    pool: PgPool,
+    pool: ClosingPool<Postgres>,
     queue: Mutex<Queue>,
 }
 
@@ -57,7 +66,7 @@ struct BatchFailed(String);
 
 impl KeyBatcher {
     /// A batcher querying `pool`.
-    pub(super) fn new(pool: PgPool) -> Arc<Self> {
+    pub(super) fn new(pool: ClosingPool<Postgres>) -> Arc<Self> {
         Arc::new(Self {
             pool,
             queue: Mutex::new(Queue::default()),
@@ -77,7 +86,8 @@ impl KeyBatcher {
         }
         match rx.await {
             Ok(Ok(answer)) => Ok(answer),
-            Ok(Err(message)) => Err(Error::storage(BatchFailed(message))),
+            Ok(Err(Failure::Unavailable(fault))) => Err(Error::Unavailable(fault)),
+            Ok(Err(Failure::Other(message))) => Err(Error::storage(BatchFailed(message))),
             Err(_) => Err(Error::storage(BatchFailed(
                 "the query answering it was cancelled (is the runtime shutting down?)".into(),
             ))),
@@ -105,7 +115,8 @@ impl KeyBatcher {
             for (hash, tx) in batch {
                 let answer = match &answers {
                     Ok(found) => Ok(found.get(&hash).cloned()),
-                    Err(e) => Err(error_chain(e)),
+                    Err(Error::Unavailable(fault)) => Err(Failure::Unavailable(*fault)),
+                    Err(e) => Err(Failure::Other(error_chain(e))),
                 };
                 // A check whose request went away no longer listens; nothing to do.
                 let _ = tx.send(answer);

@@ -56,7 +56,9 @@ impl KeyReader {
             None => self.open()?,
         };
         let answer = query(&conn, key_hash);
-        if answer.is_some() {
+        // A connection goes back only after an answer, outside any transaction; after an
+        // error it is closed (dropped).
+        if answer.is_some() && conn.is_autocommit() {
             if let Ok(mut idle) = self.idle.lock()
                 && idle.len() < MAX_IDLE
             {
