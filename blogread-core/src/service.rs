@@ -20,7 +20,7 @@ use crate::firing::{Firings, UnavailableNotifier};
 use crate::hook::{AddressPolicy, DeployHookUrl, HttpNotifier, Notifier, Resolver, SystemResolver};
 use crate::lifecycle;
 use crate::response_cache::ResponseCache;
-use crate::store::{KeyWrite, Store};
+use crate::store::{KeyWrite, ProjectChange, Store};
 
 /// The operations of blogread over a [`Store`].
 #[derive(Clone)]
@@ -280,15 +280,14 @@ impl Service {
     ) -> Result<Project> {
         self.authorize(authorization, Some(id), Access::ProjectAdmin)
             .await?;
-        let mut project = self.existing_project(id).await?;
-        if let Some(name) = update.name {
-            project.name = ProjectName::parse(name)?;
-        }
-        if let Some(site_url) = update.site_url {
-            project.site_url = site_url.map(SiteUrl::parse).transpose()?;
-        }
-        self.store.update_project(&project).await?;
-        Ok(project)
+        let change = ProjectChange {
+            name: update.name.map(ProjectName::parse).transpose()?,
+            site_url: update
+                .site_url
+                .map(|url| url.map(SiteUrl::parse).transpose())
+                .transpose()?,
+        };
+        self.store.update_project(id, &change).await
     }
 
     // ---- credentials ----

@@ -6,7 +6,9 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use async_trait::async_trait;
 
-use super::{BlogChange, BlogPage, KeyWrite, PageQuery, PublishedPage, Store, category_key};
+use super::{
+    BlogChange, BlogPage, KeyWrite, PageQuery, ProjectChange, PublishedPage, Store, category_key,
+};
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogState,
@@ -135,14 +137,26 @@ impl Store for MemoryStore {
             .and_then(|e| e.project.clone()))
     }
 
-    async fn update_project(&self, project: &Project) -> Result<()> {
+    async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
         let mut inner = self.write();
-        let entry = inner.entry(project.id)?;
-        let old = entry.project.replace(project.clone());
-        if old.map(|o| o.site_url) != Some(project.site_url.clone()) {
+        let entry = inner.entry(id)?;
+        let project = entry
+            .project
+            .as_mut()
+            .ok_or(Error::NotFound(NotFound::Project))?;
+        if let Some(name) = &change.name {
+            project.name = name.clone();
+        }
+        let mut moved = false;
+        if let Some(site_url) = &change.site_url {
+            moved = project.site_url != *site_url;
+            project.site_url = site_url.clone();
+        }
+        let project = project.clone();
+        if moved {
             entry.content_version += 1;
         }
-        Ok(())
+        Ok(project)
     }
 
     async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {

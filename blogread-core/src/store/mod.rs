@@ -34,8 +34,8 @@ pub use sqlite::SqliteStore;
 
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
-    Project, ProjectId, PublicProject, PublishedBlog, SecretHash, SitemapEntry, StoredPublicKey,
-    Trigger,
+    Project, ProjectId, ProjectName, PublicProject, PublishedBlog, SecretHash, SiteUrl,
+    SitemapEntry, StoredPublicKey, Trigger,
 };
 use crate::error::Result;
 
@@ -79,6 +79,15 @@ fn redact_url(url: &str) -> String {
         Some(at) => format!("…{}", &url[at..]),
         None => url.to_owned(),
     }
+}
+
+/// The fields of a project to change; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectChange {
+    /// A new name.
+    pub name: Option<ProjectName>,
+    /// A new site URL, or `Some(None)` to clear it.
+    pub site_url: Option<Option<SiteUrl>>,
 }
 
 /// The published blogs of a project to read: one page, after the category filter.
@@ -148,9 +157,11 @@ pub trait Store: Send + Sync + 'static {
     async fn insert_project(&self, project: &Project) -> Result<()>;
     /// A project by id.
     async fn project(&self, id: ProjectId) -> Result<Option<Project>>;
-    /// Replaces a project's name and site URL (`NotFound` when absent). A site URL change
-    /// bumps the content version, since it changes every resolved link.
-    async fn update_project(&self, project: &Project) -> Result<()>;
+    /// Changes the fields `change` names, and only those, in one atomic step (two concurrent
+    /// changes of different fields both apply); returns the project as changed (`NotFound`
+    /// when absent). A site URL change bumps the content version, since it changes every
+    /// resolved link.
+    async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project>;
 
     // ---- credentials ----
 

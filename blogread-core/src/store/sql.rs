@@ -677,7 +677,9 @@ macro_rules! sql_store {
                 blog_columns, count, published_columns, slug_conflict, sql_count, storage,
                 write_error,
             };
-            use $crate::store::{BlogChange, BlogPage, KeyWrite, PageQuery, PublishedPage, Store};
+            use $crate::store::{
+                BlogChange, BlogPage, KeyWrite, PageQuery, ProjectChange, PublishedPage, Store,
+            };
 
             const BUMP_VERSION: &str = "UPDATE projects SET content_version = content_version + 1, \
                  published_count = published_count + $2 WHERE id = $1";
@@ -815,23 +817,30 @@ macro_rules! sql_store {
                     row.map(ProjectRow::into_project).transpose()
                 }
 
-                async fn update_project(&self, project: &Project) -> Result<()> {
-                    // One statement: the comparison reads the old site URL.
-                    let done = sqlx::query(
-                        "UPDATE projects SET name = $2, site_url = $3, content_version = \
-                         content_version + CASE WHEN site_url IS NOT DISTINCT FROM $3 THEN 0 ELSE 1 END \
-                         WHERE id = $1",
+                async fn update_project(
+                    &self,
+                    id: ProjectId,
+                    change: &ProjectChange,
+                ) -> Result<Project> {
+                    // One statement: only the named columns change, and the comparison reads
+                    // the old site URL, so concurrent changes of different fields both apply.
+                    let row: Option<ProjectRow> = sqlx::query_as(
+                        "UPDATE projects SET \
+                         name = CASE WHEN $2 THEN $3 ELSE name END, \
+                         site_url = CASE WHEN $4 THEN $5 ELSE site_url END, \
+                         content_version = content_version + \
+                         CASE WHEN $4 AND site_url IS DISTINCT FROM $5 THEN 1 ELSE 0 END \
+                         WHERE id = $1 RETURNING id, name, site_url, created_at",
                     )
-                    .bind(DbId::from(project.id))
-                    .bind(project.name.as_str())
-                    .bind(project.site_url.as_ref().map(SiteUrl::as_str))
-                    .execute(self.write_pool())
+                    .bind(DbId::from(id))
+                    .bind(change.name.is_some())
+                    .bind(change.name.as_ref().map(|n| n.as_str().to_owned()))
+                    .bind(change.site_url.is_some())
+                    .bind(change.site_url.clone().flatten().map(|u| u.as_str().to_owned()))
+                    .fetch_optional(self.write_pool())
                     .await
                     .map_err(storage)?;
-                    if done.rows_affected() == 0 {
-                        return Err(Error::NotFound(NotFound::Project));
-                    }
-                    Ok(())
+                    row.ok_or(Error::NotFound(NotFound::Project))?.into_project()
                 }
 
                 async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {

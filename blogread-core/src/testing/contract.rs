@@ -1046,6 +1046,47 @@ pub async fn management_list_is_newest_created_first(store: Arc<dyn Store>) {
     assert_eq!(page.blogs[0].slug, "a");
 }
 
+/// Two concurrent project updates of different fields (one the name, one the site URL) both
+/// apply: neither writes back a stale copy of the other's field.
+pub async fn concurrent_updates_of_different_project_fields_both_apply(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    for round in 0..20 {
+        let name = format!("Renamed {round}");
+        let url = format!("https://site{round}.example");
+        let rename = f.service.update_project(
+            Some(&f.admin),
+            f.project,
+            ProjectUpdate {
+                name: Some(name.clone()),
+                ..Default::default()
+            },
+        );
+        let move_site = f.service.update_project(
+            Some(&f.admin),
+            f.project,
+            ProjectUpdate {
+                site_url: Some(Some(url.clone())),
+                ..Default::default()
+            },
+        );
+        let (a, b) = tokio::join!(rename, move_site);
+        assert_eq!(a.unwrap().name.as_str(), name);
+        assert_eq!(
+            b.unwrap().site_url.map(|u| u.as_str().to_owned()),
+            Some(url.clone())
+        );
+        let project = f.service.project(Some(&f.admin), f.project).await.unwrap();
+        assert_eq!(
+            (
+                project.name.as_str(),
+                project.site_url.as_ref().map(|u| u.as_str())
+            ),
+            (name.as_str(), Some(url.as_str())),
+            "round {round}: both changes apply"
+        );
+    }
+}
+
 /// Expands to one `#[tokio::test]` per contract case, each on a fresh store built by the
 /// given async expression (which may `return` early to skip, e.g. when no PostgreSQL is set).
 ///
@@ -1084,6 +1125,7 @@ macro_rules! store_contract_tests {
             published_titles_answer_only_published_slugs_of_the_project,
             concurrent_creates_with_one_slug_let_exactly_one_win,
             management_list_is_newest_created_first,
+            concurrent_updates_of_different_project_fields_both_apply,
         );
     };
     ($make:expr) => {
