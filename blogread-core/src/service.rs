@@ -604,7 +604,7 @@ impl Service {
             .blogs(project, status, params.limit, params.offset)
             .await?;
         Ok(ManagedBlogList {
-            blogs: page.blogs.iter().map(ManagedBlog::from).collect(),
+            blogs: page.blogs,
             total: page.total,
             limit: params.limit,
             offset: params.offset,

@@ -12,8 +12,8 @@ use super::{
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogState,
-    BlogStatus, Delivery, Project, ProjectId, PublicProject, PublishedBlog, SecretHash,
-    SitemapEntry, StoredPublicKey, Trigger,
+    BlogStatus, Delivery, ManagedBlog, Project, ProjectId, PublicProject, PublishedBlog,
+    SecretHash, SitemapEntry, StoredPublicKey, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 
@@ -315,7 +315,7 @@ impl Store for MemoryStore {
                 .into_iter()
                 .skip(usize::try_from(offset).unwrap_or(usize::MAX))
                 .take(limit as usize)
-                .cloned()
+                .map(ManagedBlog::from)
                 .collect(),
         })
     }

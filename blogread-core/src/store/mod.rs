@@ -34,8 +34,8 @@ pub use sqlite::SqliteStore;
 
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
-    Project, ProjectId, ProjectName, PublicProject, PublishedBlog, SecretHash, SiteUrl,
-    SitemapEntry, StoredPublicKey, Trigger,
+    ManagedBlog, Project, ProjectId, ProjectName, PublicProject, PublishedBlog, SecretHash,
+    SiteUrl, SitemapEntry, StoredPublicKey, Trigger,
 };
 use crate::error::Result;
 
@@ -112,11 +112,12 @@ pub struct PublishedPage {
     pub total: u64,
 }
 
-/// The management list of a project's blogs.
+/// The management list of a project's blogs: each blog's working copy and lifecycle data,
+/// never its published snapshot (a page of 100 would otherwise carry up to 200 bodies).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlogPage {
     /// The page, newest created first.
-    pub blogs: Vec<Blog>,
+    pub blogs: Vec<ManagedBlog>,
     /// All blogs matching the status filter.
     pub total: u64,
 }

@@ -13,8 +13,9 @@ use uuid::Uuid;
 
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields, BlogId,
-    BlogState, Delivery, DeliveryId, Project, ProjectId, ProjectName, PublicKey, PublicProject,
-    PublishedBlog, PublishedSnapshot, SecretHash, SiteUrl, StoredPublicKey, Timestamp, Trigger,
+    BlogState, Delivery, DeliveryId, ManagedBlog, Project, ProjectId, ProjectName, PublicKey,
+    PublicProject, PublishedBlog, PublishedSnapshot, SecretHash, SiteUrl, StoredPublicKey,
+    Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 
@@ -156,6 +157,54 @@ macro_rules! blog_columns {
     };
 }
 pub(crate) use blog_columns;
+
+/// A row of the management list: the working copy and the lifecycle data, no published
+/// snapshot.
+#[derive(Debug, FromRow)]
+pub(crate) struct ManagedRow {
+    id: DbId,
+    status: String,
+    created_at: i64,
+    updated_at: i64,
+    published_at: Option<i64>,
+    title: String,
+    slug: String,
+    excerpt: String,
+    meta_title: String,
+    meta_description: String,
+    featured_image_url: Option<String>,
+    categories: String,
+    tags: String,
+    content: String,
+}
+
+impl ManagedRow {
+    /// The management view of the row.
+    pub(crate) fn into_managed(self) -> Result<ManagedBlog> {
+        Ok(ManagedBlog {
+            id: self.id.0.to_string(),
+            title: self.title,
+            slug: self.slug,
+            content: self.content,
+            excerpt: self.excerpt,
+            meta_title: self.meta_title,
+            meta_description: self.meta_description,
+            featured_image_url: self.featured_image_url,
+            categories: parse_list("categories", &self.categories)?,
+            tags: parse_list("tags", &self.tags)?,
+            status: self
+                .status
+                .parse()
+                .map_err(|e| corrupt("blog status", format!("{e:?}")))?,
+            published_at: self
+                .published_at
+                .map(|t| timestamp("published_at", t))
+                .transpose()?,
+            updated_at: timestamp("updated_at", self.updated_at)?,
+            created_at: timestamp("created_at", self.created_at)?,
+        })
+    }
+}
 
 /// The columns of a published blog for public reads, without the body.
 macro_rules! published_columns {
@@ -671,7 +720,7 @@ macro_rules! sql_store {
             };
             use $crate::error::{Error, NotFound, Result};
             use $crate::store::sql::{
-                AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, CATEGORY_PAGE,
+                AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, ManagedRow, CATEGORY_PAGE,
                 CATEGORY_PAGE_WITH_CONTENT, DbId, DeliveryRow, Derived, PAGE, PAGE_WITH_CONTENT,
                 ProjectRow, PublicKeyRow, PublishedRow, bind_blog,
                 blog_columns, count, published_columns, slug_conflict, sql_count, storage,
@@ -1063,12 +1112,14 @@ macro_rules! sql_store {
                     offset: u64,
                 ) -> Result<BlogPage> {
                     let status = status.map(|s| s.as_str());
-                    let rows: Vec<BlogRow> = sqlx::query_as(concat!(
-                        "SELECT ",
-                        blog_columns!(),
-                        " FROM blogs WHERE project_id = $1 AND ($2 IS NULL OR status = $2) \
-                         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"
-                    ))
+                    // The working copy only: never the published body, which may be as large.
+                    let rows: Vec<ManagedRow> = sqlx::query_as(
+                        "SELECT id, status, created_at, updated_at, published_at, title, slug, \
+                         excerpt, meta_title, meta_description, featured_image_url, categories, \
+                         tags, content FROM blogs \
+                         WHERE project_id = $1 AND ($2 IS NULL OR status = $2) \
+                         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4",
+                    )
                     .bind(DbId::from(project))
                     .bind(status)
                     .bind(i64::from(limit))
@@ -1087,7 +1138,7 @@ macro_rules! sql_store {
                     Ok(BlogPage {
                         blogs: rows
                             .into_iter()
-                            .map(BlogRow::into_blog)
+                            .map(ManagedRow::into_managed)
                             .collect::<Result<_>>()?,
                         total: count(total),
                     })
