@@ -179,13 +179,16 @@ pub fn if_none_match_matches(header: &str, etag: &str) -> bool {
     })
 }
 
-/// A strong ETag for one response: derived from the project's content version (bumped by every
-/// write that changes what the public API shows, including site URL changes and publishes
-/// that change resolved links), the endpoint and its parameters, and the crate version (a new
-/// release may render differently).
-fn etag(project: &PublicProject, parts: &[&str]) -> String {
+/// A strong ETag for one response: derived from the database's ETag epoch (random, fixed when
+/// the database was created), the project's content version (bumped by every write that
+/// changes what the public API shows, including site URL changes and publishes that change
+/// resolved links), the endpoint and its parameters, and the crate version (a new release may
+/// render differently).
+fn etag(epoch: &str, project: &PublicProject, parts: &[&str]) -> String {
     let mut h = Sha256::new();
     h.update(env!("CARGO_PKG_VERSION"));
+    h.update((epoch.len() as u64).to_be_bytes());
+    h.update(epoch.as_bytes());
     h.update(project.id.as_uuid().as_bytes());
     h.update(project.content_version.to_be_bytes());
     for part in parts {
@@ -244,6 +247,7 @@ impl Service {
         let limit = params.limit.to_string();
         let offset = params.offset.to_string();
         let etag = etag(
+            self.etag_epoch().await?,
             &project,
             &[
                 "list",
@@ -341,7 +345,7 @@ impl Service {
         if_none_match: Option<&str>,
     ) -> Result<Conditional<BlogDetail>> {
         let project = authenticate_public(self.store(), credentials).await?;
-        let etag = etag(&project, &["blog", slug]);
+        let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
         if let Some(not_modified) = not_modified(&etag, if_none_match) {
             return self.blog_not_modified(&project, slug, not_modified).await;
         }
@@ -358,7 +362,7 @@ impl Service {
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Bytes>> {
         let project = authenticate_public(self.store(), credentials).await?;
-        let etag = etag(&project, &["blog", slug]);
+        let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
         if let Some(not_modified) = not_modified(&etag, if_none_match) {
             return self.blog_not_modified(&project, slug, not_modified).await;
         }
@@ -425,7 +429,7 @@ impl Service {
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Sitemap>> {
         let project = authenticate_public(self.store(), credentials).await?;
-        let etag = etag(&project, &["sitemap"]);
+        let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
         if let Some(not_modified) = not_modified(&etag, if_none_match) {
             return Ok(not_modified);
         }
@@ -441,7 +445,7 @@ impl Service {
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Bytes>> {
         let project = authenticate_public(self.store(), credentials).await?;
-        let etag = etag(&project, &["sitemap"]);
+        let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
         if let Some(not_modified) = not_modified(&etag, if_none_match) {
             return Ok(not_modified);
         }
@@ -510,6 +514,24 @@ fn list_item(b: PublishedBlog) -> BlogListItem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_etag_changes_with_the_database_epoch_alone() {
+        let project = PublicProject {
+            id: crate::domain::ProjectId::generate(),
+            site_url: None,
+            content_version: 7,
+        };
+        assert_eq!(
+            etag("a", &project, &["sitemap"]),
+            etag("a", &project, &["sitemap"])
+        );
+        assert_ne!(
+            etag("a", &project, &["sitemap"]),
+            etag("b", &project, &["sitemap"]),
+            "another database's tag never matches, whatever its content version"
+        );
+    }
 
     fn parse(limit: Option<&str>, offset: Option<&str>) -> Result<ListParams> {
         ListParams::parse(RawListParams {

@@ -33,6 +33,8 @@ pub struct Service {
     hook_policy: AddressPolicy,
     firings: Firings,
     responses: ResponseCache,
+    /// The store's ETag epoch, read once.
+    etag_epoch: Arc<tokio::sync::OnceCell<String>>,
 }
 
 /// A blog write's result: the blog as the management API shows it and the visible-content
@@ -135,6 +137,7 @@ impl Service {
             hook_policy: AddressPolicy::GlobalOnly,
             firings: Firings::default(),
             responses: ResponseCache::default(),
+            etag_epoch: Arc::default(),
         }
     }
 
@@ -187,6 +190,14 @@ impl Service {
     /// The response cache of the `*_json` public reads.
     pub fn responses(&self) -> &ResponseCache {
         &self.responses
+    }
+
+    /// The store's ETag epoch (see [`Store::etag_epoch`]), read on first use.
+    pub(crate) async fn etag_epoch(&self) -> Result<&str> {
+        self.etag_epoch
+            .get_or_try_init(|| self.store.etag_epoch())
+            .await
+            .map(String::as_str)
     }
 
     /// Replaces the clock (tests, imports).

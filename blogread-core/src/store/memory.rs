@@ -68,9 +68,19 @@ impl Inner {
 }
 
 /// A [`Store`] held in memory.
-#[derive(Default)]
 pub struct MemoryStore {
     inner: RwLock<Inner>,
+    /// Random per store: see [`Store::etag_epoch`].
+    etag_epoch: String,
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self {
+            inner: RwLock::default(),
+            etag_epoch: uuid::Uuid::now_v7().simple().to_string(),
+        }
+    }
 }
 
 impl MemoryStore {
@@ -135,6 +145,10 @@ impl Store for MemoryStore {
             .projects
             .get(&id)
             .and_then(|e| e.project.clone()))
+    }
+
+    async fn etag_epoch(&self) -> Result<String> {
+        Ok(self.etag_epoch.clone())
     }
 
     async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {

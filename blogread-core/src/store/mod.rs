@@ -152,6 +152,10 @@ pub trait Store: Send + Sync + 'static {
     /// Checks that the backend answers.
     async fn ping(&self) -> Result<()>;
 
+    /// A random value fixed when the database was created, mixed into every ETag so that a
+    /// new database can never answer 304 to a tag an older one issued.
+    async fn etag_epoch(&self) -> Result<String>;
+
     // ---- projects ----
 
     /// Inserts a new project.

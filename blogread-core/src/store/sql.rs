@@ -841,6 +841,13 @@ macro_rules! sql_store {
                     Ok(())
                 }
 
+                async fn etag_epoch(&self) -> Result<String> {
+                    sqlx::query_scalar("SELECT etag_epoch FROM blogread_meta WHERE id = 1")
+                        .fetch_one(self.read_pool())
+                        .await
+                        .map_err(storage)
+                }
+
                 async fn insert_project(&self, project: &Project) -> Result<()> {
                     sqlx::query(
                         "INSERT INTO projects (id, name, site_url, created_at) VALUES ($1, $2, $3, $4)",

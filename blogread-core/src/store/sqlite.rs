@@ -322,6 +322,18 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn each_new_database_draws_its_own_etag_epoch_and_keeps_it() {
+        let (a, url, _dir_a) = file_store().await;
+        let (b, _, _dir_b) = file_store().await;
+        let epoch = a.etag_epoch().await.unwrap();
+        assert_eq!(epoch.len(), 32, "128 random bits: {epoch}");
+        assert_ne!(epoch, b.etag_epoch().await.unwrap());
+        a.close().await;
+        let reopened = SqliteStore::connect(&url).await.unwrap();
+        assert_eq!(reopened.etag_epoch().await.unwrap(), epoch);
+    }
+
+    #[tokio::test]
     async fn key_check_of_an_in_memory_database_goes_through_sqlx() {
         let store = SqliteStore::connect("sqlite::memory:").await.unwrap();
         assert_eq!(store.quick_key_check(&"0".repeat(64)), None);

@@ -281,6 +281,10 @@ pub enum Fresh<T: Type + Send + Sync> {
         /// Strong entity tag of this response; send it back in `If-None-Match`.
         #[oai(header = "ETag")]
         String,
+        /// `private, no-cache`: a shared cache must not keep an answer that a key opened,
+        /// and every reuse is revalidated with `If-None-Match`.
+        #[oai(header = "Cache-Control")]
+        String,
     ),
     /// Not modified: the copy whose tag was sent in `If-None-Match` is current. No body.
     #[oai(status = 304)]
@@ -288,13 +292,21 @@ pub enum Fresh<T: Type + Send + Sync> {
         /// The current entity tag.
         #[oai(header = "ETag")]
         String,
+        /// `private, no-cache`, as on the 200.
+        #[oai(header = "Cache-Control")]
+        String,
     ),
 }
 
+/// The caching rule of every public answer: for the key holder only, revalidated each time.
+const CACHE_CONTROL: &str = "private, no-cache";
+
 fn fresh<T: Type + Send + Sync>(c: Conditional<Bytes>) -> Fresh<T> {
     match c {
-        Conditional::NotModified { etag } => Fresh::NotModified(etag),
-        Conditional::Fresh { etag, value } => Fresh::Ok(JsonBytes::new(value), etag),
+        Conditional::NotModified { etag } => Fresh::NotModified(etag, CACHE_CONTROL.into()),
+        Conditional::Fresh { etag, value } => {
+            Fresh::Ok(JsonBytes::new(value), etag, CACHE_CONTROL.into())
+        }
     }
 }
 

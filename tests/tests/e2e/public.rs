@@ -330,6 +330,41 @@ async fn sitemap_path_is_the_sitemap_not_a_slug() {
 }
 
 #[tokio::test]
+async fn public_200_and_304_answers_are_private_and_revalidated() {
+    let app = spawn_app().await;
+    let p = seeded(&app, None).await;
+    let auth = p.bearer_key();
+    for path in [
+        LIST.to_owned(),
+        format!("{LIST}/post-a"),
+        format!("{LIST}/sitemap"),
+    ] {
+        let first = app.get(&path, Some(&auth)).await;
+        assert_eq!(first.status, 200, "{path}");
+        assert_eq!(
+            first.header("cache-control"),
+            Some("private, no-cache"),
+            "{path}"
+        );
+        let etag = first.header("etag").expect("ETag").to_owned();
+        let again = app
+            .request(
+                app.http
+                    .get(app.url(&path))
+                    .header("authorization", &auth)
+                    .header("if-none-match", &etag),
+            )
+            .await;
+        assert_eq!(again.status, 304, "{path}");
+        assert_eq!(
+            again.header("cache-control"),
+            Some("private, no-cache"),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn etag_round_trip_gives_304_until_content_changes() {
     let app = spawn_app().await;
     let p = seeded(&app, None).await;
