@@ -287,9 +287,9 @@ fn outcome(
             status.as_u16(),
             format!("{host} answered {status}, not a success (2xx)"),
         ),
-        Err(Failure::Refused(error @ HookUrlError::DoesNotResolve { .. })) => {
-            (false, 0, format!("unreachable: {error}"))
-        }
+        Err(Failure::Refused(
+            error @ (HookUrlError::DoesNotResolve { .. } | HookUrlError::LookupTimedOut { .. }),
+        )) => (false, 0, format!("unreachable: {error}")),
         Err(Failure::Refused(error)) => {
             (false, 0, format!("refused by the address rules: {error}"))
         }

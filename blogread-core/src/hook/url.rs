@@ -108,6 +108,16 @@ pub enum HookUrlError {
         /// The host name.
         host: String,
     },
+    /// The DNS look-up of the host name did not finish within [`LOOKUP_TIMEOUT`].
+    #[error(
+        "the deploy hook URL's host {host} did not resolve within {seconds} s (the DNS look-up timed out); check the name, or retry if DNS is slow"
+    )]
+    LookupTimedOut {
+        /// The host name.
+        host: String,
+        /// The time-out, in seconds.
+        seconds: u64,
+    },
     /// The host name resolves to at least one address that is not globally reachable.
     #[error(
         "the deploy hook URL's host {host} resolves to {address}, a private, internal or reserved address"
@@ -119,6 +129,9 @@ pub enum HookUrlError {
         address: IpAddr,
     },
 }
+
+/// How long [`DeployHookUrl::vet`] waits for the DNS look-up of the host.
+pub const LOOKUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl DeployHookUrl {
     /// Checks `input`, exactly as given (no trimming), against every save-time rule except DNS.
@@ -215,9 +228,16 @@ impl DeployHookUrl {
         let does_not_resolve = || HookUrlError::DoesNotResolve {
             host: name.to_owned(),
         };
-        let mut addresses = match resolver.lookup(name).await {
-            Ok(addresses) => addresses,
-            Err(error) => {
+        let lookup = tokio::time::timeout(LOOKUP_TIMEOUT, resolver.lookup(name));
+        let mut addresses = match lookup.await {
+            Err(_elapsed) => {
+                return Err(HookUrlError::LookupTimedOut {
+                    host: name.to_owned(),
+                    seconds: LOOKUP_TIMEOUT.as_secs(),
+                });
+            }
+            Ok(Ok(addresses)) => addresses,
+            Ok(Err(error)) => {
                 tracing::debug!(host = name, %error, "deploy hook host does not resolve");
                 return Err(does_not_resolve());
             }
@@ -837,6 +857,59 @@ mod tests {
                 host: HOST.to_owned(),
                 address: ip("10.0.0.7")
             }
+        );
+    }
+
+    /// A DNS server that never answers.
+    struct Silent;
+
+    #[async_trait]
+    impl Resolver for Silent {
+        async fn lookup(&self, _host: &str) -> std::io::Result<Vec<IpAddr>> {
+            std::future::pending().await
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn vet_gives_up_on_a_silent_dns_after_5_s() {
+        let url = DeployHookUrl::parse(URL).unwrap();
+        let started = tokio::time::Instant::now();
+        let err = url
+            .vet(&Silent, AddressPolicy::GlobalOnly)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            HookUrlError::LookupTimedOut {
+                host: HOST.to_owned(),
+                seconds: 5
+            }
+        );
+        assert_eq!(started.elapsed(), LOOKUP_TIMEOUT);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn saving_a_hook_whose_dns_never_answers_is_a_422_naming_the_time_out() {
+        let f = crate::testing::Fixture::new(
+            std::sync::Arc::new(crate::store::MemoryStore::new()),
+            None,
+        )
+        .await;
+        let service = f
+            .service
+            .clone()
+            .with_hook_resolver(std::sync::Arc::new(Silent), AddressPolicy::GlobalOnly);
+        let err = service
+            .save_deploy_hook(Some(&f.admin), f.project, URL.to_owned())
+            .await
+            .unwrap_err();
+        let crate::Error::Invalid(field) = &err else {
+            panic!("a 422, got {err:?}");
+        };
+        assert!(err.to_string().contains("timed out"), "{err}");
+        assert!(
+            format!("{field:?}").contains("deploy_hook_url"),
+            "{field:?}"
         );
     }
 
