@@ -85,6 +85,17 @@ pub fn deletion_event(blog: &Blog) -> Option<Trigger> {
     matches!(blog.state, BlogState::Published(_)).then_some(Trigger::Deleted)
 }
 
+/// The slug a firing names: the published slug after the change, else the one the change took
+/// down (`before`, the published slug before it), else the working slug.
+pub(crate) fn firing_slug(before: Option<String>, after: &Blog) -> String {
+    after
+        .state
+        .snapshot()
+        .map(|s| s.fields.slug().to_string())
+        .or(before)
+        .unwrap_or_else(|| after.working.slug().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -173,6 +173,22 @@ impl Service {
         self.firings.wait_idle(timeout).await
     }
 
+    /// Stops the service: waits for the deploy hook firings in flight, at least as long as
+    /// the notifier's own time-out plus 2 s (so a slow firing still records its delivery),
+    /// then closes the store. True when every firing finished.
+    pub async fn stop(&self) -> bool {
+        let grace = self.notifier().timeout() + std::time::Duration::from_secs(2);
+        let drained = self.wait_for_firings(grace).await;
+        if !drained {
+            tracing::warn!(
+                "deploy hook firings still in flight after {}s; stopping anyway",
+                grace.as_secs()
+            );
+        }
+        self.store.close().await;
+        drained
+    }
+
     /// Sets the operator token (from `BLOGREAD_ADMIN_TOKEN` in the server).
     pub fn with_operator_token(mut self, token: OperatorToken) -> Self {
         self.operator = Some(token);
@@ -702,9 +718,9 @@ impl Service {
             .await?;
         let blog = self.store.delete_blog(project, id).await?;
         let event = lifecycle::deletion_event(&blog);
-        if let (Some(event), Some(snapshot)) = (event, blog.state.snapshot()) {
-            self.fire(project, event, snapshot.fields.slug().to_string())
-                .await;
+        if event.is_some() {
+            // The store recorded the firing with the delete.
+            self.fire_recorded(project).await;
         }
         Ok(event)
     }
@@ -715,25 +731,10 @@ impl Service {
         id: BlogId,
         change: crate::store::BlogChange,
     ) -> Result<BlogWrite> {
-        // The published slug as the transaction saw it before the change: after an unpublish
-        // there is no snapshot left to name the slug that disappeared from the site.
-        let before = Arc::new(std::sync::Mutex::new(None::<String>));
-        let seen = Arc::clone(&before);
-        let change: crate::store::BlogChange = Box::new(move |blog| {
-            *seen.lock().unwrap_or_else(|e| e.into_inner()) =
-                blog.state.snapshot().map(|s| s.fields.slug().to_string());
-            change(blog)
-        });
         let (blog, event) = self.store.update_blog(project, id, change).await?;
-        if let Some(event) = event {
-            // The slug the public saw: the new snapshot's, else the one just taken down.
-            let slug = blog
-                .state
-                .snapshot()
-                .map(|s| s.fields.slug().to_string())
-                .or_else(|| before.lock().unwrap_or_else(|e| e.into_inner()).take())
-                .unwrap_or_else(|| blog.working.slug().to_string());
-            self.fire(project, event, slug).await;
+        if event.is_some() {
+            // The store recorded the firing in the write's transaction.
+            self.fire_recorded(project).await;
         }
         Ok(BlogWrite {
             blog: ManagedBlog::from(&blog),

@@ -70,21 +70,24 @@ impl std::error::Error for Panicked {}
 
 /// Serves [`app`] on `listener` until `shutdown` resolves; then stops accepting, lets
 /// in-flight requests finish (up to [`SHUTDOWN_GRACE`]), waits for deploy hook firings in
-/// flight (up to [`SHUTDOWN_GRACE`] more) and returns.
+/// flight (at least the notifier's time-out plus 2 s), closes the store and returns. At start
+/// it attempts the firings that writes recorded before the last stop and nobody attempted.
 pub async fn run(
     listener: tokio::net::TcpListener,
     service: Service,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
+    // Firings that writes recorded before the last stop and no process attempted.
+    let resuming = service.clone();
+    tokio::spawn(async move {
+        if let Err(err) = resuming.resume_firings().await {
+            tracing::error!(error = %crate::error::error_chain(&err), "could not resume recorded deploy hook firings");
+        }
+    });
     let acceptor = TcpAcceptor::from_tokio(listener)?;
     let served = Server::new_with_acceptor(acceptor)
         .run_with_graceful_shutdown(app(service.clone()), shutdown, Some(SHUTDOWN_GRACE))
         .await;
-    if !service.wait_for_firings(SHUTDOWN_GRACE).await {
-        tracing::warn!(
-            "deploy hook firings still in flight after {}s; stopping anyway",
-            SHUTDOWN_GRACE.as_secs()
-        );
-    }
+    service.stop().await;
     served
 }

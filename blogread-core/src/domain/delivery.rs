@@ -4,8 +4,22 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::ids::DeliveryId;
+use super::ids::{DeliveryId, FiringId, ProjectId};
 use super::time::Timestamp;
+
+/// A deploy hook firing recorded in the same transaction as the write that caused it (an
+/// outbox row), so that a process that dies before attempting it leaves it to the next start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingFiring {
+    /// Its id.
+    pub id: FiringId,
+    /// The project whose hook fires.
+    pub project: ProjectId,
+    /// What caused it.
+    pub trigger: Trigger,
+    /// The published slug concerned.
+    pub slug: String,
+}
 
 /// What caused a deploy hook firing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -85,6 +85,12 @@ uuid_id!(
     DeliveryId,
     "delivery id"
 );
+uuid_id!(
+    /// The id of a deploy hook firing recorded with the write that caused it, until it has
+    /// been attempted.
+    FiringId,
+    "firing id"
+);
 
 #[cfg(test)]
 mod tests {

@@ -12,8 +12,8 @@ pub mod time;
 pub use blog::{
     Blog, BlogFields, BlogPatch, BlogState, BlogStatus, ManagedBlog, NewBlog, PublishedSnapshot,
 };
-pub use delivery::{Delivery, DeployHookTestResult, DeployHookView, Trigger};
-pub use ids::{AdminTokenId, AgentKeyId, BlogId, DeliveryId, IdError, ProjectId};
+pub use delivery::{Delivery, DeployHookTestResult, DeployHookView, PendingFiring, Trigger};
+pub use ids::{AdminTokenId, AgentKeyId, BlogId, DeliveryId, FiringId, IdError, ProjectId};
 pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretHash};
 pub use project::{
     AdminTokenRecord, AgentKeyRecord, Project, ProjectName, PublicProject, SiteUrl, StoredPublicKey,

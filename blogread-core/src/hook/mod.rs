@@ -26,4 +26,4 @@ pub use notifier::{
     USER_AGENT,
 };
 pub use resolver::{Resolver, StaticResolver, SystemResolver};
-pub use url::{DeployHookUrl, HookUrlError, MIN_LENGTH};
+pub use url::{DeployHookUrl, HookUrlError, LOOKUP_TIMEOUT, MIN_LENGTH};

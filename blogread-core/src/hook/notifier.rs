@@ -44,6 +44,12 @@ pub struct HookOutcome {
 pub trait Notifier: Send + Sync {
     /// POSTs to `url` (after vetting its addresses) and returns what happened.
     async fn notify(&self, url: &DeployHookUrl) -> HookOutcome;
+
+    /// The longest one [`Notifier::notify`] call takes: a server waits this long (and a
+    /// little more) for firings in flight when it stops.
+    fn timeout(&self) -> Duration {
+        DEFAULT_TIMEOUT
+    }
 }
 
 /// Why an [`HttpNotifier`] could not be built.
@@ -226,6 +232,10 @@ impl HttpNotifierBuilder {
 
 #[async_trait]
 impl Notifier for HttpNotifier {
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     async fn notify(&self, url: &DeployHookUrl) -> HookOutcome {
         let span = tracing::info_span!("deploy_hook", host = url.host());
         async {

@@ -12,8 +12,8 @@ use super::{
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogState,
-    BlogStatus, Delivery, ManagedBlog, Project, ProjectId, PublicProject, PublishedBlog,
-    SecretHash, SitemapEntry, StoredPublicKey, Trigger,
+    BlogStatus, Delivery, FiringId, ManagedBlog, PendingFiring, Project, ProjectId, PublicProject,
+    PublishedBlog, SecretHash, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 
@@ -33,9 +33,28 @@ struct Inner {
     agent_keys: HashMap<SecretHash, AgentKeyRecord>,
     admin_tokens: HashMap<SecretHash, AdminTokenRecord>,
     blogs: HashMap<BlogId, Blog>,
+    /// Recorded firings and when each was claimed.
+    firings: Vec<(PendingFiring, Option<Timestamp>)>,
 }
 
 impl Inner {
+    /// Records a firing for `event` on `blog` when its project has a deploy hook.
+    fn record_firing(&mut self, blog: &Blog, event: Option<Trigger>, slug: String) {
+        let has_hook = self
+            .projects
+            .get(&blog.project_id)
+            .is_some_and(|e| e.hook.is_some());
+        if let (Some(trigger), true) = (event, has_hook) {
+            let firing = PendingFiring {
+                id: FiringId::generate(),
+                project: blog.project_id,
+                trigger,
+                slug,
+            };
+            self.firings.push((firing, None));
+        }
+    }
+
     fn entry(&mut self, id: ProjectId) -> Result<&mut ProjectEntry> {
         self.projects
             .get_mut(&id)
@@ -347,6 +366,7 @@ impl Store for MemoryStore {
             .filter(|b| b.project_id == project)
             .cloned()
             .ok_or(Error::NotFound(NotFound::Blog))?;
+        let before = blog.state.snapshot().map(|s| s.fields.slug().to_string());
         let event = change(&mut blog)?;
         if inner.slug_taken(&blog) {
             return Err(slug_conflict(&blog));
@@ -354,6 +374,7 @@ impl Store for MemoryStore {
         if event.is_some() {
             inner.entry(project)?.content_version += 1;
         }
+        inner.record_firing(&blog, event, crate::lifecycle::firing_slug(before, &blog));
         inner.blogs.insert(id, blog.clone());
         Ok((blog, event))
     }
@@ -370,6 +391,8 @@ impl Store for MemoryStore {
         if matches!(blog.state, BlogState::Published(_)) {
             inner.entry(project)?.content_version += 1;
         }
+        let slug = crate::lifecycle::firing_slug(None, &blog);
+        inner.record_firing(&blog, crate::lifecycle::deletion_event(&blog), slug);
         Ok(blog)
     }
 
@@ -469,6 +492,50 @@ impl Store for MemoryStore {
             .get(&project)
             .map(|e| e.deliveries.iter().cloned().collect())
             .unwrap_or_default())
+    }
+
+    async fn claim_firings(
+        &self,
+        project: Option<ProjectId>,
+        now: Timestamp,
+    ) -> Result<Vec<PendingFiring>> {
+        let mut inner = self.write();
+        let mut claimed = Vec::new();
+        for (firing, claimed_at) in &mut inner.firings {
+            if claimed_at.is_none() && project.is_none_or(|p| p == firing.project) {
+                *claimed_at = Some(now);
+                claimed.push(firing.clone());
+            }
+        }
+        Ok(claimed)
+    }
+
+    async fn stale_firings(&self, claimed_before: Timestamp) -> Result<Vec<PendingFiring>> {
+        Ok(self
+            .read()
+            .firings
+            .iter()
+            .filter(|(_, at)| at.is_some_and(|at| at < claimed_before))
+            .map(|(f, _)| f.clone())
+            .collect())
+    }
+
+    async fn complete_firing(
+        &self,
+        firing: &PendingFiring,
+        delivery: Option<&Delivery>,
+    ) -> Result<bool> {
+        let mut inner = self.write();
+        let before = inner.firings.len();
+        inner.firings.retain(|(f, _)| f.id != firing.id);
+        if inner.firings.len() == before {
+            return Ok(false);
+        }
+        if let (Some(delivery), Some(entry)) = (delivery, inner.projects.get_mut(&firing.project)) {
+            entry.deliveries.push_front(delivery.clone());
+            entry.deliveries.truncate(DELIVERY_LOG_LEN);
+        }
+        Ok(true)
     }
 }
 

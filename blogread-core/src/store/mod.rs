@@ -34,8 +34,8 @@ pub use sqlite::SqliteStore;
 
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
-    ManagedBlog, Project, ProjectId, ProjectName, PublicProject, PublishedBlog, SecretHash,
-    SiteUrl, SitemapEntry, StoredPublicKey, Trigger,
+    ManagedBlog, PendingFiring, Project, ProjectId, ProjectName, PublicProject, PublishedBlog,
+    SecretHash, SiteUrl, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 
@@ -152,6 +152,10 @@ pub trait Store: Send + Sync + 'static {
     /// Checks that the backend answers.
     async fn ping(&self) -> Result<()>;
 
+    /// Closes the store's connections (SQLite: the last one checkpoints the WAL into the
+    /// database file). Nothing may use the store afterwards. The default does nothing.
+    async fn close(&self) {}
+
     /// A random value fixed when the database was created, mixed into every ETag so that a
     /// new database can never answer 304 to a tag an older one issued.
     async fn etag_epoch(&self) -> Result<String>;
@@ -261,4 +265,29 @@ pub trait Store: Send + Sync + 'static {
     async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()>;
     /// The delivery log, newest first.
     async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>>;
+
+    // ---- firings recorded with their writes ----
+    //
+    // `update_blog` and `delete_blog` record a [`PendingFiring`] in their own transaction when
+    // the write causes a visible-content event and the project has a deploy hook.
+
+    /// Claims the recorded firings not yet attempted, of `project` or of every project,
+    /// marking them claimed at `now` in the same step: each firing is claimed once, whoever
+    /// asks at the same moment.
+    async fn claim_firings(
+        &self,
+        project: Option<ProjectId>,
+        now: Timestamp,
+    ) -> Result<Vec<PendingFiring>>;
+    /// Firings claimed before `claimed_before` and never completed: their process died while
+    /// attempting them.
+    async fn stale_firings(&self, claimed_before: Timestamp) -> Result<Vec<PendingFiring>>;
+    /// Forgets a firing and, if it was still recorded, appends `delivery` to the log, in one
+    /// transaction (so a delivery is recorded once even when two processes complete it).
+    /// Returns whether the firing was still recorded.
+    async fn complete_firing(
+        &self,
+        firing: &PendingFiring,
+        delivery: Option<&Delivery>,
+    ) -> Result<bool>;
 }

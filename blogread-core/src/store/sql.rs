@@ -93,7 +93,14 @@ macro_rules! db_id_from {
         }
     )*};
 }
-db_id_from!(ProjectId, BlogId, AgentKeyId, AdminTokenId, DeliveryId);
+db_id_from!(
+    ProjectId,
+    BlogId,
+    AgentKeyId,
+    AdminTokenId,
+    DeliveryId,
+    crate::domain::FiringId
+);
 
 /// Stored data that no longer passes the domain checks: a storage failure, never a 4xx.
 #[derive(Debug, thiserror::Error)]
@@ -157,6 +164,28 @@ macro_rules! blog_columns {
     };
 }
 pub(crate) use blog_columns;
+
+/// A row of `pending_firings`.
+#[derive(Debug, FromRow)]
+pub(crate) struct FiringRow {
+    id: DbId,
+    project_id: DbId,
+    kind: String,
+    blog_slug: String,
+}
+
+impl FiringRow {
+    /// The recorded firing.
+    pub(crate) fn into_firing(self) -> Result<crate::domain::PendingFiring> {
+        Ok(crate::domain::PendingFiring {
+            id: crate::domain::FiringId::from_uuid(self.id.0),
+            project: ProjectId::from_uuid(self.project_id.0),
+            trigger: Trigger::parse(&self.kind)
+                .ok_or_else(|| corrupt("firing kind", &self.kind))?,
+            slug: self.blog_slug,
+        })
+    }
+}
 
 /// A row of the management list: the working copy and the lifecycle data, no published
 /// snapshot.
@@ -715,12 +744,13 @@ macro_rules! sql_store {
             use $crate::domain::delivery::DELIVERY_LOG_LEN;
             use $crate::domain::{
                 AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-                BlogStatus, Delivery, Project, ProjectId, PublicProject, PublishedBlog,
-                SecretHash, SiteUrl, SitemapEntry, StoredPublicKey, Trigger,
+                BlogStatus, Delivery, FiringId, PendingFiring, Project, ProjectId, PublicProject,
+                PublishedBlog, SecretHash, SiteUrl, SitemapEntry, StoredPublicKey, Timestamp,
+                Trigger,
             };
             use $crate::error::{Error, NotFound, Result};
             use $crate::store::sql::{
-                AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, ManagedRow, CATEGORY_PAGE,
+                AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, FiringRow, ManagedRow, CATEGORY_PAGE,
                 CATEGORY_PAGE_WITH_CONTENT, DbId, DeliveryRow, Derived, PAGE, PAGE_WITH_CONTENT,
                 ProjectRow, PublicKeyRow, PublishedRow, bind_blog,
                 blog_columns, count, published_columns, slug_conflict, sql_count, storage,
@@ -806,6 +836,70 @@ macro_rules! sql_store {
                     Ok(())
                 }
 
+                /// Records the firing of `event` on `blog` (named by `slug`) in the write's own
+                /// transaction, when the project has a deploy hook.
+                async fn record_firing(
+                    tx: &mut WriteTx<$db>,
+                    blog: &Blog,
+                    event: Option<Trigger>,
+                    slug: String,
+                ) -> Result<()> {
+                    let Some(trigger) = event else { return Ok(()) };
+                    sqlx::query(
+                        "INSERT INTO pending_firings (id, project_id, kind, blog_slug, created_at) \
+                         SELECT $1, $2, $3, $4, $5 FROM projects \
+                         WHERE id = $2 AND deploy_hook_url IS NOT NULL",
+                    )
+                    .bind(DbId::from(FiringId::generate()))
+                    .bind(DbId::from(blog.project_id))
+                    .bind(trigger.as_str())
+                    .bind(slug)
+                    .bind(Timestamp::now().unix_seconds())
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(storage)?;
+                    Ok(())
+                }
+
+                /// Appends `delivery` to the project's log, keeping the newest
+                /// DELIVERY_LOG_LEN.
+                async fn insert_delivery(
+                    tx: &mut WriteTx<$db>,
+                    project: ProjectId,
+                    delivery: &Delivery,
+                ) -> Result<()> {
+                    sqlx::query(
+                        "INSERT INTO deliveries (id, project_id, kind, blog_slug, attempted_at, \
+                         success, status_code, message, duration_ms) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    )
+                    .bind(DbId::from(delivery.id))
+                    .bind(DbId::from(project))
+                    .bind(delivery.trigger.as_str())
+                    .bind(delivery.blog_slug.as_deref())
+                    .bind(delivery.attempted_at.unix_seconds())
+                    .bind(delivery.success)
+                    .bind(i32::from(delivery.status_code))
+                    .bind(delivery.message.as_str())
+                    .bind(sql_count(delivery.duration_ms))
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(|e| write_error(e, || "a delivery with this id exists".into()))?;
+                    // Keep the newest DELIVERY_LOG_LEN: drop everything older than the last one
+                    // kept (no row when there are fewer, and `seq < NULL` deletes nothing).
+                    sqlx::query(
+                        "DELETE FROM deliveries WHERE project_id = $1 AND seq < (\
+                         SELECT seq FROM deliveries WHERE project_id = $1 \
+                         ORDER BY seq DESC LIMIT 1 OFFSET $2)",
+                    )
+                    .bind(DbId::from(project))
+                    .bind(sql_count(DELIVERY_LOG_LEN as u64 - 1))
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(storage)?;
+                    Ok(())
+                }
+
                 async fn locked_blog(
                     tx: &mut WriteTx<$db>,
                     project: ProjectId,
@@ -839,6 +933,10 @@ macro_rules! sql_store {
                         .await
                         .map_err(storage)?;
                     Ok(())
+                }
+
+                async fn close(&self) {
+                    Self::close(self).await
                 }
 
                 async fn etag_epoch(&self) -> Result<String> {
@@ -1161,6 +1259,7 @@ macro_rules! sql_store {
                     let result: Result<(Blog, Option<Trigger>)> = async {
                     let mut blog = Self::locked_blog(&mut tx, project, id).await?;
                     let before = Derived::of(&blog);
+                    let before_slug = blog.state.snapshot().map(|s| s.fields.slug().to_string());
                     let was_published = i64::from(blog.state.snapshot().is_some());
                     // On error `finish` rolls the transaction back.
                     let event = change(&mut blog)?;
@@ -1187,6 +1286,8 @@ macro_rules! sql_store {
                     if event.is_some() || published_delta != 0 {
                         Self::bump_version(&mut tx, project, published_delta).await?;
                     }
+                    let slug = $crate::lifecycle::firing_slug(before_slug, &blog);
+                    Self::record_firing(&mut tx, &blog, event, slug).await?;
                     Ok((blog, event))
                     }
                     .await;
@@ -1206,6 +1307,9 @@ macro_rules! sql_store {
                     if blog.state.snapshot().is_some() {
                         Self::bump_version(&mut tx, project, -1).await?;
                     }
+                    let slug = $crate::lifecycle::firing_slug(None, &blog);
+                    let event = $crate::lifecycle::deletion_event(&blog);
+                    Self::record_firing(&mut tx, &blog, event, slug).await?;
                     Ok(blog)
                     }
                     .await;
@@ -1341,39 +1445,7 @@ macro_rules! sql_store {
 
                 async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()> {
                     let mut tx = self.begin_write().await?;
-                    let result: Result<()> = async {
-                    sqlx::query(
-                        "INSERT INTO deliveries (id, project_id, kind, blog_slug, attempted_at, \
-                         success, status_code, message, duration_ms) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                    )
-                    .bind(DbId::from(delivery.id))
-                    .bind(DbId::from(project))
-                    .bind(delivery.trigger.as_str())
-                    .bind(delivery.blog_slug.as_deref())
-                    .bind(delivery.attempted_at.unix_seconds())
-                    .bind(delivery.success)
-                    .bind(i32::from(delivery.status_code))
-                    .bind(delivery.message.as_str())
-                    .bind(sql_count(delivery.duration_ms))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| write_error(e, || "a delivery with this id exists".into()))?;
-                    // Keep the newest DELIVERY_LOG_LEN: drop everything older than the last one
-                    // kept (no row when there are fewer, and `seq < NULL` deletes nothing).
-                    sqlx::query(
-                        "DELETE FROM deliveries WHERE project_id = $1 AND seq < (\
-                         SELECT seq FROM deliveries WHERE project_id = $1 \
-                         ORDER BY seq DESC LIMIT 1 OFFSET $2)",
-                    )
-                    .bind(DbId::from(project))
-                    .bind(sql_count(DELIVERY_LOG_LEN as u64 - 1))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(storage)?;
-                    Ok(())
-                    }
-                    .await;
+                    let result = Self::insert_delivery(&mut tx, project, delivery).await;
                     tx.finish(result).await
                 }
 
@@ -1389,6 +1461,62 @@ macro_rules! sql_store {
                     .await
                     .map_err(storage)?;
                     rows.into_iter().map(DeliveryRow::into_delivery).collect()
+                }
+
+                async fn claim_firings(
+                    &self,
+                    project: Option<ProjectId>,
+                    now: Timestamp,
+                ) -> Result<Vec<PendingFiring>> {
+                    // One statement: two claimers at once never both get a row.
+                    let rows: Vec<FiringRow> = sqlx::query_as(
+                        "UPDATE pending_firings SET claimed_at = $2 \
+                         WHERE claimed_at IS NULL AND ($1 IS NULL OR project_id = $1) \
+                         RETURNING id, project_id, kind, blog_slug",
+                    )
+                    .bind(project.map(DbId::from))
+                    .bind(now.unix_seconds())
+                    .fetch_all(self.write_pool())
+                    .await
+                    .map_err(storage)?;
+                    rows.into_iter().map(FiringRow::into_firing).collect()
+                }
+
+                async fn stale_firings(
+                    &self,
+                    claimed_before: Timestamp,
+                ) -> Result<Vec<PendingFiring>> {
+                    let rows: Vec<FiringRow> = sqlx::query_as(
+                        "SELECT id, project_id, kind, blog_slug FROM pending_firings \
+                         WHERE claimed_at < $1",
+                    )
+                    .bind(claimed_before.unix_seconds())
+                    .fetch_all(self.read_pool())
+                    .await
+                    .map_err(storage)?;
+                    rows.into_iter().map(FiringRow::into_firing).collect()
+                }
+
+                async fn complete_firing(
+                    &self,
+                    firing: &PendingFiring,
+                    delivery: Option<&Delivery>,
+                ) -> Result<bool> {
+                    let mut tx = self.begin_write().await?;
+                    let result: Result<bool> = async {
+                        let done = sqlx::query("DELETE FROM pending_firings WHERE id = $1")
+                            .bind(DbId::from(firing.id))
+                            .execute(&mut *tx)
+                            .await
+                            .map_err(storage)?;
+                        let was_recorded = done.rows_affected() == 1;
+                        if let (true, Some(delivery)) = (was_recorded, delivery) {
+                            Self::insert_delivery(&mut tx, firing.project, delivery).await?;
+                        }
+                        Ok(was_recorded)
+                    }
+                    .await;
+                    tx.finish(result).await
                 }
             }
         };

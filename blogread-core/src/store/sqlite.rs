@@ -114,8 +114,12 @@ impl SqliteStore {
         })
     }
 
-    /// Closes every connection (checkpointing the WAL when the last one closes).
+    /// Closes every connection (checkpointing the WAL when the last one closes: the
+    /// read-only key-check connections close first, since they cannot checkpoint).
     pub async fn close(&self) {
+        if let Some(keys) = &self.keys {
+            keys.close();
+        }
         self.reader.pool().close().await;
         self.writer.pool().close().await;
     }

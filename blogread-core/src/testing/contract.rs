@@ -1087,6 +1087,60 @@ pub async fn concurrent_updates_of_different_project_fields_both_apply(store: Ar
     }
 }
 
+/// A write that changes what the public sees records its firing only when the project has a
+/// deploy hook; a recorded firing is claimed once, however many claim at the same moment, and
+/// forgotten once.
+pub async fn recorded_firings_are_claimed_once_and_only_with_a_hook(store: Arc<dyn Store>) {
+    let f = Fixture::new(store.clone(), None).await;
+    let now = crate::domain::Timestamp::now();
+    f.published("a", "A", "").await;
+    assert!(
+        store.claim_firings(None, now).await.unwrap().is_empty(),
+        "no hook, no firing"
+    );
+    store
+        .set_deploy_hook(f.project, Some("https://hooks.example.com/build"))
+        .await
+        .unwrap();
+    let draft = f.draft("b", "B", "").await;
+    let (published, _) = store
+        .update_blog(
+            f.project,
+            blog_id(&draft),
+            Box::new(move |b| crate::lifecycle::publish(b, None, now)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        published.state.status(),
+        crate::domain::BlogStatus::Published
+    );
+    let other = f.another(None).await;
+    let (mine, all) = tokio::join!(
+        store.claim_firings(Some(f.project), now),
+        store.claim_firings(None, now)
+    );
+    let claimed: Vec<_> = mine.unwrap().into_iter().chain(all.unwrap()).collect();
+    assert_eq!(claimed.len(), 1, "claimed once: {claimed:?}");
+    let firing = &claimed[0];
+    assert_eq!(
+        (firing.project, firing.trigger, firing.slug.as_str()),
+        (f.project, crate::domain::Trigger::Published, "b")
+    );
+    assert!(
+        store
+            .claim_firings(Some(other.project), now)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(store.complete_firing(firing, None).await.unwrap());
+    assert!(
+        !store.complete_firing(firing, None).await.unwrap(),
+        "forgotten once"
+    );
+}
+
 /// Expands to one `#[tokio::test]` per contract case, each on a fresh store built by the
 /// given async expression (which may `return` early to skip, e.g. when no PostgreSQL is set).
 ///
@@ -1126,6 +1180,7 @@ macro_rules! store_contract_tests {
             concurrent_creates_with_one_slug_let_exactly_one_win,
             management_list_is_newest_created_first,
             concurrent_updates_of_different_project_fields_both_apply,
+            recorded_firings_are_claimed_once_and_only_with_a_hook,
         );
     };
     ($make:expr) => {

@@ -263,3 +263,81 @@ async fn a_failing_database_is_a_500_with_only_a_request_id_and_healthz_is_503()
         "the log carries the cause: {logged}"
     );
 }
+
+#[tokio::test]
+async fn a_clean_stop_closes_the_store_and_leaves_the_sqlite_wal_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("clean.db");
+    let store = SqliteStore::connect(&format!("sqlite://{}", db.display()))
+        .await
+        .unwrap();
+    let app = spawn_app_over(Arc::new(store), StoreGuard::new(()), |s| s).await;
+    let p = app.new_project(None).await;
+    app.published_blog(&p, "kept", "2026-01-01T00:00:00Z", serde_json::json!({}))
+        .await;
+    let wal = dir.path().join("clean.db-wal");
+    let wal_len = || std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    assert!(wal_len() > 0, "writes went to the WAL");
+    app.stop().await.expect("clean stop");
+    assert_eq!(wal_len(), 0, "the WAL was checkpointed into the database");
+    let reopened = SqliteStore::connect(&format!("sqlite://{}", db.display()))
+        .await
+        .unwrap();
+    assert_eq!(
+        blogread_core::store::Store::published_titles(
+            &reopened,
+            p.id.parse().unwrap(),
+            &["kept".to_owned()]
+        )
+        .await
+        .unwrap()
+        .len(),
+        1
+    );
+}
+
+/// A firing still waiting for its receiver when the server stops gets its full time-out, and
+/// its delivery is recorded before the store closes.
+#[tokio::test]
+async fn a_stop_waits_for_a_slow_firing_and_records_its_delivery() {
+    use blogread_core::hook::AddressPolicy;
+    use blogread_core::testing::receiver::{
+        Answer, Receiver, loopback_resolver, test_notifier, test_pki,
+    };
+    let pki = test_pki();
+    let mut receiver = Receiver::start(&pki, Answer::Never).await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("slow.db").display());
+    let store = SqliteStore::connect(&url).await.unwrap();
+    let app = spawn_app_over(Arc::new(store), StoreGuard::new(()), |service| {
+        service
+            .with_notifier(Arc::new(test_notifier(
+                &pki,
+                loopback_resolver(),
+                std::time::Duration::from_secs(1),
+            )))
+            .with_hook_resolver(loopback_resolver(), AddressPolicy::GlobalAndLoopback)
+    })
+    .await;
+    let p = app.new_project(None).await;
+    let r = app
+        .send(
+            reqwest::Method::PUT,
+            &p.path("/deploy-hook"),
+            Some(&p.admin),
+            Some(serde_json::json!({"deploy_hook_url": receiver.url_string("/build_hooks/slow")})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    app.published_blog(&p, "slow", "2026-01-01T00:00:00Z", serde_json::json!({}))
+        .await;
+    receiver.next_request().await; // the POST is in flight, never answered
+    app.stop().await.expect("clean stop");
+    let reopened = SqliteStore::connect(&url).await.unwrap();
+    let log = blogread_core::store::Store::deliveries(&reopened, p.id.parse().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(log.len(), 1, "the delivery was recorded: {log:?}");
+    assert!(!log[0].success);
+    assert!(log[0].message.contains("timed out"), "{}", log[0].message);
+}

@@ -37,6 +37,8 @@ const MAX_IDLE: usize = 8;
 pub(super) struct KeyReader {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
+    /// Set by [`KeyReader::close`].
+    closed: std::sync::atomic::AtomicBool,
 }
 
 impl KeyReader {
@@ -45,6 +47,7 @@ impl KeyReader {
         Self {
             path,
             idle: Mutex::new(Vec::new()),
+            closed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -58,7 +61,10 @@ impl KeyReader {
         let answer = query(&conn, key_hash);
         // A connection goes back only after an answer, outside any transaction; after an
         // error it is closed (dropped).
-        if answer.is_some() && conn.is_autocommit() {
+        if answer.is_some()
+            && conn.is_autocommit()
+            && !self.closed.load(std::sync::atomic::Ordering::Acquire)
+        {
             if let Ok(mut idle) = self.idle.lock()
                 && idle.len() < MAX_IDLE
             {
@@ -70,7 +76,19 @@ impl KeyReader {
         answer
     }
 
+    /// Closes the idle connections and opens no more: every later look-up goes to sqlx.
+    pub(super) fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Release);
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.clear();
+        }
+    }
+
     fn open(&self) -> Option<Connection> {
+        if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&self.path, flags).ok()?;
         // Never wait on the caller's thread: a busy database goes the sqlx way.
