@@ -2,7 +2,9 @@
 //! variable) and opening the store a database URL names.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use blogread_core::domain::OperatorToken;
 use blogread_core::store::{MemoryStore, Store};
@@ -59,16 +61,48 @@ pub struct ServeArgs {
     #[arg(long, env = "BLOGREAD_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
 
-    /// The operator token (at least 32 characters): every management operation, including
-    /// creating projects. Prefer the environment variable to the flag. Without it there is no
-    /// operator over HTTP (`demo` generates one).
-    #[arg(long, env = "BLOGREAD_ADMIN_TOKEN", hide_env_values = true)]
-    pub admin_token: Option<String>,
+    /// A file holding the operator token (at least 32 characters; surrounding whitespace is
+    /// ignored): every management operation, including creating projects. Or set
+    /// BLOGREAD_ADMIN_TOKEN. Without either there is no operator over HTTP (`demo` generates
+    /// one).
+    #[arg(long, env = "BLOGREAD_ADMIN_TOKEN_FILE", value_name = "PATH")]
+    pub admin_token_file: Option<PathBuf>,
+
+    /// Refused: a token on the command line shows in `ps` to every user of the machine.
+    #[arg(long = "admin-token", hide = true, value_name = "TOKEN")]
+    pub admin_token_flag: Option<String>,
 
     /// MiB of serialised public responses kept in memory, keyed by ETag (exact: see
     /// `blogread_core::response_cache`); 0 turns the cache off.
     #[arg(long, env = "BLOGREAD_RESPONSE_CACHE_MIB", default_value_t = 64)]
     pub response_cache_mib: u64,
+
+    /// Seconds a request head may take to arrive, from its first byte; a slower client is
+    /// disconnected.
+    #[arg(long, env = "BLOGREAD_HEADER_TIMEOUT", value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
+    pub header_timeout: Duration,
+
+    /// Seconds a connection may stay open with no request in progress and no traffic.
+    #[arg(long, env = "BLOGREAD_IDLE_TIMEOUT", value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
+    pub idle_timeout: Duration,
+
+    /// Connections served at once; past it, new connections wait in the kernel's backlog.
+    #[arg(long, env = "BLOGREAD_MAX_CONNECTIONS", default_value_t = crate::serve::MAX_CONNECTIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+}
+
+/// Parses a positive number of seconds (`10`, `0.5`).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds (e.g. 10 or 0.5)"))?;
+    if !(seconds > 0.0 && seconds <= 86_400.0) {
+        return Err(format!(
+            "`{text}`: give a number of seconds above 0 and at most 86400"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 impl ServeArgs {
@@ -79,13 +113,52 @@ impl ServeArgs {
         )
     }
 
-    /// The operator token, if one is configured; an error when it is too short.
-    pub fn operator_token(&self) -> Result<Option<OperatorToken>, String> {
-        self.admin_token
-            .as_deref()
+    /// The connection limits these arguments ask for.
+    pub fn limits(&self) -> crate::Limits {
+        crate::Limits {
+            header_timeout: self.header_timeout,
+            idle_timeout: self.idle_timeout,
+            max_connections: self.max_connections as usize,
+            ..crate::Limits::default()
+        }
+    }
+
+    /// The operator token's text, from `BLOGREAD_ADMIN_TOKEN` (`env_token`) or the file of
+    /// `--admin-token-file`, if one is configured; an error when both are, when the file cannot
+    /// be read, or when the refused `--admin-token` flag was given.
+    pub fn operator_token_text(&self, env_token: Option<String>) -> Result<Option<String>, String> {
+        if self.admin_token_flag.is_some() {
+            return Err("--admin-token is not accepted: a token on the command line shows in `ps` to every user of the machine; set BLOGREAD_ADMIN_TOKEN or use --admin-token-file PATH".to_owned());
+        }
+        let env_token = env_token.filter(|t| !t.is_empty());
+        match (env_token, &self.admin_token_file) {
+            (Some(_), Some(_)) => {
+                Err("both BLOGREAD_ADMIN_TOKEN and --admin-token-file are set: keep one".to_owned())
+            }
+            (Some(token), None) => Ok(Some(token)),
+            (None, Some(path)) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    format!(
+                        "cannot read the operator token file {}: {e}",
+                        path.display()
+                    )
+                })?;
+                Ok(Some(text.trim().to_owned()))
+            }
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The operator token, if one is configured (see [`ServeArgs::operator_token_text`]);
+    /// an error when it is too short.
+    pub fn operator_token(
+        &self,
+        env_token: Option<String>,
+    ) -> Result<Option<OperatorToken>, String> {
+        self.operator_token_text(env_token)?
             .map(|t| {
                 OperatorToken::new(t).map_err(|e| {
-                    format!("BLOGREAD_ADMIN_TOKEN is not usable: {e}; refusing to start")
+                    format!("the operator token is not usable: {e}; refusing to start")
                 })
             })
             .transpose()
@@ -144,44 +217,97 @@ pub async fn open_store(url: &str) -> Result<Arc<dyn Store>, String> {
     blogread_core::store::open_store(url)
         .await
         .map_err(|e| match e {
+            blogread_core::Error::BadRequest(message) => message,
             blogread_core::Error::Storage(cause) => {
                 format!("cannot open the database {}: {cause}", redact_url(url))
             }
-            other => other.to_string(),
+            other => format!("cannot open the database {}: {other}", redact_url(url)),
         })
 }
 
-/// A database URL without its password, for logs.
-pub fn redact_url(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.to_string()
-        }
-        _ => url.to_owned(),
-    }
-}
+pub use blogread_core::store::redact_database_url as redact_url;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn serve_args(args: &[&str]) -> ServeArgs {
+        let mut argv = vec!["blogread-server", "serve"];
+        argv.extend_from_slice(args);
+        match Cli::try_parse_from(argv).expect("arguments parse").command {
+            Command::Serve(args) => args,
+            other => panic!("not serve: {other:?}"),
+        }
+    }
+
     #[test]
     fn short_operator_token_is_refused() {
-        let args = ServeArgs {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            admin_token: Some("too-short".into()),
-            response_cache_mib: 64,
-        };
-        let err = args.operator_token().unwrap_err();
+        let err = serve_args(&[])
+            .operator_token(Some("too-short".into()))
+            .unwrap_err();
         assert!(err.contains("refusing to start"), "{err}");
+    }
+
+    #[test]
+    fn the_operator_token_is_never_taken_from_a_flag() {
+        let args = serve_args(&["--admin-token", "0123456789abcdef0123456789abcdef"]);
+        let err = args.operator_token(None).unwrap_err();
+        assert!(err.contains("BLOGREAD_ADMIN_TOKEN"), "{err}");
+        assert!(err.contains("--admin-token-file"), "{err}");
+    }
+
+    #[test]
+    fn the_operator_token_is_read_from_a_file_without_its_newline() {
+        let dir = std::env::temp_dir().join(format!("blogread-token-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("token");
+        std::fs::write(&file, "0123456789abcdef0123456789abcdef\n").unwrap();
+        let args = serve_args(&["--admin-token-file", file.to_str().unwrap()]);
+        assert_eq!(
+            args.operator_token_text(None).unwrap().as_deref(),
+            Some("0123456789abcdef0123456789abcdef")
+        );
+        assert!(
+            args.operator_token_text(Some("x".into())).is_err(),
+            "not both"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        let missing = serve_args(&["--admin-token-file", "/nonexistent/blogread-token"]);
+        let err = missing.operator_token_text(None).unwrap_err();
+        assert!(err.contains("/nonexistent/blogread-token"), "{err}");
+    }
+
+    #[test]
+    fn limits_default_to_the_documented_values_and_follow_the_flags() {
+        assert_eq!(serve_args(&[]).limits(), crate::Limits::default());
+        let limits = serve_args(&[
+            "--header-timeout",
+            "2.5",
+            "--idle-timeout",
+            "30",
+            "--max-connections",
+            "7",
+        ])
+        .limits();
+        assert_eq!(limits.header_timeout, Duration::from_millis(2500));
+        assert_eq!(limits.idle_timeout, Duration::from_secs(30));
+        assert_eq!(limits.max_connections, 7);
+        for bad in [
+            &["--header-timeout", "0"][..],
+            &["--header-timeout", "soon"],
+            &["--max-connections", "0"],
+        ] {
+            let mut argv = vec!["blogread-server", "serve"];
+            argv.extend_from_slice(bad);
+            assert!(Cli::try_parse_from(argv).is_err(), "{bad:?} is refused");
+        }
     }
 
     #[test]
     fn password_is_hidden_in_logged_urls() {
         assert_eq!(
-            redact_url("postgres://u:secret@db/blogread"),
-            "postgres://u:***@db/blogread"
+            redact_url("postgres://u:secret@db/blogread?password=secret"),
+            "postgres://u:***@db/blogread?password=***"
         );
         assert_eq!(redact_url("sqlite://blogread.db"), "sqlite://blogread.db");
     }

@@ -514,8 +514,10 @@ fn is_json(resp: &Response) -> bool {
         .is_some_and(|v| v.starts_with("application/json"))
 }
 
-/// Limits request bodies to [`crate::BODY_LIMIT`]: a larger declared `Content-Length` is
-/// refused at once, and a body without one is read up to the limit.
+/// Limits request bodies to [`crate::BODY_LIMIT`] whatever the protocol or framing: a larger
+/// declared `Content-Length` is refused at once; a body without one (HTTP/1.1 chunked, HTTP/2
+/// with no `content-length`) is read here, never past the limit, before any handler sees it.
+/// (A declared length is enforced by the protocol layer: no more bytes than declared are read.)
 pub struct BodyLimit;
 
 impl<E: Endpoint> Middleware<E> for BodyLimit {
@@ -538,13 +540,20 @@ impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
         let declared = req
             .headers()
             .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > crate::BODY_LIMIT as u64) {
-            return Ok(ApiError::payload_too_large().into_response());
-        }
-        if declared.is_none() && req.headers().contains_key(header::TRANSFER_ENCODING) {
-            match req.take_body().into_bytes_limit(crate::BODY_LIMIT).await {
+            .map(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
+        match declared {
+            Some(Some(n)) if n > crate::BODY_LIMIT as u64 => {
+                return Ok(ApiError::payload_too_large().into_response());
+            }
+            Some(Some(_)) => {}
+            Some(None) => {
+                return Ok(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "the Content-Length header is not a number: send the body's length in bytes, or no Content-Length",
+                )
+                .into_response());
+            }
+            None => match req.take_body().into_bytes_limit(crate::BODY_LIMIT).await {
                 Ok(bytes) => req.set_body(bytes),
                 Err(poem::error::ReadBodyError::PayloadTooLarge) => {
                     return Ok(ApiError::payload_too_large().into_response());
@@ -556,7 +565,7 @@ impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
                     )
                     .into_response());
                 }
-            }
+            },
         }
         self.inner.call(req).await.map(IntoResponse::into_response)
     }

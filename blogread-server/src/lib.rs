@@ -14,23 +14,21 @@ pub mod api;
 pub mod config;
 pub mod demo;
 pub mod error;
+pub mod serve;
 pub mod telemetry;
 
 use std::future::Future;
-use std::time::Duration;
 
 use blogread_core::Service;
-use poem::listener::TcpAcceptor;
 use poem::middleware::CatchPanic;
-use poem::{Endpoint, EndpointExt, IntoResponse, Route, Server};
+use poem::{Endpoint, EndpointExt, IntoResponse, Route};
 
 pub use blogread_core as core;
 
-/// Largest request body accepted (DECISIONS.md 1): 4 MiB.
-pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
+pub use serve::{Limits, SHUTDOWN_GRACE};
 
-/// How long in-flight requests may take to finish once shutdown starts.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// Largest request body accepted, whatever the protocol or framing: 4 MiB.
+pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 /// The OpenAPI document as the server serves it at `/openapi.json`.
 pub fn spec() -> String {
@@ -68,13 +66,25 @@ impl std::fmt::Display for Panicked {
 
 impl std::error::Error for Panicked {}
 
-/// Serves [`app`] on `listener` until `shutdown` resolves; then stops accepting, lets
-/// in-flight requests finish (up to [`SHUTDOWN_GRACE`]), waits for deploy hook firings in
-/// flight (at least the notifier's time-out plus 2 s), closes the store and returns. At start
-/// it attempts the firings that writes recorded before the last stop and nobody attempted.
+/// Serves [`app`] on `listener` within the default [`Limits`] until `shutdown` resolves: see
+/// [`run_with_limits`].
 pub async fn run(
     listener: tokio::net::TcpListener,
     service: Service,
+    shutdown: impl Future<Output = ()> + Send,
+) -> std::io::Result<()> {
+    run_with_limits(listener, service, Limits::default(), shutdown).await
+}
+
+/// Serves [`app`] on `listener` within `limits` until `shutdown` resolves; then stops
+/// accepting, lets in-flight requests finish (up to [`Limits::shutdown_grace`]), waits for
+/// deploy hook firings in flight (at least the notifier's time-out plus 2 s), closes the store
+/// and returns. At start it attempts the firings that writes recorded before the last stop and
+/// nobody attempted.
+pub async fn run_with_limits(
+    listener: tokio::net::TcpListener,
+    service: Service,
+    limits: Limits,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
     // Firings that writes recorded before the last stop and no process attempted.
@@ -84,10 +94,7 @@ pub async fn run(
             tracing::error!(error = %crate::error::error_chain(&err), "could not resume recorded deploy hook firings");
         }
     });
-    let acceptor = TcpAcceptor::from_tokio(listener)?;
-    let served = Server::new_with_acceptor(acceptor)
-        .run_with_graceful_shutdown(app(service.clone()), shutdown, Some(SHUTDOWN_GRACE))
-        .await;
+    let served = serve::serve(listener, app(service.clone()), limits, shutdown).await;
     service.stop().await;
     served
 }

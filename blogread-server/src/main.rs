@@ -86,11 +86,11 @@ fn print_json(value: impl Serialize) -> Result<(), String> {
 
 async fn serve(service: Service, args: &ServeArgs, database_url: &str) -> Result<(), String> {
     let service = service.with_response_cache(args.response_cache());
-    let service = match args.operator_token()? {
+    let service = match args.operator_token(admin_token_env())? {
         Some(token) => service.with_operator_token(token),
         None => {
             tracing::info!(
-                "no BLOGREAD_ADMIN_TOKEN: operator-only endpoints answer 401; use the CLI"
+                "no operator token (BLOGREAD_ADMIN_TOKEN or --admin-token-file): operator-only endpoints answer 401; use the CLI"
             );
             service
         }
@@ -100,16 +100,21 @@ async fn serve(service: Service, args: &ServeArgs, database_url: &str) -> Result
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service).await
+    run_until_signal(listener, service, args.limits()).await
+}
+
+/// `BLOGREAD_ADMIN_TOKEN`, read here rather than by clap so that no flag can carry it.
+fn admin_token_env() -> Option<String> {
+    std::env::var("BLOGREAD_ADMIN_TOKEN").ok()
 }
 
 async fn run_demo(service: Service, args: ServeArgs, database_url: &str) -> Result<(), String> {
-    let token = match args.admin_token.clone() {
+    let token = match args.operator_token_text(admin_token_env())? {
         Some(t) => t,
         None => generate_token(),
     };
     let operator = OperatorToken::new(token.clone())
-        .map_err(|e| format!("BLOGREAD_ADMIN_TOKEN is not usable: {e}; refusing to start"))?;
+        .map_err(|e| format!("the operator token is not usable: {e}; refusing to start"))?;
     let service = service
         .with_operator_token(operator)
         .with_response_cache(args.response_cache());
@@ -125,7 +130,7 @@ async fn run_demo(service: Service, args: ServeArgs, database_url: &str) -> Resu
         demo::instructions(&format!("http://{addr}"), &seeded, &token)
     );
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service).await
+    run_until_signal(listener, service, args.limits()).await
 }
 
 fn generate_token() -> String {
@@ -139,8 +144,9 @@ fn generate_token() -> String {
 async fn run_until_signal(
     listener: tokio::net::TcpListener,
     service: Service,
+    limits: blogread_server::Limits,
 ) -> Result<(), String> {
-    blogread_server::run(listener, service, shutdown_signal())
+    blogread_server::run_with_limits(listener, service, limits, shutdown_signal())
         .await
         .map_err(|e| format!("server failed: {e}"))?;
     tracing::info!("stopped");

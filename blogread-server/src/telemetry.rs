@@ -1,11 +1,10 @@
 //! Logs: a `tracing` subscriber set up once (human-readable or JSON), a request id per request,
-//! and one log line per request with the method, the path (the `api_key` value cut to its first
-//! 12 characters), the status and the duration.
+//! and one log line per request with the method, the request target (every credential in it cut
+//! to its first 12 characters), the status and the duration.
 
 use std::io::IsTerminal;
 use std::time::Instant;
 
-use blogread_core::auth::loggable_prefix;
 use poem::http::HeaderValue;
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 use tracing_subscriber::EnvFilter;
@@ -46,33 +45,89 @@ fn new_request_id() -> String {
     uuid::Uuid::now_v7().simple().to_string()
 }
 
-/// The path and query of a request as logs may show it: the `api_key` value is cut to its
-/// first 12 characters; everything else is kept as sent.
-pub fn redacted_path(path: &str, query: Option<&str>) -> String {
-    let Some(query) = query else {
-        return path.to_owned();
+/// The prefixes of the credentials that a request target may carry.
+const CREDENTIAL_PREFIXES: [&[u8]; 3] = [b"pk_live_", b"sk_agent_", b"sk_admin_"];
+
+/// The request target (path and query) as logs may show it: every `pk_live_`, `sk_agent_` or
+/// `sk_admin_` value anywhere in it (under any parameter name, or in the path; percent-encoded
+/// or not) is cut to its first 12 characters, followed by `…`. Everything else is kept as sent.
+/// Linear in the target's length.
+pub fn redacted_target(path: &str, query: Option<&str>) -> String {
+    let target = match query {
+        Some(query) => format!("{path}?{query}"),
+        None => path.to_owned(),
     };
-    let pairs: Vec<String> = query
-        .split('&')
-        .map(|pair| {
-            let (name, value) = match pair.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (pair, None),
-            };
-            let decoded: String = url::form_urlencoded::parse(name.as_bytes())
-                .map(|(k, _)| k.into_owned())
-                .collect();
-            match value {
-                Some(value) if decoded == "api_key" => {
-                    let shown = loggable_prefix(value);
-                    let cut = if shown.len() < value.len() { "…" } else { "" };
-                    format!("{name}={shown}{cut}")
-                }
-                _ => pair.to_owned(),
+    // The target decoded (`%XX` escapes), each decoded byte with the raw offset where it starts,
+    // so that an encoded credential (`pk%5Flive_...`) is found and cut in the raw text too.
+    let raw = target.as_bytes();
+    let mut decoded = Vec::with_capacity(raw.len());
+    let mut starts = Vec::with_capacity(raw.len() + 1);
+    let mut i = 0;
+    while i < raw.len() {
+        starts.push(i);
+        match (raw[i], hex_value(raw.get(i + 1)), hex_value(raw.get(i + 2))) {
+            (b'%', Some(hi), Some(lo)) => {
+                decoded.push(hi << 4 | lo);
+                i += 3;
             }
-        })
-        .collect();
-    format!("{path}?{}", pairs.join("&"))
+            (byte, _, _) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    starts.push(raw.len());
+
+    // Raw byte ranges to replace with `…`.
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let mut d = 0;
+    while d < decoded.len() {
+        let Some(prefix) = CREDENTIAL_PREFIXES
+            .iter()
+            .find(|prefix| decoded[d..].starts_with(prefix))
+        else {
+            d += 1;
+            continue;
+        };
+        let mut end = d + prefix.len();
+        while end < decoded.len() && is_credential_byte(decoded[end]) {
+            end += 1;
+        }
+        let kept = d + LOGGED_CREDENTIAL_CHARS;
+        if end > kept {
+            cuts.push((starts[kept], starts[end]));
+        }
+        d = end;
+    }
+    if cuts.is_empty() {
+        return target;
+    }
+    let mut out = String::with_capacity(target.len());
+    let mut from = 0;
+    for (cut_start, cut_end) in cuts {
+        out.push_str(&target[from..cut_start]);
+        out.push('…');
+        from = cut_end;
+    }
+    out.push_str(&target[from..]);
+    out
+}
+
+/// How many characters of a credential logs may show (the prefix and a few more).
+const LOGGED_CREDENTIAL_CHARS: usize = 12;
+
+/// A character of a credential: the prefix's and URL-safe base64's.
+fn is_credential_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+fn hex_value(b: Option<&u8>) -> Option<u8> {
+    match b? {
+        b @ b'0'..=b'9' => Some(b - b'0'),
+        b @ b'a'..=b'f' => Some(b - b'a' + 10),
+        b @ b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
 }
 
 /// Gives each request an id (answered as `X-Request-Id`) and logs one line per request.
@@ -98,7 +153,7 @@ impl<E: Endpoint> Endpoint for RequestLogEndpoint<E> {
         let start = Instant::now();
         let id = new_request_id();
         let method = req.method().clone();
-        let path = redacted_path(req.uri().path(), req.uri().query());
+        let path = redacted_target(req.uri().path(), req.uri().query());
         // No span around the handler: what is logged inside a request (a 500's cause, a failed
         // health check) names the request id itself, read from the task-local. A span with
         // three formatted fields cost about a quarter of a cached read's CPU under load.
@@ -127,11 +182,13 @@ impl<E: Endpoint> Endpoint for RequestLogEndpoint<E> {
 mod tests {
     use super::*;
 
+    const KEY: &str = "pk_live_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG";
+
     #[test]
     fn api_key_is_cut_to_12_characters() {
-        let p = redacted_path(
+        let p = redacted_target(
             "/blog/api/v1/public/blogs",
-            Some("limit=5&api_key=pk_live_abcdefghijklmnop&offset=1"),
+            Some(&format!("limit=5&api_key={KEY}&offset=1")),
         );
         assert_eq!(
             p,
@@ -140,14 +197,42 @@ mod tests {
     }
 
     #[test]
-    fn encoded_parameter_name_is_recognised() {
-        let p = redacted_path("/x", Some("api%5Fkey=pk_live_abcdefghijklmnop"));
-        assert_eq!(p, "/x?api%5Fkey=pk_live_abcd…");
+    fn a_credential_under_any_parameter_name_is_cut() {
+        for name in ["key", "API_KEY", "token", "x"] {
+            let p = redacted_target("/x", Some(&format!("{name}={KEY}")));
+            assert_eq!(p, format!("/x?{name}=pk_live_abcd…"));
+        }
+        let agent = "sk_agent_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+        let admin = "sk_admin_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB";
+        assert_eq!(
+            redacted_target("/x", Some(&format!("a={agent}&b={admin}"))),
+            "/x?a=sk_agent_AAA…&b=sk_admin_BBB…"
+        );
     }
 
     #[test]
-    fn path_without_query_is_kept() {
-        assert_eq!(redacted_path("/healthz", None), "/healthz");
-        assert_eq!(redacted_path("/x", Some("a=1&b")), "/x?a=1&b");
+    fn a_credential_in_the_path_is_cut() {
+        let p = redacted_target(&format!("/blog/api/v1/public/blogs/{KEY}"), None);
+        assert_eq!(p, "/blog/api/v1/public/blogs/pk_live_abcd…");
+        let p = redacted_target(&format!("/a/{KEY}/b"), Some("c=1"));
+        assert_eq!(p, "/a/pk_live_abcd…/b?c=1");
+    }
+
+    #[test]
+    fn a_percent_encoded_credential_is_cut_in_the_raw_text() {
+        let encoded = KEY.replace('_', "%5F");
+        let p = redacted_target("/x", Some(&format!("key={encoded}")));
+        assert_eq!(p, "/x?key=pk%5Flive%5Fabcd…");
+    }
+
+    #[test]
+    fn short_values_and_ordinary_targets_are_kept() {
+        assert_eq!(redacted_target("/healthz", None), "/healthz");
+        assert_eq!(redacted_target("/x", Some("a=1&b")), "/x?a=1&b");
+        assert_eq!(
+            redacted_target("/x", Some("key=pk_live_ab")),
+            "/x?key=pk_live_ab"
+        );
+        assert_eq!(redacted_target("/%zz%", Some("%")), "/%zz%?%");
     }
 }

@@ -10,6 +10,7 @@
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod connection;
+mod database_url;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod faults;
 mod memory;
@@ -26,6 +27,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+pub use database_url::redact_database_url;
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
@@ -57,7 +59,7 @@ pub async fn open_store(url: &str) -> Result<Arc<dyn Store>> {
         Some("postgres" | "postgresql") => Err(missing_feature("postgres")),
         _ => Err(crate::Error::BadRequest(format!(
             "unsupported database URL `{}`: use sqlite://PATH or postgres://USER@HOST/DATABASE",
-            redact_url(url)
+            redact_database_url(url)
         ))),
     }
 }
@@ -70,15 +72,6 @@ fn missing_feature(feature: &str) -> crate::Error {
     crate::Error::BadRequest(format!(
         "this database URL needs blogread-core's `{feature}` feature, which this build lacks"
     ))
-}
-
-/// The URL without anything that may be a password: only what precedes `//user:pw@`.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-fn redact_url(url: &str) -> String {
-    match url.find('@') {
-        Some(at) => format!("…{}", &url[at..]),
-        None => url.to_owned(),
-    }
 }
 
 /// The fields of a project to change; `None` leaves a field as it is.

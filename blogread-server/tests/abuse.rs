@@ -1,0 +1,447 @@
+//! The server as an attacker meets it: the real `blogread-server serve` binary on loopback,
+//! spoken to over HTTP/1.1 and HTTP/2 (h2c prior knowledge) through raw sockets, its memory
+//! read from `/proc`.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use poem::http;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// How long a test waits for something the server must do before it counts as never.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+const MIB: usize = 1024 * 1024;
+
+/// A `blogread-server serve` process on an in-memory store, killed on drop.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    /// Everything the server wrote to stderr so far, and a signal for each new line.
+    log: Arc<(Mutex<String>, Condvar)>,
+}
+
+impl Server {
+    fn start(flags: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_blogread-server"))
+            .args([
+                "--database-url",
+                "memory:",
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+            ])
+            .args(flags)
+            .env_remove("BLOGREAD_ADMIN_TOKEN")
+            .env_remove("BLOGREAD_ADMIN_TOKEN_FILE")
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start blogread-server");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let log = Arc::new((Mutex::new(String::new()), Condvar::new()));
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        std::thread::spawn({
+            let log = log.clone();
+            move || {
+                for line in BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { break };
+                    if let Some((_, rest)) = line.split_once("listening on http://") {
+                        let addr = rest.split_whitespace().next().unwrap_or_default();
+                        let _ = addr_tx.send(addr.to_owned());
+                    }
+                    let (text, grown) = &*log;
+                    let mut text = text.lock().unwrap();
+                    text.push_str(&line);
+                    text.push('\n');
+                    grown.notify_all();
+                }
+            }
+        });
+        let addr = addr_rx
+            .recv_timeout(PATIENCE)
+            .expect("the server logs the address it listens on")
+            .parse()
+            .expect("a socket address");
+        Server { child, addr, log }
+    }
+
+    /// The log once `ready` holds for it (waiting for the lines the server is still writing).
+    fn log_when(&self, ready: impl Fn(&str) -> bool) -> String {
+        let (text, grown) = &*self.log;
+        let text = text.lock().unwrap();
+        let (text, waited) = grown
+            .wait_timeout_while(text, PATIENCE, |text| !ready(text))
+            .unwrap();
+        assert!(!waited.timed_out(), "the log never got there: {text}");
+        text.clone()
+    }
+
+    /// A `/proc/PID/status` field in KiB (`VmRSS`, `VmHWM`).
+    fn memory_kib(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("read /proc/PID/status");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{field}:")))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|kib| kib.parse().ok())
+            .unwrap_or_else(|| panic!("no {field} in /proc/PID/status"))
+    }
+
+    async fn connect(&self) -> TcpStream {
+        TcpStream::connect(self.addr).await.expect("connect")
+    }
+
+    async fn h2(&self) -> (h2::client::SendRequest<Bytes>, H2Connection) {
+        let (client, connection) = h2::client::handshake(self.connect().await)
+            .await
+            .expect("HTTP/2 handshake (prior knowledge)");
+        (client, connection)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+type H2Connection = h2::client::Connection<TcpStream, Bytes>;
+
+/// Reads until the peer closes; true when it did (EOF or reset) within [`PATIENCE`].
+async fn closed_by_peer(stream: &mut TcpStream) -> bool {
+    let mut buf = [0u8; 4096];
+    tokio::time::timeout(PATIENCE, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .is_ok()
+}
+
+/// Reads one HTTP/1.1 response with a `Content-Length` body; returns its head and body.
+async fn read_response(stream: &mut TcpStream) -> (String, String) {
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 8192];
+    tokio::time::timeout(PATIENCE, async {
+        loop {
+            if let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| {
+                        let (name, value) = l.split_once(':')?;
+                        name.eq_ignore_ascii_case("content-length")
+                            .then(|| value.trim().parse().ok())?
+                    })
+                    .unwrap_or(0);
+                if bytes.len() >= end + 4 + length {
+                    let body = String::from_utf8_lossy(&bytes[end + 4..end + 4 + length]);
+                    return (head, body.into_owned());
+                }
+            }
+            let n = stream.read(&mut buf).await.expect("read the response");
+            assert!(n > 0, "the server closed before answering: {bytes:?}");
+            bytes.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await
+    .expect("an answer")
+}
+
+async fn get_healthz(stream: &mut TcpStream) -> String {
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: blogread\r\n\r\n")
+        .await
+        .expect("send a request");
+    read_response(stream).await.0
+}
+
+#[tokio::test]
+async fn an_http2_body_without_length_is_refused_at_4_mib_and_memory_stays_bounded() {
+    let server = Server::start(&[]);
+    let (client, connection) = server.h2().await;
+    tokio::spawn(connection);
+    let mut client = client.ready().await.expect("the connection is ready");
+    let request = http::Request::post(format!("http://{}/api/v1/projects", server.addr))
+        .header("content-type", "application/json")
+        .body(())
+        .unwrap();
+    let (response, mut body) = client
+        .send_request(request, false)
+        .expect("send the request head");
+    // 300 MiB of zeros, no content-length: as fast as the server takes them.
+    let sender = tokio::spawn(async move {
+        let chunk = Bytes::from(vec![0u8; 64 * 1024]);
+        let mut sent = 0;
+        while sent < 300 * MIB {
+            body.reserve_capacity(chunk.len());
+            match std::future::poll_fn(|cx| body.poll_capacity(cx)).await {
+                Some(Ok(n)) if n > 0 => {
+                    if body
+                        .send_data(chunk.slice(..n.min(chunk.len())), false)
+                        .is_err()
+                    {
+                        break;
+                    }
+                    sent += n.min(chunk.len());
+                }
+                Some(Ok(_)) => {}
+                _ => break,
+            }
+        }
+        sent
+    });
+    let response = tokio::time::timeout(PATIENCE, response)
+        .await
+        .expect("an answer before the body ends")
+        .expect("a response");
+    assert_eq!(response.status(), 413);
+    let mut answer = response.into_body();
+    let mut text = Vec::new();
+    while let Some(chunk) = answer.data().await {
+        text.extend_from_slice(&chunk.expect("read the answer"));
+    }
+    let text = String::from_utf8_lossy(&text);
+    assert!(
+        text.contains("\"detail\"") && text.contains("4 MiB"),
+        "{text}"
+    );
+    sender.abort();
+    let peak_mib = server.memory_kib("VmHWM") / 1024;
+    assert!(
+        peak_mib < 64,
+        "the server held at most the 4 MiB cap for the request, not the stream: peak RSS {peak_mib} MiB"
+    );
+}
+
+#[tokio::test]
+async fn an_http1_chunked_body_is_refused_at_4_mib() {
+    let server = Server::start(&[]);
+    let stream = server.connect().await;
+    let (mut read, mut write) = stream.into_split();
+    let sender = tokio::spawn(async move {
+        let _ = write
+            .write_all(
+                b"POST /api/v1/projects HTTP/1.1\r\nHost: blogread\r\n\
+                  Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+            )
+            .await;
+        let chunk = format!("10000\r\n{}\r\n", "0".repeat(0x10000));
+        for _ in 0..(64 * MIB / 0x10000) {
+            if write.write_all(chunk.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    tokio::time::timeout(PATIENCE, async {
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = read.read(&mut buf).await.expect("read");
+            assert!(n > 0, "closed before answering");
+            head.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await
+    .expect("an answer");
+    let head = String::from_utf8_lossy(&head);
+    assert!(head.starts_with("HTTP/1.1 413"), "{head}");
+    sender.abort();
+    let peak_mib = server.memory_kib("VmHWM") / 1024;
+    assert!(peak_mib < 64, "peak RSS {peak_mib} MiB");
+}
+
+#[tokio::test]
+async fn a_request_head_trickled_a_byte_at_a_time_is_cut_off_at_the_header_timeout() {
+    let server = Server::start(&["--header-timeout", "1"]);
+    for opening in [
+        &b"GET /healthz HTTP/1.1\r\nHost: blogread\r\n"[..],
+        // The HTTP/2 preface, trickled too.
+        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    ] {
+        let stream = server.connect().await;
+        let (mut read, mut write) = stream.into_split();
+        let opening = opening.to_vec();
+        let trickle = tokio::spawn(async move {
+            for byte in opening.iter().chain(std::iter::repeat(&b'x')) {
+                if write.write_all(&[*byte]).await.is_err() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        });
+        let mut buf = [0u8; 1024];
+        let closed = tokio::time::timeout(PATIENCE, async {
+            loop {
+                match read.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await;
+        trickle.abort();
+        assert!(closed.is_ok(), "the trickling client is disconnected");
+    }
+    // The server still serves others.
+    let mut stream = server.connect().await;
+    assert!(get_healthz(&mut stream).await.starts_with("HTTP/1.1 200"));
+}
+
+#[tokio::test]
+async fn a_quiet_keep_alive_connection_outlives_the_header_timeout_and_closes_when_idle() {
+    let server = Server::start(&["--header-timeout", "0.5", "--idle-timeout", "2"]);
+    let mut stream = server.connect().await;
+    assert!(get_healthz(&mut stream).await.starts_with("HTTP/1.1 200"));
+    // Quiet for longer than the header time-out: still open, still served.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert!(get_healthz(&mut stream).await.starts_with("HTTP/1.1 200"));
+    assert!(
+        closed_by_peer(&mut stream).await,
+        "closed after the idle time-out"
+    );
+}
+
+#[tokio::test]
+async fn a_request_head_over_16_kib_is_431_on_both_protocols() {
+    let server = Server::start(&[]);
+    let mut stream = server.connect().await;
+    let fits = format!(
+        "GET /healthz HTTP/1.1\r\nHost: blogread\r\nX-Pad: {}\r\n\r\n",
+        "a".repeat(12 * 1024)
+    );
+    stream.write_all(fits.as_bytes()).await.unwrap();
+    let (head, _) = read_response(&mut stream).await;
+    assert!(
+        head.starts_with("HTTP/1.1 200"),
+        "a 12 KiB head is fine: {head}"
+    );
+
+    let mut stream = server.connect().await;
+    let too_big = format!(
+        "GET /healthz HTTP/1.1\r\nHost: blogread\r\nX-Pad: {}\r\n\r\n",
+        "a".repeat(256 * 1024)
+    );
+    let _ = stream.write_all(too_big.as_bytes()).await;
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(PATIENCE, stream.read_to_end(&mut answer)).await;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
+
+    let (client, connection) = server.h2().await;
+    tokio::spawn(connection);
+    let mut client = client.ready().await.unwrap();
+    let request = http::Request::get(format!("http://{}/healthz", server.addr))
+        .header("x-pad", "a".repeat(20 * 1024))
+        .body(())
+        .unwrap();
+    let (response, _) = client.send_request(request, true).unwrap();
+    let response = tokio::time::timeout(PATIENCE, response)
+        .await
+        .expect("an answer")
+        .expect("a response");
+    assert_eq!(response.status(), 431);
+}
+
+#[tokio::test]
+async fn http2_advertises_at_most_128_concurrent_streams() {
+    let server = Server::start(&[]);
+    let (client, mut connection) = server.h2().await;
+    let request = http::Request::get(format!("http://{}/healthz", server.addr))
+        .body(())
+        .unwrap();
+    let exchange = async {
+        let mut client = client.ready().await.unwrap();
+        let (response, _) = client.send_request(request, true).unwrap();
+        response.await.unwrap().status()
+    };
+    // Drive the connection until the exchange is done: the server's SETTINGS came first.
+    let status = tokio::select! {
+        status = exchange => status,
+        ended = &mut connection => panic!("the connection ended first: {ended:?}"),
+    };
+    assert_eq!(status, 200);
+    assert_eq!(connection.max_concurrent_send_streams(), 128);
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_wait_until_one_closes() {
+    let server = Server::start(&["--max-connections", "2"]);
+    let mut first = server.connect().await;
+    let mut second = server.connect().await;
+    assert!(get_healthz(&mut first).await.starts_with("HTTP/1.1 200"));
+    assert!(get_healthz(&mut second).await.starts_with("HTTP/1.1 200"));
+    let mut third = server.connect().await; // completes in the kernel's backlog
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: blogread\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = [0u8; 64];
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), third.read(&mut buf))
+            .await
+            .is_err(),
+        "the third connection is not served while two are open"
+    );
+    drop(first);
+    let (head, _) = read_response(&mut third).await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+}
+
+#[tokio::test]
+async fn no_password_of_the_database_url_reaches_the_output() {
+    let output = Command::new(env!("CARGO_BIN_EXE_blogread-server"))
+        .args([
+            "--database-url",
+            "postgres://blogread:hunter2-userinfo@127.0.0.1:1/blogread?password=hunter2-query",
+            "migrate",
+        ])
+        .env("RUST_LOG", "debug")
+        .output()
+        .expect("run blogread-server");
+    assert!(!output.status.success(), "nothing listens on port 1");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(text.contains("127.0.0.1:1"), "the URL is named: {text}");
+    assert!(!text.contains("hunter2"), "{text}");
+}
+
+#[tokio::test]
+async fn the_log_never_holds_a_whole_credential_from_the_request_target() {
+    let server = Server::start(&[]);
+    let key = "pk_live_SECRETSECRETSECRETSECRETSECRETSECRETSECRE";
+    let mut stream = server.connect().await;
+    for target in [
+        format!("/blog/api/v1/public/blogs?key={key}"),
+        format!("/blog/api/v1/public/blogs?API_KEY={key}&limit=1"),
+        format!("/blog/api/v1/public/blogs?token={key}"),
+        format!("/blog/api/v1/public/blogs/{key}"),
+        format!("/api/v1/projects?x={}", key.replace('_', "%5F")),
+    ] {
+        let request = format!("GET {target} HTTP/1.1\r\nHost: blogread\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let (head, _) = read_response(&mut stream).await;
+        assert!(head.starts_with("HTTP/1.1 4"), "{head}");
+    }
+    drop(stream);
+    let log = server.log_when(|log| log.matches(" -> 40").count() >= 5);
+    assert!(log.contains("pk_live_SECR…"), "{log}");
+    assert!(!log.contains("SECRETSECRET"), "{log}");
+}
