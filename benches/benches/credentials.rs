@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use blogread_core::Service;
-use blogread_core::auth::PublicCredentials;
+use blogread_core::auth::Caller;
 use blogread_core::store::MemoryStore;
 use criterion::Criterion;
 
@@ -18,12 +18,16 @@ fn bench_credentials(c: &mut Criterion) {
         let mut keys = Vec::new();
         for p in 0..10 {
             let project = service
-                .create_project_unchecked(format!("p{p}"), Some("https://www.example.com".into()))
+                .create_project(
+                    &Caller::operator(),
+                    format!("p{p}"),
+                    Some("https://www.example.com".into()),
+                )
                 .await
                 .expect("project");
             keys.push(
                 service
-                    .generate_public_key_unchecked(project.id)
+                    .generate_public_key(&Caller::operator(), project.id)
                     .await
                     .expect("key")
                     .key,
@@ -36,7 +40,7 @@ fn bench_credentials(c: &mut Criterion) {
     group.bench_function("public_key_memory_store", |b| {
         b.to_async(&rt).iter(|| async {
             service
-                .public_project(PublicCredentials::new(Some(&header), None))
+                .public_project(&Caller::from_authorization(Some(header.as_bytes())))
                 .await
                 .expect("valid key")
         })
@@ -44,7 +48,7 @@ fn bench_credentials(c: &mut Criterion) {
     group.bench_function("malformed_key_refused", |b| {
         b.to_async(&rt).iter(|| async {
             service
-                .public_project(PublicCredentials::new(Some("Bearer pk_live_short"), None))
+                .public_project(&Caller::from_authorization(Some(b"Bearer pk_live_short")))
                 .await
                 .expect_err("refused")
         })

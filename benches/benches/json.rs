@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use blogread_benches::data::{self, Spec};
 use blogread_core::Service;
-use blogread_core::auth::PublicCredentials;
+use blogread_core::auth::Caller;
 use blogread_core::read::RawListParams;
 use blogread_core::response_cache::ResponseCache;
 use blogread_core::store::MemoryStore;
@@ -40,9 +40,9 @@ fn bench_json(c: &mut Criterion) {
         .clone()
         .with_response_cache(ResponseCache::default());
     let key = seeded.keys[0].clone();
-    let creds = PublicCredentials::new(None, Some(&key));
+    let creds = Caller::public(&key);
     let page = rt
-        .block_on(uncached.list_blogs(creds, PAGE, None))
+        .block_on(uncached.list_blogs(&creds, PAGE, None))
         .expect("list")
         .into_value()
         .expect("fresh");
@@ -65,16 +65,20 @@ fn bench_json(c: &mut Criterion) {
     group.bench_function("uncached", |b| {
         b.to_async(&rt).iter(|| async {
             uncached
-                .list_blogs_json(creds, PAGE, None)
+                .list_blogs_json(&creds, PAGE, None)
                 .await
                 .expect("ok")
         })
     });
-    rt.block_on(cached.list_blogs_json(creds, PAGE, None))
+    rt.block_on(cached.list_blogs_json(&creds, PAGE, None))
         .expect("warm");
     group.bench_function("cached", |b| {
-        b.to_async(&rt)
-            .iter(|| async { cached.list_blogs_json(creds, PAGE, None).await.expect("ok") })
+        b.to_async(&rt).iter(|| async {
+            cached
+                .list_blogs_json(&creds, PAGE, None)
+                .await
+                .expect("ok")
+        })
     });
     group.finish();
 }

@@ -2,6 +2,7 @@
 //! with projects of published blogs through the core's own lifecycle rules.
 
 use blogread_core::Service;
+use blogread_core::auth::Caller;
 use blogread_core::domain::{NewBlog, ProjectId, Timestamp};
 use blogread_core::error::Result;
 use blogread_core::lifecycle;
@@ -116,10 +117,11 @@ pub async fn seed(service: &Service, spec: Spec, progress: impl Fn(usize)) -> Re
     let mut keys = Vec::new();
     let mut projects = Vec::new();
     for p in 0..spec.projects {
+        let me = &Caller::operator();
         let project = service
-            .create_project_unchecked(format!("Bench project {p}"), Some(SITE_URL.to_owned()))
+            .create_project(me, format!("Bench project {p}"), Some(SITE_URL.to_owned()))
             .await?;
-        let key = service.generate_public_key_unchecked(project.id).await?;
+        let key = service.generate_public_key(me, project.id).await?;
         seed_blogs(service, project.id, spec, base, now, &mut rng).await?;
         keys.push(key.key);
         projects.push(project.id.to_string());
@@ -210,7 +212,7 @@ mod tests {
         };
         let seeded = seed(&service, spec, |_| {}).await.unwrap();
         assert_eq!(seeded.keys.len(), 2);
-        let creds = blogread_core::auth::PublicCredentials::new(None, Some(&seeded.keys[0]));
+        let creds = &Caller::public(&seeded.keys[0]);
         let list = service
             .list_blogs(creds, Default::default(), None)
             .await

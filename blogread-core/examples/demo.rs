@@ -5,18 +5,16 @@
 use std::sync::Arc;
 
 use blogread_core::Service;
-use blogread_core::auth::PublicCredentials;
-use blogread_core::domain::{NewBlog, OperatorToken};
+use blogread_core::auth::Caller;
+use blogread_core::domain::NewBlog;
 use blogread_core::read::RawListParams;
 use blogread_core::store::MemoryStore;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let operator = "demo-operator-token-0123456789abcdef";
-    let service = Service::new(Arc::new(MemoryStore::new()))
-        .with_operator_token(OperatorToken::new(operator)?);
-    let auth = format!("Bearer {operator}");
-    let auth = Some(auth.as_str());
+    let service = Service::new(Arc::new(MemoryStore::new()));
+    // This program owns its store: it acts as the operator, with no token to present.
+    let auth = &Caller::operator();
 
     let project = service
         .create_project(
@@ -63,7 +61,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    let creds = PublicCredentials::new(None, Some(&key));
+    let creds = &Caller::public(&key);
     let list = service
         .list_blogs(
             creds,

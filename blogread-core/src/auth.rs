@@ -13,21 +13,136 @@ use crate::domain::{
 use crate::error::{Error, Forbidden, Result, Unauthorized};
 use crate::store::Store;
 
-/// The credentials a public request carries, as received.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PublicCredentials<'a> {
-    /// The raw `Authorization` header value, if the header was sent.
-    pub authorization: Option<&'a str>,
-    /// The raw `api_key` query value, if given.
-    pub api_key: Option<&'a str>,
+/// Who is calling: decided once by whoever receives the call (an HTTP adapter from the
+/// request, the CLI as the operator, an embedding program from what it knows), and passed to
+/// every operation, which decides what this caller may do.
+///
+/// ```
+/// use blogread_core::auth::Caller;
+/// // A program acting for itself: the operator, no token needed.
+/// let me = Caller::operator();
+/// // A credential the program was given.
+/// let admin = Caller::admin("sk_admin_...");
+/// // An HTTP adapter: the Authorization header's bytes, then the `api_key` query value
+/// // (considered only when there is no header, as the public API's rules say).
+/// let visitor = Caller::from_authorization(Some(b"Bearer pk_live_...")).with_api_key(Some("ignored"));
+/// # let _ = (me, admin, visitor);
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Caller {
+    credential: Credential,
 }
 
-impl<'a> PublicCredentials<'a> {
-    /// Credentials from the header and query values.
-    pub fn new(authorization: Option<&'a str>, api_key: Option<&'a str>) -> Self {
-        Self {
-            authorization,
-            api_key,
+#[derive(Clone, PartialEq, Eq)]
+enum Credential {
+    /// The program itself, trusted as the operator.
+    Operator,
+    /// A bare token (no scheme), given by an embedding program.
+    Token(String),
+    /// An `Authorization` header value, as received.
+    Header(String),
+    /// An `api_key` query value, as received (public reads only).
+    ApiKey(String),
+    /// Nothing presented.
+    Nothing,
+}
+
+impl Caller {
+    /// The program itself acting as the operator (the CLI, an embedding application): every
+    /// operation is allowed, with no token to present.
+    pub fn operator() -> Self {
+        Self::with(Credential::Operator)
+    }
+
+    /// A caller presenting `token`: the operator token, a project admin token (`sk_admin_`),
+    /// an agent key (`sk_agent_`) or a public key (`pk_live_`). Each operation checks that
+    /// the kind fits (see [`Caller::admin`], [`Caller::agent`], [`Caller::public`]).
+    pub fn token(token: impl Into<String>) -> Self {
+        Self::with(Credential::Token(token.into()))
+    }
+
+    /// A caller presenting a project admin token (`sk_admin_...`).
+    pub fn admin(token: impl Into<String>) -> Self {
+        Self::token(token)
+    }
+
+    /// A caller presenting an agent key (`sk_agent_...`).
+    pub fn agent(key: impl Into<String>) -> Self {
+        Self::token(key)
+    }
+
+    /// A caller presenting a project's public key (`pk_live_...`), for public reads.
+    pub fn public(key: impl Into<String>) -> Self {
+        Self::token(key)
+    }
+
+    /// A caller presenting nothing.
+    pub fn anonymous() -> Self {
+        Self::with(Credential::Nothing)
+    }
+
+    /// For HTTP adapters: the caller of a request with this `Authorization` header value (its
+    /// bytes, as received; `None` when the header was not sent). A header that is not
+    /// `Bearer <token>` is refused by every operation with a 401 that says why.
+    pub fn from_authorization(header: Option<&[u8]>) -> Self {
+        match header {
+            Some(bytes) => Self::with(Credential::Header(
+                String::from_utf8_lossy(bytes).into_owned(),
+            )),
+            None => Self::anonymous(),
+        }
+    }
+
+    /// For HTTP adapters of the public API: adds the `api_key` query value, which counts only
+    /// when no `Authorization` header was sent (the header, when present, is the only key
+    /// considered). Management operations never accept it.
+    #[must_use]
+    pub fn with_api_key(self, api_key: Option<&str>) -> Self {
+        match (&self.credential, api_key) {
+            (Credential::Nothing, Some(key)) => Self::with(Credential::ApiKey(key.to_owned())),
+            _ => self,
+        }
+    }
+
+    fn with(credential: Credential) -> Self {
+        Caller { credential }
+    }
+
+    /// The bearer token of a management call: `Ok(None)` for the operator itself.
+    fn management_token(&self) -> Result<Option<&str>, Unauthorized> {
+        match &self.credential {
+            Credential::Operator => Ok(None),
+            Credential::Token(token) if token.trim().is_empty() => Err(Unauthorized::EmptyBearer),
+            Credential::Token(token) => Ok(Some(token.trim())),
+            Credential::Header(header) => bearer_token(header).map(Some),
+            Credential::ApiKey(_) | Credential::Nothing => Err(Unauthorized::MissingToken),
+        }
+    }
+
+    /// The key of a public read.
+    fn public_key(&self) -> Result<&str, Unauthorized> {
+        match &self.credential {
+            Credential::Token(token) if token.trim().is_empty() => Err(Unauthorized::EmptyBearer),
+            Credential::Token(token) => Ok(token.trim()),
+            Credential::Header(header) => bearer_token(header),
+            Credential::ApiKey(key) if !key.is_empty() => Ok(key),
+            Credential::ApiKey(_) | Credential::Nothing | Credential::Operator => {
+                Err(Unauthorized::MissingPublicKey)
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Caller {
+    /// Shows at most the first 12 characters of a credential, as logs may.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown = |value: &str| format!("{}…", loggable_prefix(value));
+        match &self.credential {
+            Credential::Operator => f.write_str("Caller::operator()"),
+            Credential::Token(t) => write!(f, "Caller::token({})", shown(t)),
+            Credential::Header(h) => write!(f, "Caller::from_authorization({})", shown(h)),
+            Credential::ApiKey(k) => write!(f, "Caller::api_key({})", shown(k)),
+            Credential::Nothing => f.write_str("Caller::anonymous()"),
         }
     }
 }
@@ -95,15 +210,9 @@ pub fn loggable_prefix(key: &str) -> &str {
 /// Finds the project of a public request's key.
 pub(crate) async fn authenticate_public(
     store: &dyn Store,
-    credentials: PublicCredentials<'_>,
+    caller: &Caller,
 ) -> Result<PublicProject> {
-    let key = match credentials.authorization {
-        Some(header) => bearer_token(header)?,
-        None => match credentials.api_key {
-            Some(key) if !key.is_empty() => key,
-            _ => return Err(Unauthorized::MissingPublicKey.into()),
-        },
-    };
+    let key = caller.public_key()?;
     if key.starts_with(AgentKey::PREFIX) {
         return Err(Unauthorized::AgentKeyOnPublicApi.into());
     }
@@ -128,14 +237,13 @@ pub(crate) async fn authenticate_public(
 pub(crate) async fn authorize(
     store: &dyn Store,
     operator: Option<&OperatorToken>,
-    authorization: Option<&str>,
+    caller: &Caller,
     project: Option<ProjectId>,
     access: Access,
 ) -> Result<Principal> {
-    let Some(header) = authorization else {
-        return Err(Unauthorized::MissingToken.into());
+    let Some(token) = caller.management_token()? else {
+        return Ok(Principal::Operator);
     };
-    let token = bearer_token(header)?;
     if operator.is_some_and(|op| op.matches(token)) {
         return Ok(Principal::Operator);
     }
@@ -183,6 +291,65 @@ fn wrong_kind(access: Access, got: &'static str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_header_is_the_only_public_key_considered_when_present() {
+        let caller = Caller::from_authorization(Some(b"Bearer pk_live_header"))
+            .with_api_key(Some("pk_live_query"));
+        assert_eq!(caller.public_key(), Ok("pk_live_header"));
+        let caller = Caller::from_authorization(Some(b"Basic abc")).with_api_key(Some("pk_live_q"));
+        assert_eq!(caller.public_key(), Err(Unauthorized::NotBearer));
+        let caller = Caller::from_authorization(None).with_api_key(Some("pk_live_query"));
+        assert_eq!(caller.public_key(), Ok("pk_live_query"));
+        let caller = Caller::from_authorization(None).with_api_key(Some(""));
+        assert_eq!(caller.public_key(), Err(Unauthorized::MissingPublicKey));
+    }
+
+    #[test]
+    fn management_calls_take_a_bearer_token_never_the_api_key() {
+        let caller = Caller::from_authorization(None).with_api_key(Some("sk_admin_x"));
+        assert_eq!(caller.management_token(), Err(Unauthorized::MissingToken));
+        assert_eq!(
+            Caller::anonymous().management_token(),
+            Err(Unauthorized::MissingToken)
+        );
+        assert_eq!(
+            Caller::admin("sk_admin_x").management_token(),
+            Ok(Some("sk_admin_x"))
+        );
+        assert_eq!(
+            Caller::token("  ").management_token(),
+            Err(Unauthorized::EmptyBearer)
+        );
+        assert_eq!(Caller::operator().management_token(), Ok(None));
+    }
+
+    #[tokio::test]
+    async fn the_program_itself_is_the_operator_without_a_token() {
+        let store = crate::store::MemoryStore::new();
+        let principal = authorize(&store, None, &Caller::operator(), None, Access::Operator)
+            .await
+            .unwrap();
+        assert_eq!(principal, Principal::Operator);
+        let err = authorize(&store, None, &Caller::anonymous(), None, Access::Operator)
+            .await
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            Error::Unauthorized(Unauthorized::MissingToken)
+        ));
+    }
+
+    #[test]
+    fn a_caller_shows_at_most_12_characters_of_its_credential() {
+        let shown = format!("{:?}", Caller::public("pk_live_0123456789abcdefghij"));
+        assert_eq!(shown, "Caller::token(pk_live_0123…)");
+        let shown = format!(
+            "{:?}",
+            Caller::from_authorization(Some(b"Bearer sk_admin_0123456789"))
+        );
+        assert!(!shown.contains("0123456789"), "{shown}");
+    }
 
     #[test]
     fn bearer_scheme_is_case_insensitive() {

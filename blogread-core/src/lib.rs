@@ -52,20 +52,19 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use blogread_core::auth::PublicCredentials;
-//! use blogread_core::domain::{NewBlog, OperatorToken};
+//! use blogread_core::auth::Caller;
+//! use blogread_core::domain::NewBlog;
 //! use blogread_core::read::RawListParams;
 //! use blogread_core::store::MemoryStore;
 //! use blogread_core::Service;
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let operator = "an-operator-token-of-at-least-32-characters";
-//! let service = Service::new(Arc::new(MemoryStore::new()))
-//!     .with_operator_token(OperatorToken::new(operator)?);
-//! let auth = format!("Bearer {operator}");
+//! let service = Service::new(Arc::new(MemoryStore::new()));
+//! // This program manages its own store: it acts as the operator, with no token.
+//! let me = Caller::operator();
 //!
-//! let project = service.create_project(Some(&auth), "My blog".into(), None).await?;
-//! let public_key = service.generate_public_key(Some(&auth), project.id).await?.key;
+//! let project = service.create_project(&me, "My blog".into(), None).await?;
+//! let public_key = service.generate_public_key(&me, project.id).await?.key;
 //!
 //! let draft = NewBlog {
 //!     title: "Hello, world".into(),
@@ -73,13 +72,12 @@
 //!     content: Some("<p>First words.</p>".into()),
 //!     ..Default::default()
 //! };
-//! let blog = service.create_blog(Some(&auth), project.id, draft).await?;
-//! service.publish_blog(Some(&auth), project.id, blog.id.parse()?, None).await?;
+//! let blog = service.create_blog(&me, project.id, draft).await?;
+//! service.publish_blog(&me, project.id, blog.id.parse()?, None).await?;
 //!
-//! // What a static site fetches at build time:
-//! let credentials = PublicCredentials::new(None, Some(&public_key));
+//! // What a static site fetches at build time, with the project's public key:
 //! let list = service
-//!     .list_blogs(credentials, RawListParams::default(), None)
+//!     .list_blogs(&Caller::public(public_key), RawListParams::default(), None)
 //!     .await?
 //!     .into_value()
 //!     .expect("no If-None-Match was sent, so the response is fresh");

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use crate::auth::{PublicCredentials, authenticate_public};
+use crate::auth::{Caller, authenticate_public};
 use crate::domain::{BlogDetail, BlogList, BlogListItem, PublicProject, PublishedBlog, Sitemap};
 use crate::error::{Error, NotFound, Result};
 use crate::links::{self, LinkContext};
@@ -229,19 +229,12 @@ struct ListPlan {
 impl Service {
     /// The project a public request's key belongs to: the one indexed look-up every public
     /// read starts with (401 for a missing, malformed, rotated or revoked key).
-    pub async fn public_project(
-        &self,
-        credentials: PublicCredentials<'_>,
-    ) -> Result<PublicProject> {
-        authenticate_public(self.store(), credentials).await
+    pub async fn public_project(&self, caller: &Caller) -> Result<PublicProject> {
+        authenticate_public(self.store(), caller).await
     }
 
-    async fn plan_list(
-        &self,
-        credentials: PublicCredentials<'_>,
-        raw: RawListParams<'_>,
-    ) -> Result<ListPlan> {
-        let project = authenticate_public(self.store(), credentials).await?;
+    async fn plan_list(&self, caller: &Caller, raw: RawListParams<'_>) -> Result<ListPlan> {
+        let project = authenticate_public(self.store(), caller).await?;
         let params = ListParams::parse(raw)?;
         let category = params.category.as_deref().map(category_key);
         let limit = params.limit.to_string();
@@ -298,11 +291,11 @@ impl Service {
     /// SPEC.md 4.1: one page of the key's project's published blogs.
     pub async fn list_blogs(
         &self,
-        credentials: PublicCredentials<'_>,
+        caller: &Caller,
         raw: RawListParams<'_>,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<BlogList>> {
-        let plan = self.plan_list(credentials, raw).await?;
+        let plan = self.plan_list(caller, raw).await?;
         if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
             return Ok(not_modified);
         }
@@ -317,11 +310,11 @@ impl Service {
     /// this ETag's body is held (see [`crate::response_cache`]).
     pub async fn list_blogs_json(
         &self,
-        credentials: PublicCredentials<'_>,
+        caller: &Caller,
         raw: RawListParams<'_>,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Bytes>> {
-        let plan = self.plan_list(credentials, raw).await?;
+        let plan = self.plan_list(caller, raw).await?;
         if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
             return Ok(not_modified);
         }
@@ -340,11 +333,11 @@ impl Service {
     /// SPEC.md 4.2: one published blog by slug, links resolved, words counted.
     pub async fn get_blog(
         &self,
-        credentials: PublicCredentials<'_>,
+        caller: &Caller,
         slug: &str,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<BlogDetail>> {
-        let project = authenticate_public(self.store(), credentials).await?;
+        let project = authenticate_public(self.store(), caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
         if let Some(not_modified) = not_modified(&etag, if_none_match) {
             return self.blog_not_modified(&project, slug, not_modified).await;
@@ -357,11 +350,11 @@ impl Service {
     /// this ETag's body is held (see [`crate::response_cache`]).
     pub async fn get_blog_json(
         &self,
-        credentials: PublicCredentials<'_>,
+        caller: &Caller,
         slug: &str,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Bytes>> {
-        let project = authenticate_public(self.store(), credentials).await?;
+        let project = authenticate_public(self.store(), caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
         if let Some(not_modified) = not_modified(&etag, if_none_match) {
             return self.blog_not_modified(&project, slug, not_modified).await;
@@ -425,10 +418,10 @@ impl Service {
     /// SPEC.md 4.3: the newest 5000 published blogs' sitemap entries.
     pub async fn sitemap(
         &self,
-        credentials: PublicCredentials<'_>,
+        caller: &Caller,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Sitemap>> {
-        let project = authenticate_public(self.store(), credentials).await?;
+        let project = authenticate_public(self.store(), caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
         if let Some(not_modified) = not_modified(&etag, if_none_match) {
             return Ok(not_modified);
@@ -441,10 +434,10 @@ impl Service {
     /// this ETag's body is held (see [`crate::response_cache`]).
     pub async fn sitemap_json(
         &self,
-        credentials: PublicCredentials<'_>,
+        caller: &Caller,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Bytes>> {
-        let project = authenticate_public(self.store(), credentials).await?;
+        let project = authenticate_public(self.store(), caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
         if let Some(not_modified) = not_modified(&etag, if_none_match) {
             return Ok(not_modified);

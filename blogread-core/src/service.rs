@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use std::time::Duration;
 
-use crate::auth::{Access, Principal, authorize};
+use crate::auth::{Access, Caller, Principal, authorize};
 use crate::clock::{Clock, SystemClock};
 use crate::domain::{
     AdminToken, AdminTokenId, AdminTokenRecord, AgentKey, AgentKeyId, AgentKeyRecord, BlogId,
@@ -234,14 +234,14 @@ impl Service {
 
     async fn authorize(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: Option<ProjectId>,
         access: Access,
     ) -> Result<Principal> {
         authorize(
             self.store(),
             self.operator.as_ref(),
-            authorization,
+            caller,
             project,
             access,
         )
@@ -258,22 +258,11 @@ impl Service {
     /// Creates a project (operator only).
     pub async fn create_project(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         name: String,
         site_url: Option<String>,
     ) -> Result<Project> {
-        self.authorize(authorization, None, Access::Operator)
-            .await?;
-        self.create_project_unchecked(name, site_url).await
-    }
-
-    /// Creates a project without a credential check: for operator tooling (the CLI, `demo`)
-    /// that already has direct access to the store.
-    pub async fn create_project_unchecked(
-        &self,
-        name: String,
-        site_url: Option<String>,
-    ) -> Result<Project> {
+        self.authorize(caller, None, Access::Operator).await?;
         let project = Project::new(
             ProjectName::parse(name)?,
             site_url.map(SiteUrl::parse).transpose()?,
@@ -284,8 +273,8 @@ impl Service {
     }
 
     /// A project's settings (project admin).
-    pub async fn project(&self, authorization: Option<&str>, id: ProjectId) -> Result<Project> {
-        self.authorize(authorization, Some(id), Access::ProjectAdmin)
+    pub async fn project(&self, caller: &Caller, id: ProjectId) -> Result<Project> {
+        self.authorize(caller, Some(id), Access::ProjectAdmin)
             .await?;
         self.existing_project(id).await
     }
@@ -301,11 +290,11 @@ impl Service {
     /// resolved link, so the store bumps the content version.
     pub async fn update_project(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         id: ProjectId,
         update: ProjectUpdate,
     ) -> Result<Project> {
-        self.authorize(authorization, Some(id), Access::ProjectAdmin)
+        self.authorize(caller, Some(id), Access::ProjectAdmin)
             .await?;
         let change = ProjectChange {
             name: update.name.map(ProjectName::parse).transpose()?,
@@ -322,19 +311,11 @@ impl Service {
     /// Issues a project admin token (operator only); shown once.
     pub async fn create_admin_token(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
     ) -> Result<IssuedAdminToken> {
-        self.authorize(authorization, Some(project), Access::Operator)
+        self.authorize(caller, Some(project), Access::Operator)
             .await?;
-        self.create_admin_token_unchecked(project).await
-    }
-
-    /// Issues a project admin token without a credential check (operator tooling).
-    pub async fn create_admin_token_unchecked(
-        &self,
-        project: ProjectId,
-    ) -> Result<IssuedAdminToken> {
         self.existing_project(project).await?;
         let token = AdminToken::generate();
         let record = AdminTokenRecord {
@@ -355,11 +336,11 @@ impl Service {
     /// success.
     pub async fn delete_admin_token(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         id: AdminTokenId,
     ) -> Result<()> {
-        self.authorize(authorization, Some(project), Access::Operator)
+        self.authorize(caller, Some(project), Access::Operator)
             .await?;
         self.store.delete_admin_token(project, id).await?;
         Ok(())
@@ -368,32 +349,22 @@ impl Service {
     /// Generate API Key (project admin): 409 when the project has one.
     pub async fn generate_public_key(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
     ) -> Result<PublicKeyView> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
-        self.write_public_key(project, KeyWrite::Create).await
-    }
-
-    /// Generate API Key without a credential check (operator tooling).
-    pub async fn generate_public_key_unchecked(&self, project: ProjectId) -> Result<PublicKeyView> {
         self.write_public_key(project, KeyWrite::Create).await
     }
 
     /// Rotate Key (project admin): a new key; the old one fails from the next request on.
     pub async fn rotate_public_key(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
     ) -> Result<PublicKeyView> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
-        self.write_public_key(project, KeyWrite::Replace).await
-    }
-
-    /// Rotate Key without a credential check (operator tooling).
-    pub async fn rotate_public_key_unchecked(&self, project: ProjectId) -> Result<PublicKeyView> {
         self.write_public_key(project, KeyWrite::Replace).await
     }
 
@@ -413,16 +384,11 @@ impl Service {
     /// Reveal (project admin): 404 when the project has no key.
     pub async fn reveal_public_key(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
     ) -> Result<PublicKeyView> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
-        self.reveal_public_key_unchecked(project).await
-    }
-
-    /// Reveal without a credential check (operator tooling).
-    pub async fn reveal_public_key_unchecked(&self, project: ProjectId) -> Result<PublicKeyView> {
         self.existing_project(project).await?;
         let stored = self
             .store
@@ -437,18 +403,9 @@ impl Service {
 
     /// Revoke (project admin): public access stops until a key is generated again. Revoking
     /// when there is no key is a success.
-    pub async fn revoke_public_key(
-        &self,
-        authorization: Option<&str>,
-        project: ProjectId,
-    ) -> Result<()> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+    pub async fn revoke_public_key(&self, caller: &Caller, project: ProjectId) -> Result<()> {
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
-        self.revoke_public_key_unchecked(project).await
-    }
-
-    /// Revoke without a credential check (operator tooling).
-    pub async fn revoke_public_key_unchecked(&self, project: ProjectId) -> Result<()> {
         self.existing_project(project).await?;
         self.store.delete_public_key(project).await?;
         Ok(())
@@ -457,10 +414,10 @@ impl Service {
     /// Issues an agent key (project admin); shown once.
     pub async fn create_agent_key(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
     ) -> Result<IssuedAgentKey> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
         self.existing_project(project).await?;
         let key = AgentKey::generate();
@@ -482,10 +439,10 @@ impl Service {
     /// The project's agent keys, without the secrets (project admin).
     pub async fn agent_keys(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
     ) -> Result<Vec<AgentKeyView>> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
         self.existing_project(project).await?;
         Ok(self
@@ -504,11 +461,11 @@ impl Service {
     /// Deletes an agent key (project admin); deleting one that is not there is a success.
     pub async fn delete_agent_key(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         id: AgentKeyId,
     ) -> Result<()> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
         self.store.delete_agent_key(project, id).await?;
         Ok(())
@@ -517,12 +474,8 @@ impl Service {
     // ---- deploy hook ----
 
     /// The deploy hook (project admin): the URL is a credential, shown to admins only.
-    pub async fn deploy_hook(
-        &self,
-        authorization: Option<&str>,
-        project: ProjectId,
-    ) -> Result<DeployHookView> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+    pub async fn deploy_hook(&self, caller: &Caller, project: ProjectId) -> Result<DeployHookView> {
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
         self.existing_project(project).await?;
         Ok(DeployHookView::new(self.store.deploy_hook(project).await?))
@@ -533,11 +486,11 @@ impl Service {
     /// only; a broken rule is 422 naming it, and nothing is saved.
     pub async fn save_deploy_hook(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         url: String,
     ) -> Result<DeployHookView> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
         self.existing_project(project).await?;
         let invalid = |e: crate::hook::HookUrlError| {
@@ -553,12 +506,8 @@ impl Service {
     }
 
     /// Removes the deploy hook (project admin); removing none is a success.
-    pub async fn remove_deploy_hook(
-        &self,
-        authorization: Option<&str>,
-        project: ProjectId,
-    ) -> Result<()> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+    pub async fn remove_deploy_hook(&self, caller: &Caller, project: ProjectId) -> Result<()> {
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
         self.existing_project(project).await?;
         self.store.set_deploy_hook(project, None).await
@@ -568,10 +517,10 @@ impl Service {
     /// when no hook is saved. The attempt is recorded in the delivery log as `test`.
     pub async fn test_deploy_hook(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
     ) -> Result<DeployHookTestResult> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
         self.existing_project(project).await?;
         let outcome = self
@@ -586,12 +535,8 @@ impl Service {
     }
 
     /// The delivery log, newest first, the last 100 (project admin).
-    pub async fn deliveries(
-        &self,
-        authorization: Option<&str>,
-        project: ProjectId,
-    ) -> Result<Vec<Delivery>> {
-        self.authorize(authorization, Some(project), Access::ProjectAdmin)
+    pub async fn deliveries(&self, caller: &Caller, project: ProjectId) -> Result<Vec<Delivery>> {
+        self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
         self.existing_project(project).await?;
         self.store.deliveries(project).await
@@ -602,11 +547,11 @@ impl Service {
     /// Creates a draft (agent or admin). Never fires the hook.
     pub async fn create_blog(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         input: NewBlog,
     ) -> Result<ManagedBlog> {
-        self.authorize(authorization, Some(project), Access::Content)
+        self.authorize(caller, Some(project), Access::Content)
             .await?;
         self.existing_project(project).await?;
         let blog = lifecycle::create(project, input, self.now())?;
@@ -617,12 +562,12 @@ impl Service {
     /// The project's blogs as the management API shows them (agent or admin).
     pub async fn blogs(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         status: Option<BlogStatus>,
         raw: crate::read::RawListParams<'_>,
     ) -> Result<ManagedBlogList> {
-        self.authorize(authorization, Some(project), Access::Content)
+        self.authorize(caller, Some(project), Access::Content)
             .await?;
         self.existing_project(project).await?;
         let params = crate::read::ListParams::parse(raw)?;
@@ -641,11 +586,11 @@ impl Service {
     /// One blog's working copy and lifecycle data (agent or admin).
     pub async fn blog(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         id: BlogId,
     ) -> Result<ManagedBlog> {
-        self.authorize(authorization, Some(project), Access::Content)
+        self.authorize(caller, Some(project), Access::Content)
             .await?;
         let blog = self
             .store
@@ -658,12 +603,12 @@ impl Service {
     /// Edits the working copy (agent or admin). Never fires the hook.
     pub async fn edit_blog(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         id: BlogId,
         patch: BlogPatch,
     ) -> Result<BlogWrite> {
-        self.authorize(authorization, Some(project), Access::Content)
+        self.authorize(caller, Some(project), Access::Content)
             .await?;
         let now = self.now();
         self.write_blog(
@@ -677,12 +622,12 @@ impl Service {
     /// Publishes or re-syncs (agent or admin): fires `published` or `updated`.
     pub async fn publish_blog(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         id: BlogId,
         published_at: Option<Timestamp>,
     ) -> Result<BlogWrite> {
-        self.authorize(authorization, Some(project), Access::Content)
+        self.authorize(caller, Some(project), Access::Content)
             .await?;
         let now = self.now();
         self.write_blog(
@@ -696,11 +641,11 @@ impl Service {
     /// Unpublishes (agent or admin): fires `unpublished`; 409 unless published.
     pub async fn unpublish_blog(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         id: BlogId,
     ) -> Result<BlogWrite> {
-        self.authorize(authorization, Some(project), Access::Content)
+        self.authorize(caller, Some(project), Access::Content)
             .await?;
         let now = self.now();
         self.write_blog(project, id, Box::new(move |b| lifecycle::unpublish(b, now)))
@@ -710,11 +655,11 @@ impl Service {
     /// Deletes a blog (agent or admin): fires `deleted` when it was published.
     pub async fn delete_blog(
         &self,
-        authorization: Option<&str>,
+        caller: &Caller,
         project: ProjectId,
         id: BlogId,
     ) -> Result<Option<Trigger>> {
-        self.authorize(authorization, Some(project), Access::Content)
+        self.authorize(caller, Some(project), Access::Content)
             .await?;
         let blog = self.store.delete_blog(project, id).await?;
         let event = lifecycle::deletion_event(&blog);

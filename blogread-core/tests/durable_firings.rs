@@ -39,7 +39,7 @@ async fn firing_writer() {
         .clone()
         .with_hook_resolver(loopback_resolver(), AddressPolicy::GlobalAndLoopback);
     f.service
-        .save_deploy_hook(Some(&f.admin), f.project, hook)
+        .save_deploy_hook(&f.admin, f.project, hook)
         .await
         .expect("save the hook");
     let draft = f.draft("kept", "Kept", "<p>words</p>").await;

@@ -28,7 +28,7 @@ async fn fixture_firing_into(pki: &TestPki, receiver: &Receiver, timeout: Durati
         .with_hook_resolver(loopback_resolver(), AddressPolicy::GlobalAndLoopback);
     f.service
         .save_deploy_hook(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             receiver.url_string("/build_hooks/s3cr3t"),
         )
@@ -52,7 +52,7 @@ async fn each_visible_change_posts_once_and_draft_edits_never() {
     let pki = test_pki();
     let mut receiver = Receiver::start(&pki, Answer::Status(200)).await;
     let f = fixture_firing_into(&pki, &receiver, WAIT).await;
-    let auth = Some(f.admin.as_str());
+    let auth = &f.admin;
     let s = &f.service;
 
     let b = f.draft("post", "Post", "<p>v1</p>").await;
@@ -154,11 +154,7 @@ async fn a_failing_hook_is_recorded_once_and_never_fails_the_publish() {
     let published = f.published("post", "Post", "").await;
     assert_eq!(published.status.to_string(), "published");
     assert_eq!(requests_since_last(&f, &mut receiver).await, 1, "no retry");
-    let log = f
-        .service
-        .deliveries(Some(&f.admin), f.project)
-        .await
-        .unwrap();
+    let log = f.service.deliveries(&f.admin, f.project).await.unwrap();
     assert_eq!(log.len(), 1);
     assert!(!log[0].success);
     assert_eq!(log[0].status_code, 500);
@@ -193,7 +189,7 @@ async fn a_host_that_rebinds_to_a_private_address_is_refused_at_fire_time() {
         .with_hook_resolver(resolver.clone(), AddressPolicy::GlobalOnly);
     f.service
         .save_deploy_hook(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             format!("https://{HOST}/build_hooks/abc"),
         )
@@ -202,11 +198,7 @@ async fn a_host_that_rebinds_to_a_private_address_is_refused_at_fire_time() {
     resolver.insert(HOST, ["10.0.0.7".parse().unwrap()]);
     f.published("post", "Post", "").await;
     assert!(f.service.wait_for_firings(WAIT).await);
-    let log = f
-        .service
-        .deliveries(Some(&f.admin), f.project)
-        .await
-        .unwrap();
+    let log = f.service.deliveries(&f.admin, f.project).await.unwrap();
     assert_eq!(log.len(), 1);
     assert!(!log[0].success);
     assert_eq!(log[0].status_code, 0);
@@ -227,7 +219,7 @@ async fn saving_refuses_a_bad_url_and_keeps_the_old_one() {
     ] {
         let err = f
             .service
-            .save_deploy_hook(Some(&f.admin), f.project, bad.into())
+            .save_deploy_hook(&f.admin, f.project, bad.into())
             .await
             .unwrap_err();
         assert!(
@@ -235,11 +227,7 @@ async fn saving_refuses_a_bad_url_and_keeps_the_old_one() {
             "{bad}: {err:?}"
         );
     }
-    let view = f
-        .service
-        .deploy_hook(Some(&f.admin), f.project)
-        .await
-        .unwrap();
+    let view = f.service.deploy_hook(&f.admin, f.project).await.unwrap();
     assert_eq!(
         view.deploy_hook_url.as_deref(),
         Some(receiver.url_string("/build_hooks/s3cr3t").as_str())
@@ -254,35 +242,27 @@ async fn the_test_operation_posts_once_and_reports_the_answer() {
     let f = fixture_firing_into(&pki, &receiver, WAIT).await;
     let result = f
         .service
-        .test_deploy_hook(Some(&f.admin), f.project)
+        .test_deploy_hook(&f.admin, f.project)
         .await
         .unwrap();
     assert!(result.success);
     assert_eq!(result.status_code, 200);
     assert_eq!(requests_since_last(&f, &mut receiver).await, 1);
-    let log = f
-        .service
-        .deliveries(Some(&f.admin), f.project)
-        .await
-        .unwrap();
+    let log = f.service.deliveries(&f.admin, f.project).await.unwrap();
     assert_eq!(log[0].trigger, Trigger::Test);
     assert_eq!(log[0].blog_slug, None);
 
     f.service
-        .remove_deploy_hook(Some(&f.admin), f.project)
+        .remove_deploy_hook(&f.admin, f.project)
         .await
         .unwrap();
     let err = f
         .service
-        .test_deploy_hook(Some(&f.admin), f.project)
+        .test_deploy_hook(&f.admin, f.project)
         .await
         .unwrap_err();
     assert!(matches!(err, Error::NotFound(NotFound::DeployHook)));
-    let view = f
-        .service
-        .deploy_hook(Some(&f.admin), f.project)
-        .await
-        .unwrap();
+    let view = f.service.deploy_hook(&f.admin, f.project).await.unwrap();
     assert_eq!((view.deploy_hook_url, view.has_hook), (None, false));
     f.published("after-removal", "P", "").await;
     assert_eq!(requests_since_last(&f, &mut receiver).await, 0);
@@ -295,7 +275,7 @@ async fn the_test_operation_reports_status_0_when_nothing_answers() {
     let f = fixture_firing_into(&pki, &receiver, Duration::from_millis(300)).await;
     let result = f
         .service
-        .test_deploy_hook(Some(&f.admin), f.project)
+        .test_deploy_hook(&f.admin, f.project)
         .await
         .unwrap();
     assert!(!result.success);
@@ -308,7 +288,7 @@ async fn an_unpublish_is_logged_under_the_slug_the_public_saw() {
     let pki = test_pki();
     let receiver = Receiver::start(&pki, Answer::Status(200)).await;
     let f = fixture_firing_into(&pki, &receiver, WAIT).await;
-    let auth = Some(f.admin.as_str());
+    let auth = &f.admin;
     let b = f.published("public-slug", "Post", "").await;
     f.service
         .edit_blog(

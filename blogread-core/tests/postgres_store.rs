@@ -84,7 +84,7 @@ async fn concurrent_key_checks_each_get_the_project_of_their_own_key() {
 
     // A rotation is seen by the very next check, batched or not.
     a.service
-        .rotate_public_key_unchecked(a.project)
+        .rotate_public_key(&blogread_core::auth::Caller::operator(), a.project)
         .await
         .unwrap();
     let old = store

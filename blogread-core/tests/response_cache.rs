@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use blogread_core::Service;
-use blogread_core::auth::PublicCredentials;
+use blogread_core::auth::Caller;
 use blogread_core::domain::{BlogPatch, OperatorToken};
 use blogread_core::error::{Error, NotFound, Unauthorized};
 use blogread_core::read::{Conditional, RawListParams};
@@ -30,7 +30,7 @@ fn text(c: Conditional<bytes::Bytes>) -> String {
 }
 
 /// Reads blog `a` and the list with content through `service`; both bodies as text.
-async fn read_a(service: &Service, key: PublicCredentials<'_>) -> (String, String) {
+async fn read_a(service: &Service, key: &Caller) -> (String, String) {
     let blog = service.get_blog_json(key, "a", None).await.expect("blog a");
     let list = service
         .list_blogs_json(key, with_content(), None)
@@ -47,7 +47,7 @@ async fn json_bodies_are_the_typed_responses_serialised(store: Arc<dyn Store>) {
     let f = Fixture::new(store, Some(SITE)).await;
     f.published("b", "B", "<p>b</p>").await;
     f.published("a", "A", LINKS_TO_B).await;
-    let key = f.key();
+    let key = &f.key();
     let typed = f.service.get_blog(key, "a", None).await.unwrap();
     let json = f.service.get_blog_json(key, "a", None).await.unwrap();
     assert_eq!(typed.etag(), json.etag());
@@ -81,23 +81,23 @@ async fn a_publish_elsewhere_in_the_project_changes_cached_links(store: Arc<dyn 
     let f = Fixture::new(store, Some(SITE)).await;
     let b = f.draft("b", "B", "<p>b</p>").await;
     f.published("a", "A", LINKS_TO_B).await;
-    let (blog, list) = read_a(&f.service, f.key()).await;
+    let (blog, list) = read_a(&f.service, &f.key()).await;
     assert!(!links_to_b(&blog, SITE) && !links_to_b(&list, SITE));
     assert!(!f.service.responses().is_empty(), "the reads were cached");
     // Cached: the same answer again.
-    assert_eq!(read_a(&f.service, f.key()).await, (blog, list));
+    assert_eq!(read_a(&f.service, &f.key()).await, (blog, list));
 
     f.clock.advance(1);
     f.publish(&b, None).await;
-    let (blog, list) = read_a(&f.service, f.key()).await;
+    let (blog, list) = read_a(&f.service, &f.key()).await;
     assert!(links_to_b(&blog, SITE), "{blog}");
     assert!(links_to_b(&list, SITE), "{list}");
 
     f.service
-        .unpublish_blog(Some(&f.admin), f.project, blog_id(&b))
+        .unpublish_blog(&f.admin, f.project, blog_id(&b))
         .await
         .unwrap();
-    let (blog, list) = read_a(&f.service, f.key()).await;
+    let (blog, list) = read_a(&f.service, &f.key()).await;
     assert!(!links_to_b(&blog, SITE) && !links_to_b(&list, SITE));
 }
 
@@ -105,13 +105,13 @@ async fn deleting_a_linked_blog_changes_cached_links(store: Arc<dyn Store>) {
     let f = Fixture::new(store, Some(SITE)).await;
     let b = f.published("b", "B", "<p>b</p>").await;
     f.published("a", "A", LINKS_TO_B).await;
-    let (blog, _) = read_a(&f.service, f.key()).await;
+    let (blog, _) = read_a(&f.service, &f.key()).await;
     assert!(links_to_b(&blog, SITE));
     f.service
-        .delete_blog(Some(&f.admin), f.project, blog_id(&b))
+        .delete_blog(&f.admin, f.project, blog_id(&b))
         .await
         .unwrap();
-    let (blog, list) = read_a(&f.service, f.key()).await;
+    let (blog, list) = read_a(&f.service, &f.key()).await;
     assert!(!links_to_b(&blog, SITE) && !links_to_b(&list, SITE));
 }
 
@@ -119,13 +119,13 @@ async fn a_site_url_change_changes_every_cached_link(store: Arc<dyn Store>) {
     let f = Fixture::new(store, Some(SITE)).await;
     f.published("b", "B", "<p>b</p>").await;
     f.published("a", "A", LINKS_TO_B).await;
-    let (blog, list) = read_a(&f.service, f.key()).await;
+    let (blog, list) = read_a(&f.service, &f.key()).await;
     assert!(links_to_b(&blog, SITE) && links_to_b(&list, SITE));
 
     let new_site = "https://blog.example.org";
     f.service
         .update_project(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             ProjectUpdate {
                 site_url: Some(Some(new_site.into())),
@@ -134,14 +134,14 @@ async fn a_site_url_change_changes_every_cached_link(store: Arc<dyn Store>) {
         )
         .await
         .unwrap();
-    let (blog, list) = read_a(&f.service, f.key()).await;
+    let (blog, list) = read_a(&f.service, &f.key()).await;
     assert!(links_to_b(&blog, new_site), "{blog}");
     assert!(links_to_b(&list, new_site), "{list}");
 
     // No site URL: root-relative links.
     f.service
         .update_project(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             ProjectUpdate {
                 site_url: Some(None),
@@ -150,18 +150,18 @@ async fn a_site_url_change_changes_every_cached_link(store: Arc<dyn Store>) {
         )
         .await
         .unwrap();
-    let (blog, list) = read_a(&f.service, f.key()).await;
+    let (blog, list) = read_a(&f.service, &f.key()).await;
     assert!(links_to_b(&blog, "") && links_to_b(&list, ""), "{blog}");
 }
 
 async fn a_resync_of_the_blog_itself_changes_its_cached_body(store: Arc<dyn Store>) {
     let f = Fixture::new(store, Some(SITE)).await;
     let a = f.published("a", "A", "<p>first</p>").await;
-    let before = text(f.service.get_blog_json(f.key(), "a", None).await.unwrap());
+    let before = text(f.service.get_blog_json(&f.key(), "a", None).await.unwrap());
     assert!(before.contains("first"));
     f.service
         .edit_blog(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             blog_id(&a),
             BlogPatch {
@@ -172,17 +172,17 @@ async fn a_resync_of_the_blog_itself_changes_its_cached_body(store: Arc<dyn Stor
         .await
         .unwrap();
     // A draft edit does not change the public answer.
-    let unchanged = text(f.service.get_blog_json(f.key(), "a", None).await.unwrap());
+    let unchanged = text(f.service.get_blog_json(&f.key(), "a", None).await.unwrap());
     assert_eq!(unchanged, before);
     f.clock.advance(1);
     f.publish(&a, None).await;
-    let after = text(f.service.get_blog_json(f.key(), "a", None).await.unwrap());
+    let after = text(f.service.get_blog_json(&f.key(), "a", None).await.unwrap());
     assert!(after.contains("second"), "{after}");
 }
 
 async fn every_read_is_unauthorised(service: &Service, key: &str, etag: &str) {
     let header = format!("Bearer {key}");
-    let creds = PublicCredentials::new(Some(&header), None);
+    let creds = &Caller::from_authorization(Some(&header.as_bytes()));
     for if_none_match in [None, Some(etag)] {
         let unauthorised = |r: blogread_core::error::Result<Conditional<bytes::Bytes>>| {
             matches!(r, Err(Error::Unauthorized(Unauthorized::UnknownPublicKey)))
@@ -208,7 +208,7 @@ async fn every_read_is_unauthorised(service: &Service, key: &str, etag: &str) {
 
 /// Warms the cache for every endpoint with `key`; returns blog `a`'s ETag.
 async fn warm(service: &Service, key: &str) -> String {
-    let creds = PublicCredentials::new(None, Some(key));
+    let creds = &Caller::public(key);
     let (_, _) = read_a(service, creds).await;
     service
         .list_blogs_json(creds, RawListParams::default(), None)
@@ -229,13 +229,13 @@ async fn a_rotated_key_fails_on_the_very_next_request(store: Arc<dyn Store>) {
     let etag = warm(&f.service, &f.public_key).await;
     let new_key = f
         .service
-        .rotate_public_key(Some(&f.admin), f.project)
+        .rotate_public_key(&f.admin, f.project)
         .await
         .unwrap()
         .key;
     every_read_is_unauthorised(&f.service, &f.public_key, &etag).await;
     // The new key reads the same (unchanged) content, from the cache.
-    let creds = PublicCredentials::new(None, Some(&new_key));
+    let creds = &Caller::public(&new_key);
     let c = f.service.get_blog_json(creds, "a", None).await.unwrap();
     assert_eq!(c.etag(), etag);
 }
@@ -245,7 +245,7 @@ async fn a_revoked_key_fails_on_the_very_next_request(store: Arc<dyn Store>) {
     f.published("a", "A", "<p>a</p>").await;
     let etag = warm(&f.service, &f.public_key).await;
     f.service
-        .revoke_public_key(Some(&f.admin), f.project)
+        .revoke_public_key(&f.admin, f.project)
         .await
         .unwrap();
     every_read_is_unauthorised(&f.service, &f.public_key, &etag).await;
@@ -259,18 +259,18 @@ async fn instances_sharing_a_store_see_each_others_writes_and_key_changes(store:
         .with_operator_token(OperatorToken::new(OPERATOR_TOKEN).expect("long enough"));
     let b = f.draft("b", "B", "<p>b</p>").await;
     f.published("a", "A", LINKS_TO_B).await;
-    let (blog, _) = read_a(&other, f.key()).await;
+    let (blog, _) = read_a(&other, &f.key()).await;
     assert!(!links_to_b(&blog, SITE));
 
     // The write goes through the first instance; the second one's next read shows it.
     f.clock.advance(1);
     f.publish(&b, None).await;
-    let (blog, list) = read_a(&other, f.key()).await;
+    let (blog, list) = read_a(&other, &f.key()).await;
     assert!(links_to_b(&blog, SITE) && links_to_b(&list, SITE), "{blog}");
 
     let etag = warm(&other, &f.public_key).await;
     f.service
-        .rotate_public_key(Some(&f.admin), f.project)
+        .rotate_public_key(&f.admin, f.project)
         .await
         .unwrap();
     every_read_is_unauthorised(&other, &f.public_key, &etag).await;
@@ -283,15 +283,15 @@ async fn a_cached_blog_unpublished_is_404_even_with_its_old_etag(store: Arc<dyn 
     // While current, the old tag is a 304 (answered from the cache's knowledge).
     let c = f
         .service
-        .get_blog_json(f.key(), "a", Some(&etag))
+        .get_blog_json(&f.key(), "a", Some(&etag))
         .await
         .unwrap();
     assert!(matches!(c, Conditional::NotModified { .. }));
     f.service
-        .unpublish_blog(Some(&f.admin), f.project, blog_id(&a))
+        .unpublish_blog(&f.admin, f.project, blog_id(&a))
         .await
         .unwrap();
-    let r = f.service.get_blog_json(f.key(), "a", Some(&etag)).await;
+    let r = f.service.get_blog_json(&f.key(), "a", Some(&etag)).await;
     assert!(
         matches!(r, Err(Error::NotFound(NotFound::PublishedBlog))),
         "{r:?}"

@@ -3,6 +3,7 @@
 //! post, categories, tags, featured images), and the curl commands to try it.
 
 use blogread_core::Service;
+use blogread_core::auth::Caller;
 use blogread_core::domain::{BlogId, NewBlog, ProjectId, Timestamp};
 
 /// The site URL of the demo project (internal links resolve under it).
@@ -268,14 +269,14 @@ fn body(i: usize) -> String {
     html
 }
 
-/// Seeds the demo project through `service`, acting with `operator` (`Bearer <token>`).
-pub async fn seed(service: &Service, operator: &str) -> blogread_core::Result<DemoProject> {
+/// Seeds the demo project through `service`, acting as the operator.
+pub async fn seed(service: &Service) -> blogread_core::Result<DemoProject> {
+    let auth = &Caller::operator();
     let project = service
-        .create_project_unchecked("Demo blog".into(), Some(DEMO_SITE_URL.into()))
+        .create_project(auth, "Demo blog".into(), Some(DEMO_SITE_URL.into()))
         .await?
         .id;
-    let key = service.generate_public_key_unchecked(project).await?.key;
-    let auth = Some(operator);
+    let key = service.generate_public_key(auth, project).await?.key;
     let now = service.now().unix_seconds();
     let mut published = Vec::new();
     let mut draft = None;

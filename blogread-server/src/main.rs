@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use blogread_core::Service;
+use blogread_core::auth::Caller;
 use blogread_core::domain::{OperatorToken, ProjectId};
 use blogread_server::config::{
     AdminTokenCommand, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs, open_store,
@@ -43,14 +44,14 @@ async fn dispatch(cli: Cli) -> Result<(), String> {
         }
         Command::Project(ProjectCommand::Create { name, site_url }) => print_json(
             service
-                .create_project_unchecked(name, site_url)
+                .create_project(&Caller::operator(), name, site_url)
                 .await
                 .map_err(|e| e.to_string())?,
         ),
         Command::Key(cmd) => key(&service, cmd).await,
         Command::AdminToken(AdminTokenCommand::Create(p)) => print_json(
             service
-                .create_admin_token_unchecked(project_id(&p)?)
+                .create_admin_token(&Caller::operator(), project_id(&p)?)
                 .await
                 .map_err(|e| e.to_string())?,
         ),
@@ -58,13 +59,15 @@ async fn dispatch(cli: Cli) -> Result<(), String> {
 }
 
 async fn key(service: &Service, cmd: KeyCommand) -> Result<(), String> {
+    // The CLI runs on the server's own machine with the database's credentials: the operator.
+    let me = &Caller::operator();
     let shown = match cmd {
-        KeyCommand::Generate(p) => service.generate_public_key_unchecked(project_id(&p)?).await,
-        KeyCommand::Reveal(p) => service.reveal_public_key_unchecked(project_id(&p)?).await,
-        KeyCommand::Rotate(p) => service.rotate_public_key_unchecked(project_id(&p)?).await,
+        KeyCommand::Generate(p) => service.generate_public_key(me, project_id(&p)?).await,
+        KeyCommand::Reveal(p) => service.reveal_public_key(me, project_id(&p)?).await,
+        KeyCommand::Rotate(p) => service.rotate_public_key(me, project_id(&p)?).await,
         KeyCommand::Revoke(p) => {
             service
-                .revoke_public_key_unchecked(project_id(&p)?)
+                .revoke_public_key(me, project_id(&p)?)
                 .await
                 .map_err(|e| e.to_string())?;
             println!("public key revoked");
@@ -122,7 +125,7 @@ async fn run_demo(service: Service, args: ServeArgs, database_url: &str) -> Resu
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let seeded = demo::seed(&service, &format!("Bearer {token}"))
+    let seeded = demo::seed(&service)
         .await
         .map_err(|e| format!("seeding the demo project failed: {e}"))?;
     println!(

@@ -900,7 +900,7 @@ mod tests {
             .clone()
             .with_hook_resolver(std::sync::Arc::new(Silent), AddressPolicy::GlobalOnly);
         let err = service
-            .save_deploy_hook(Some(&f.admin), f.project, URL.to_owned())
+            .save_deploy_hook(&f.admin, f.project, URL.to_owned())
             .await
             .unwrap_err();
         let crate::Error::Invalid(field) = &err else {

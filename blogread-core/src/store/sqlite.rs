@@ -255,7 +255,7 @@ mod tests {
         // Another instance on the same file rotates the key.
         let other = SqliteStore::connect(&url).await.unwrap();
         crate::Service::new(Arc::new(other))
-            .rotate_public_key_unchecked(f.project)
+            .rotate_public_key(&crate::auth::Caller::operator(), f.project)
             .await
             .unwrap();
         assert_eq!(
@@ -282,7 +282,7 @@ mod tests {
             handle.set_commit_hook(move || !std::mem::replace(&mut refuse, false));
         }
         f.service
-            .publish_blog(Some(&f.admin), f.project, blog_id(&draft), None)
+            .publish_blog(&f.admin, f.project, blog_id(&draft), None)
             .await
             .expect_err("the COMMIT is refused");
         let stored = store
@@ -318,7 +318,7 @@ mod tests {
         .unwrap();
         let list = f
             .service
-            .blogs(Some(&f.admin), f.project, None, Default::default())
+            .blogs(&f.admin, f.project, None, Default::default())
             .await
             .expect("the list reads the working copy only");
         assert_eq!(list.blogs.len(), 1);

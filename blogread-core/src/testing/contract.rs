@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::auth::PublicCredentials;
+use crate::auth::Caller;
 use crate::domain::{
     BlogPatch, BlogStatus, Delivery, DeliveryId, NewBlog, SecretHash, Timestamp, Trigger,
 };
@@ -23,7 +23,7 @@ fn fresh<T>(c: Conditional<T>) -> T {
 async fn list(f: &Fixture, raw: RawListParams<'_>) -> crate::domain::BlogList {
     fresh(
         f.service
-            .list_blogs(f.key(), raw, None)
+            .list_blogs(&f.key(), raw, None)
             .await
             .expect("list"),
     )
@@ -41,7 +41,7 @@ pub async fn list_returns_only_published_newest_first(store: Arc<dyn Store>) {
     f.published("second", "Second", "<p>2</p>").await;
     let gone = f.published("gone", "Gone", "<p>g</p>").await;
     f.service
-        .unpublish_blog(Some(&f.admin), f.project, blog_id(&gone))
+        .unpublish_blog(&f.admin, f.project, blog_id(&gone))
         .await
         .unwrap();
     let l = list(&f, RawListParams::default()).await;
@@ -189,7 +189,7 @@ pub async fn single_blog_has_content_updated_at_and_word_count(store: Arc<dyn St
     let f = Fixture::new(store, None).await;
     f.published("hello", "Hello", "<p>one two <b>three</b></p>")
         .await;
-    let b = fresh(f.service.get_blog(f.key(), "hello", None).await.unwrap());
+    let b = fresh(f.service.get_blog(&f.key(), "hello", None).await.unwrap());
     assert_eq!(b.slug, "hello");
     assert_eq!(b.content, "<p>one two <b>three</b></p>");
     assert_eq!(b.word_count, 3);
@@ -203,12 +203,12 @@ pub async fn single_blog_is_404_unless_published_in_this_project(store: Arc<dyn 
     f.draft("draft", "Draft", "").await;
     let b = f.published("was", "Was", "").await;
     f.service
-        .unpublish_blog(Some(&f.admin), f.project, blog_id(&b))
+        .unpublish_blog(&f.admin, f.project, blog_id(&b))
         .await
         .unwrap();
     other.published("theirs", "Theirs", "").await;
     for slug in ["draft", "was", "missing", "theirs", "sitemap", "UPPER"] {
-        let err = f.service.get_blog(f.key(), slug, None).await.unwrap_err();
+        let err = f.service.get_blog(&f.key(), slug, None).await.unwrap_err();
         assert!(
             matches!(err, Error::NotFound(NotFound::PublishedBlog)),
             "{slug}: {err:?}"
@@ -223,11 +223,11 @@ pub async fn projects_are_isolated_even_with_the_same_slug(store: Arc<dyn Store>
     a.published("same", "A's post", "<p>a</p>").await;
     b.published("same", "B's post", "<p>b</p>").await;
     b.published("only-b", "Only B", "").await;
-    let got = fresh(a.service.get_blog(a.key(), "same", None).await.unwrap());
+    let got = fresh(a.service.get_blog(&a.key(), "same", None).await.unwrap());
     assert_eq!(got.title, "A's post");
     let l = list(&a, RawListParams::default()).await;
     assert_eq!(slugs(&l), ["same"]);
-    let s = fresh(a.service.sitemap(a.key(), None).await.unwrap());
+    let s = fresh(a.service.sitemap(&a.key(), None).await.unwrap());
     assert_eq!(s.total, 1);
 }
 
@@ -239,7 +239,7 @@ pub async fn sitemap_caps_at_5000_newest_first(store: Arc<dyn Store>) {
         let at = Timestamp::from_unix_seconds(1_700_000_000 + i).unwrap();
         f.publish(&b, Some(&at.to_string())).await;
     }
-    let s = fresh(f.service.sitemap(f.key(), None).await.unwrap());
+    let s = fresh(f.service.sitemap(&f.key(), None).await.unwrap());
     assert_eq!(s.total, 5000);
     assert_eq!(s.blogs.len(), 5000);
     assert_eq!(s.blogs[0].slug, "post-5000");
@@ -249,7 +249,7 @@ pub async fn sitemap_caps_at_5000_newest_first(store: Arc<dyn Store>) {
 /// Publish, re-sync, unpublish and delete report their events; edits and creation none.
 pub async fn lifecycle_moves_report_their_events(store: Arc<dyn Store>) {
     let f = Fixture::new(store, None).await;
-    let auth = Some(f.admin.as_str());
+    let auth = &f.admin;
     let b = f.draft("life", "Life", "<p>v1</p>").await;
     let id = blog_id(&b);
     let s = &f.service;
@@ -289,7 +289,7 @@ pub async fn lifecycle_moves_report_their_events(store: Arc<dyn Store>) {
         Some(Trigger::Deleted)
     );
     assert!(matches!(
-        s.get_blog(f.key(), "gone", None).await,
+        s.get_blog(&f.key(), "gone", None).await,
         Err(Error::NotFound(_))
     ));
     assert!(matches!(
@@ -304,14 +304,14 @@ pub async fn edits_stay_private_until_resync(store: Arc<dyn Store>) {
     let b = f.published("post", "Old title", "<p>old</p>").await;
     let etag = f
         .service
-        .get_blog(f.key(), "post", None)
+        .get_blog(&f.key(), "post", None)
         .await
         .unwrap()
         .etag()
         .to_owned();
     f.service
         .edit_blog(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             blog_id(&b),
             BlogPatch {
@@ -323,16 +323,26 @@ pub async fn edits_stay_private_until_resync(store: Arc<dyn Store>) {
         )
         .await
         .unwrap();
-    let got = f.service.get_blog(f.key(), "post", None).await.unwrap();
+    let got = f.service.get_blog(&f.key(), "post", None).await.unwrap();
     assert_eq!(got.etag(), etag, "public output did not change");
     assert_eq!(fresh(got).title, "Old title");
-    assert!(f.service.get_blog(f.key(), "new-slug", None).await.is_err());
+    assert!(
+        f.service
+            .get_blog(&f.key(), "new-slug", None)
+            .await
+            .is_err()
+    );
     f.clock.advance(60);
     f.publish(&b, None).await;
-    let got = fresh(f.service.get_blog(f.key(), "new-slug", None).await.unwrap());
+    let got = fresh(
+        f.service
+            .get_blog(&f.key(), "new-slug", None)
+            .await
+            .unwrap(),
+    );
     assert_eq!(got.title, "New title");
     assert!(got.updated_at > got.published_at);
-    assert!(f.service.get_blog(f.key(), "post", None).await.is_err());
+    assert!(f.service.get_blog(&f.key(), "post", None).await.is_err());
 }
 
 /// A slug is unique within a project across working and published slugs; another project may
@@ -344,7 +354,7 @@ pub async fn duplicate_slug_is_a_conflict_within_a_project_only(store: Arc<dyn S
     let dup = f
         .service
         .create_blog(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             NewBlog {
                 title: "B".into(),
@@ -357,7 +367,7 @@ pub async fn duplicate_slug_is_a_conflict_within_a_project_only(store: Arc<dyn S
     // The published slug stays reserved while the working copy is renamed.
     f.service
         .edit_blog(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             blog_id(&a),
             BlogPatch {
@@ -370,7 +380,7 @@ pub async fn duplicate_slug_is_a_conflict_within_a_project_only(store: Arc<dyn S
     let dup = f
         .service
         .create_blog(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             NewBlog {
                 title: "B".into(),
@@ -389,63 +399,49 @@ pub async fn rotation_and_revocation_take_effect_at_once(store: Arc<dyn Store>) 
     let old = f.public_key.clone();
     let new = f
         .service
-        .rotate_public_key(Some(&f.admin), f.project)
+        .rotate_public_key(&f.admin, f.project)
         .await
         .unwrap()
         .key;
-    let with = |k: &str| {
-        PublicCredentials::new(None, Some(k))
-            .api_key
-            .map(str::to_owned)
-    };
-    let old_key = with(&old).unwrap();
+    let old_key = old;
     let err = f
         .service
-        .sitemap(PublicCredentials::new(None, Some(&old_key)), None)
+        .sitemap(&Caller::public(&old_key), None)
         .await
         .unwrap_err();
     assert!(matches!(
         err,
         Error::Unauthorized(Unauthorized::UnknownPublicKey)
     ));
-    assert!(
-        f.service
-            .sitemap(PublicCredentials::new(None, Some(&new)), None)
-            .await
-            .is_ok()
-    );
+    assert!(f.service.sitemap(&Caller::public(&new), None).await.is_ok());
     let revealed = f
         .service
-        .reveal_public_key(Some(&f.admin), f.project)
+        .reveal_public_key(&f.admin, f.project)
         .await
         .unwrap();
     assert_eq!(revealed.key, new);
     f.service
-        .revoke_public_key(Some(&f.admin), f.project)
+        .revoke_public_key(&f.admin, f.project)
         .await
         .unwrap();
     assert!(matches!(
-        f.service
-            .sitemap(PublicCredentials::new(None, Some(&new)), None)
-            .await,
+        f.service.sitemap(&Caller::public(&new), None).await,
         Err(Error::Unauthorized(Unauthorized::UnknownPublicKey))
     ));
     assert!(matches!(
-        f.service.reveal_public_key(Some(&f.admin), f.project).await,
+        f.service.reveal_public_key(&f.admin, f.project).await,
         Err(Error::NotFound(NotFound::PublicKey))
     ));
     assert!(matches!(
-        f.service.rotate_public_key(Some(&f.admin), f.project).await,
+        f.service.rotate_public_key(&f.admin, f.project).await,
         Err(Error::NotFound(NotFound::PublicKey))
     ));
     f.service
-        .generate_public_key(Some(&f.admin), f.project)
+        .generate_public_key(&f.admin, f.project)
         .await
         .unwrap();
     assert!(matches!(
-        f.service
-            .generate_public_key(Some(&f.admin), f.project)
-            .await,
+        f.service.generate_public_key(&f.admin, f.project).await,
         Err(Error::Conflict(_))
     ));
 }
@@ -456,20 +452,17 @@ pub async fn agent_keys_and_admin_tokens_are_looked_up_by_hash(store: Arc<dyn St
     let f = Fixture::new(store, None).await;
     let issued = f
         .service
-        .create_agent_key(Some(&f.admin), f.project)
+        .create_agent_key(&f.admin, f.project)
         .await
         .unwrap();
     let agent = format!("Bearer {}", issued.key);
-    let listed = f
-        .service
-        .agent_keys(Some(&f.admin), f.project)
-        .await
-        .unwrap();
+    let agent_caller = Caller::from_authorization(Some(agent.as_bytes()));
+    let listed = f.service.agent_keys(&f.admin, f.project).await.unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].prefix, &issued.key[..12]);
     f.service
         .create_blog(
-            Some(&agent),
+            &agent_caller,
             f.project,
             NewBlog {
                 title: "By agent".into(),
@@ -481,17 +474,17 @@ pub async fn agent_keys_and_admin_tokens_are_looked_up_by_hash(store: Arc<dyn St
         .expect("agents may write blogs");
     assert!(matches!(
         f.service
-            .sitemap(PublicCredentials::new(Some(&agent), None), None)
+            .sitemap(&Caller::from_authorization(Some(&agent.as_bytes())), None)
             .await,
         Err(Error::Unauthorized(Unauthorized::AgentKeyOnPublicApi))
     ));
     f.service
-        .delete_agent_key(Some(&f.admin), f.project, issued.id)
+        .delete_agent_key(&f.admin, f.project, issued.id)
         .await
         .unwrap();
     assert!(matches!(
         f.service
-            .blogs(Some(&agent), f.project, None, RawListParams::default())
+            .blogs(&agent_caller, f.project, None, RawListParams::default())
             .await,
         Err(Error::Unauthorized(Unauthorized::UnknownToken))
     ));
@@ -504,7 +497,7 @@ pub async fn etag_changes_with_every_visible_change(store: Arc<dyn Store>) {
     let other = f.another(None).await;
     f.published("a", "A", "<p>[INTERNAL:b]</p>").await;
     let e1 = etag_of(&f).await;
-    let again = f.service.get_blog(f.key(), "a", Some(&e1)).await.unwrap();
+    let again = f.service.get_blog(&f.key(), "a", Some(&e1)).await.unwrap();
     assert!(matches!(again, Conditional::NotModified { .. }));
     other.published("x", "X", "").await;
     assert_eq!(
@@ -517,7 +510,7 @@ pub async fn etag_changes_with_every_visible_change(store: Arc<dyn Store>) {
     assert_ne!(e2, e1, "publishing the link target changes resolved links");
     f.service
         .update_project(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             ProjectUpdate {
                 site_url: Some(Some("https://new.example".into())),
@@ -535,7 +528,7 @@ pub async fn etag_changes_with_every_visible_change(store: Arc<dyn Store>) {
 
 async fn etag_of(f: &Fixture) -> String {
     f.service
-        .get_blog(f.key(), "a", None)
+        .get_blog(&f.key(), "a", None)
         .await
         .unwrap()
         .etag()
@@ -547,7 +540,7 @@ pub async fn bad_key_is_401_never_304(store: Arc<dyn Store>) {
     let f = Fixture::new(store, None).await;
     let etag = f
         .service
-        .sitemap(f.key(), None)
+        .sitemap(&f.key(), None)
         .await
         .unwrap()
         .etag()
@@ -555,7 +548,7 @@ pub async fn bad_key_is_401_never_304(store: Arc<dyn Store>) {
     let bogus = "pk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
     let err = f
         .service
-        .sitemap(PublicCredentials::new(None, Some(bogus)), Some(&etag))
+        .sitemap(&Caller::public(bogus), Some(&etag))
         .await
         .unwrap_err();
     assert!(matches!(err, Error::Unauthorized(_)));
@@ -578,7 +571,7 @@ pub async fn unicode_round_trips_in_every_text_field(store: Arc<dyn Store>) {
         })
         .await;
     f.publish(&b, None).await;
-    let got = fresh(f.service.get_blog(f.key(), "unicode", None).await.unwrap());
+    let got = fresh(f.service.get_blog(&f.key(), "unicode", None).await.unwrap());
     assert_eq!(got.title, "Ünïcödé 日本語 🚀");
     assert_eq!(got.content, "<p>Ελληνικά — עברית — 中文 🚀</p>");
     assert_eq!(got.excerpt, "Résumé ✓");
@@ -592,7 +585,7 @@ pub async fn unicode_round_trips_in_every_text_field(store: Arc<dyn Store>) {
     assert_eq!(got.tags, ["étiquette", "🏷"]);
     let managed = f
         .service
-        .blog(Some(&f.admin), f.project, blog_id(&b))
+        .blog(&f.admin, f.project, blog_id(&b))
         .await
         .unwrap();
     assert_eq!(managed.title, "Ünïcödé 日本語 🚀");
@@ -609,7 +602,7 @@ pub async fn largest_allowed_content_round_trips(store: Arc<dyn Store>) {
         crate::domain::blog::limits::CONTENT_MAX_BYTES
     );
     f.published("big", "Big", &content).await;
-    let got = fresh(f.service.get_blog(f.key(), "big", None).await.unwrap());
+    let got = fresh(f.service.get_blog(&f.key(), "big", None).await.unwrap());
     assert_eq!(got.content.len(), content.len());
     assert!(got.content == content);
 }
@@ -665,14 +658,14 @@ pub async fn management_list_filters_by_status(store: Arc<dyn Store>) {
     f.published("p1", "P1", "").await;
     let all = f
         .service
-        .blogs(Some(&f.admin), f.project, None, RawListParams::default())
+        .blogs(&f.admin, f.project, None, RawListParams::default())
         .await
         .unwrap();
     assert_eq!(all.total, 3);
     let drafts = f
         .service
         .blogs(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             Some(BlogStatus::Draft),
             RawListParams {
@@ -711,7 +704,7 @@ async fn category_total(f: &Fixture, category: &str) -> (u64, Vec<String>) {
 /// draft or an unpublished blog, and editing, do not.
 pub async fn delete_bumps_the_content_version_only_when_published(store: Arc<dyn Store>) {
     let f = Fixture::new(store, None).await;
-    let auth = Some(f.admin.as_str());
+    let auth = &f.admin;
     let draft = f.draft("draft", "Draft", "").await;
     let published = f.published("published", "Published", "").await;
     let v0 = content_version(&f).await;
@@ -795,7 +788,7 @@ pub async fn failed_changes_write_nothing(store: Arc<dyn Store>) {
     let err = f
         .service
         .edit_blog(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             id,
             BlogPatch {
@@ -812,7 +805,7 @@ pub async fn failed_changes_write_nothing(store: Arc<dyn Store>) {
     // The slug it holds is still its own: a rename to a free slug works.
     f.service
         .edit_blog(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             id,
             BlogPatch {
@@ -840,7 +833,7 @@ pub async fn failed_changes_write_nothing(store: Arc<dyn Store>) {
 /// publish after an unpublish keeps: not by id, nor by the newer `updated_at` they set.
 pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store>) {
     let f = Fixture::new(store, None).await;
-    let auth = Some(f.admin.as_str());
+    let auth = &f.admin;
     let b = f
         .draft_with(NewBlog {
             title: "B".into(),
@@ -927,7 +920,7 @@ pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store
 /// Deleting a blog frees its slugs; re-syncing a renamed blog frees its old published slug.
 pub async fn slugs_are_freed_by_delete_and_by_resync(store: Arc<dyn Store>) {
     let f = Fixture::new(store, None).await;
-    let auth = Some(f.admin.as_str());
+    let auth = &f.admin;
     let a = f.published("old-name", "A", "").await;
     f.service
         .edit_blog(
@@ -986,7 +979,7 @@ pub async fn concurrent_creates_with_one_slug_let_exactly_one_win(store: Arc<dyn
             tokio::spawn(async move {
                 f.service
                     .create_blog(
-                        Some(&f.admin),
+                        &f.admin,
                         f.project,
                         NewBlog {
                             title: format!("Racer {i}"),
@@ -1019,7 +1012,7 @@ pub async fn management_list_is_newest_created_first(store: Arc<dyn Store>) {
     f.draft("d", "d", "").await;
     let all = f
         .service
-        .blogs(Some(&f.admin), f.project, None, RawListParams::default())
+        .blogs(&f.admin, f.project, None, RawListParams::default())
         .await
         .unwrap();
     let got: Vec<_> = all.blogs.iter().map(|b| b.slug.as_str()).collect();
@@ -1031,7 +1024,7 @@ pub async fn management_list_is_newest_created_first(store: Arc<dyn Store>) {
     let page = f
         .service
         .blogs(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             None,
             RawListParams {
@@ -1054,7 +1047,7 @@ pub async fn concurrent_updates_of_different_project_fields_both_apply(store: Ar
         let name = format!("Renamed {round}");
         let url = format!("https://site{round}.example");
         let rename = f.service.update_project(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             ProjectUpdate {
                 name: Some(name.clone()),
@@ -1062,7 +1055,7 @@ pub async fn concurrent_updates_of_different_project_fields_both_apply(store: Ar
             },
         );
         let move_site = f.service.update_project(
-            Some(&f.admin),
+            &f.admin,
             f.project,
             ProjectUpdate {
                 site_url: Some(Some(url.clone())),
@@ -1075,7 +1068,7 @@ pub async fn concurrent_updates_of_different_project_fields_both_apply(store: Ar
             b.unwrap().site_url.map(|u| u.as_str().to_owned()),
             Some(url.clone())
         );
-        let project = f.service.project(Some(&f.admin), f.project).await.unwrap();
+        let project = f.service.project(&f.admin, f.project).await.unwrap();
         assert_eq!(
             (
                 project.name.as_str(),

@@ -9,7 +9,7 @@ pub mod receiver;
 
 use std::sync::Arc;
 
-use crate::auth::PublicCredentials;
+use crate::auth::Caller;
 use crate::clock::ManualClock;
 use crate::domain::{BlogId, ManagedBlog, NewBlog, OperatorToken, ProjectId, Timestamp};
 use crate::service::Service;
@@ -28,10 +28,10 @@ pub struct Fixture {
     pub project: ProjectId,
     /// Its public key.
     pub public_key: String,
-    /// `Bearer <admin token>` of the project.
-    pub admin: String,
-    /// `Bearer <operator token>`.
-    pub operator: String,
+    /// The project's admin, presenting its admin token.
+    pub admin: Caller,
+    /// The operator, presenting the operator token.
+    pub operator: Caller,
 }
 
 impl Fixture {
@@ -43,10 +43,10 @@ impl Fixture {
         let service = Service::new(store)
             .with_clock(clock.clone())
             .with_operator_token(OperatorToken::new(OPERATOR_TOKEN).expect("long enough"));
-        let operator = format!("Bearer {OPERATOR_TOKEN}");
+        let operator = Caller::token(OPERATOR_TOKEN);
         let project = service
             .create_project(
-                Some(&operator),
+                &operator,
                 "Test project".into(),
                 site_url.map(str::to_owned),
             )
@@ -61,7 +61,7 @@ impl Fixture {
         let project = self
             .service
             .create_project(
-                Some(&self.operator),
+                &self.operator,
                 "Other project".into(),
                 site_url.map(str::to_owned),
             )
@@ -72,15 +72,15 @@ impl Fixture {
     }
 
     async fn for_project(service: Service, clock: Arc<ManualClock>, project: ProjectId) -> Self {
-        let operator = format!("Bearer {OPERATOR_TOKEN}");
+        let operator = Caller::token(OPERATOR_TOKEN);
         let admin = service
-            .create_admin_token(Some(&operator), project)
+            .create_admin_token(&operator, project)
             .await
             .expect("admin token")
             .token;
-        let admin = format!("Bearer {admin}");
+        let admin = Caller::admin(admin);
         let public_key = service
-            .generate_public_key(Some(&admin), project)
+            .generate_public_key(&admin, project)
             .await
             .expect("public key")
             .key;
@@ -94,9 +94,9 @@ impl Fixture {
         }
     }
 
-    /// Public credentials with the project's key in the header.
-    pub fn key(&self) -> PublicCredentials<'_> {
-        PublicCredentials::new(None, Some(&self.public_key))
+    /// A public reader presenting the project's public key.
+    pub fn key(&self) -> Caller {
+        Caller::public(&self.public_key)
     }
 
     /// Creates a draft.
@@ -113,7 +113,7 @@ impl Fixture {
     /// Creates a draft from full input.
     pub async fn draft_with(&self, input: NewBlog) -> ManagedBlog {
         self.service
-            .create_blog(Some(&self.admin), self.project, input)
+            .create_blog(&self.admin, self.project, input)
             .await
             .expect("create blog")
     }
@@ -122,7 +122,7 @@ impl Fixture {
     pub async fn publish(&self, blog: &ManagedBlog, at: Option<&str>) -> ManagedBlog {
         self.service
             .publish_blog(
-                Some(&self.admin),
+                &self.admin,
                 self.project,
                 blog_id(blog),
                 at.map(|t| Timestamp::parse(t).expect("valid time")),

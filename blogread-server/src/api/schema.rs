@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use blogread_core::auth::Caller;
 use blogread_core::domain::Timestamp;
 use poem::{Request, RequestBody};
 use poem_openapi::registry::{
@@ -298,10 +299,13 @@ pub type PathId = Raw<IdDoc>;
 
 // ---- security ----
 
-fn header_value(req: &Request, name: &str) -> Option<String> {
-    req.headers()
-        .get(name)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+/// The caller of a request, from its `Authorization` header (the core decides what it means).
+fn caller(req: &Request) -> Caller {
+    Caller::from_authorization(
+        req.headers()
+            .get(poem::http::header::AUTHORIZATION)
+            .map(|v| v.as_bytes()),
+    )
 }
 
 fn query_value(req: &Request, name: &str) -> Option<String> {
@@ -318,23 +322,15 @@ pub const PUBLIC_KEY_QUERY: &str = "public_key_query";
 /// Scheme name: a management token in `Authorization: Bearer`.
 pub const MANAGEMENT_TOKEN: &str = "management_token";
 
-/// The public key as a request carries it: the raw `Authorization` header and the raw
-/// `api_key` query value. Core decides (the header, when present, is the only key considered).
+/// The caller of a public request: its `Authorization` header and its `api_key` query value.
+/// The core decides (the header, when present, is the only key considered).
 #[derive(Debug, Clone)]
-pub struct PublicAuth {
-    /// The `Authorization` header, as sent.
-    pub authorization: Option<String>,
-    /// The `api_key` query value, decoded.
-    pub api_key: Option<String>,
-}
+pub struct PublicAuth(pub Caller);
 
 impl PublicAuth {
-    /// As core takes them.
-    pub fn credentials(&self) -> blogread_core::auth::PublicCredentials<'_> {
-        blogread_core::auth::PublicCredentials::new(
-            self.authorization.as_deref(),
-            self.api_key.as_deref(),
-        )
+    /// The caller, as the core takes it.
+    pub fn credentials(&self) -> &Caller {
+        &self.0
     }
 }
 
@@ -385,21 +381,20 @@ impl<'a> ApiExtractor<'a> for PublicAuth {
         _body: &mut RequestBody,
         _param_opts: ExtractParamOptions<Self::ParamType>,
     ) -> poem::Result<Self> {
-        Ok(Self {
-            authorization: header_value(request, "authorization"),
-            api_key: query_value(request, "api_key"),
-        })
+        Ok(Self(
+            caller(request).with_api_key(query_value(request, "api_key").as_deref()),
+        ))
     }
 }
 
-/// A management credential as sent: the raw `Authorization` header.
+/// The caller of a management request: its `Authorization` header, as the core takes it.
 #[derive(Debug, Clone)]
-pub struct ManagementAuth(pub Option<String>);
+pub struct ManagementAuth(pub Caller);
 
 impl ManagementAuth {
-    /// As core takes it.
-    pub fn header(&self) -> Option<&str> {
-        self.0.as_deref()
+    /// The caller, as the core takes it.
+    pub fn header(&self) -> &Caller {
+        &self.0
     }
 }
 
@@ -435,7 +430,7 @@ impl<'a> ApiExtractor<'a> for ManagementAuth {
         _body: &mut RequestBody,
         _param_opts: ExtractParamOptions<Self::ParamType>,
     ) -> poem::Result<Self> {
-        Ok(Self(header_value(request, "authorization")))
+        Ok(Self(caller(request)))
     }
 }
 

@@ -325,9 +325,7 @@ async fn zola_export_parses_removes_unpublished_and_keeps_user_files() {
 #[tokio::test]
 async fn static_site_over_the_demo_content_has_no_broken_internal_link() {
     let app = spawn_app().await;
-    let demo = blogread_server::demo::seed(&app.service, &app.operator())
-        .await
-        .unwrap();
+    let demo = blogread_server::demo::seed(&app.service).await.unwrap();
     let site_url = blogread_server::demo::DEMO_SITE_URL;
     let client = Client::new(&app.base, &demo.public_key).unwrap();
     let out = tempdir("site");

@@ -137,7 +137,7 @@ fn shell_words(line: &str) -> Vec<String> {
 #[tokio::test]
 async fn the_demo_prints_curl_commands_that_work_as_printed() {
     let app = spawn_app().await;
-    let demo = blogread_server::demo::seed(&app.service, &app.operator())
+    let demo = blogread_server::demo::seed(&app.service)
         .await
         .expect("seed");
     assert!(demo.published.len() >= 20, "about 25 posts, most published");
