@@ -214,7 +214,7 @@ mod tests {
         assert_eq!(seeded.keys.len(), 2);
         let creds = &Caller::public(&seeded.keys[0]);
         let list = service
-            .list_blogs(creds, Default::default(), None)
+            .list_blogs(creds, blogread_core::read::ListParams::new(), None)
             .await
             .unwrap()
             .into_value()

@@ -56,7 +56,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .await?;
         if publish {
             service
-                .publish_blog(auth, project.id, blog.id.parse()?, None)
+                .publish_blog(auth, project.id, blog.id, None)
                 .await?;
         }
     }
@@ -66,7 +66,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .list_blogs(
             creds,
             RawListParams {
-                include_content: Some("true"),
+                include_content: Some("true".to_owned()),
                 ..Default::default()
             },
             None,

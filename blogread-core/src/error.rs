@@ -162,12 +162,52 @@ pub enum Error {
     /// The storage backend failed (500). The cause is for logs, never for responses.
     #[error("storage failure")]
     Storage(#[source] Box<dyn StdError + Send + Sync>),
+    /// The program is configured wrongly: an unsupported database URL, a backend this build
+    /// lacks (500 if it ever reaches a request; normally it stops the program at start).
+    #[error("{0}")]
+    Config(String),
 }
 
 impl Error {
     /// Wraps a backend failure.
     pub fn storage(err: impl StdError + Send + Sync + 'static) -> Self {
         Error::Storage(Box::new(err))
+    }
+
+    /// The HTTP status this error answers with, so that any HTTP adapter maps errors in one
+    /// line: 400, 401, 403, 404, 409, 422, 503 (the database is busy or unreachable), 507
+    /// (the disk is full) or 500 (storage failure, configuration).
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Error::BadRequest(_) => 400,
+            Error::Unauthorized(_) => 401,
+            Error::Forbidden(_) => 403,
+            Error::NotFound(_) => 404,
+            Error::Conflict(_) => 409,
+            Error::Invalid(_) => 422,
+            Error::Unavailable(Unavailable::DiskFull) => 507,
+            Error::Unavailable(Unavailable::Busy | Unavailable::Unreachable) => 503,
+            Error::Storage(_) | Error::Config(_) => 500,
+        }
+    }
+
+    /// What a response may say about this error: its message, except for a 500, whose cause
+    /// is for logs only (log it with [`error_chain`]) and whose detail is generic.
+    pub fn public_detail(&self) -> String {
+        match self {
+            Error::Storage(_) | Error::Config(_) => {
+                "internal error: the server could not complete the request".to_owned()
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// Seconds a client should wait before trying again (`Retry-After`), when worth saying.
+    pub fn retry_after_seconds(&self) -> Option<u32> {
+        match self {
+            Error::Unavailable(fault) => fault.retry_after_seconds(),
+            _ => None,
+        }
     }
 }
 

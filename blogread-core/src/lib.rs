@@ -73,7 +73,7 @@
 //!     ..Default::default()
 //! };
 //! let blog = service.create_blog(&me, project.id, draft).await?;
-//! service.publish_blog(&me, project.id, blog.id.parse()?, None).await?;
+//! service.publish_blog(&me, project.id, blog.id, None).await?;
 //!
 //! // What a static site fetches at build time, with the project's public key:
 //! let list = service
@@ -102,6 +102,9 @@ pub mod service;
 pub mod store;
 pub mod word_count;
 
+/// The byte buffer the `*_json` reads return (shared, cheaply cloned), re-exported so that an
+/// embedding program needs no `bytes` dependency of its own.
+pub use bytes::Bytes;
 pub use error::{Error, Result};
 pub use service::Service;
 

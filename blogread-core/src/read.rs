@@ -23,17 +23,53 @@ pub const SITEMAP_CAP: u32 = 5000;
 /// Largest offset applied (what SQL backends can express); larger values are clamped to it.
 pub const MAX_OFFSET: u64 = i64::MAX as u64;
 
-/// The list endpoint's query parameters as received (absent or raw text).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct RawListParams<'a> {
+/// The list endpoint's query parameters as received (absent or raw text), for HTTP adapters:
+/// deserialise it from the query string with the framework's extractor and pass it on; the
+/// core parses and clamps it ([`ListParams::parse`]) after checking the key. A program that
+/// knows its values uses [`ListParams`] instead.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct RawListParams {
     /// `limit`.
-    pub limit: Option<&'a str>,
+    pub limit: Option<String>,
     /// `offset`.
-    pub offset: Option<&'a str>,
+    pub offset: Option<String>,
     /// `category`.
-    pub category: Option<&'a str>,
+    pub category: Option<String>,
     /// `include_content`.
-    pub include_content: Option<&'a str>,
+    pub include_content: Option<String>,
+}
+
+/// What a list call asks for: typed [`ListParams`], or [`RawListParams`] to parse (a bad
+/// value is 400, decided after the key is checked).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListRequest {
+    /// Parameters already typed and clamped.
+    Params(ListParams),
+    /// Query values as received.
+    Raw(RawListParams),
+}
+
+impl From<ListParams> for ListRequest {
+    fn from(params: ListParams) -> Self {
+        ListRequest::Params(params)
+    }
+}
+
+impl From<RawListParams> for ListRequest {
+    fn from(raw: RawListParams) -> Self {
+        ListRequest::Raw(raw)
+    }
+}
+
+impl ListRequest {
+    /// The parameters applied.
+    pub fn into_params(self) -> Result<ListParams> {
+        match self {
+            ListRequest::Params(params) => Ok(params),
+            ListRequest::Raw(raw) => ListParams::parse(&raw),
+        }
+    }
 }
 
 /// The list endpoint's parameters after parsing and clamping: the values applied and echoed.
@@ -60,27 +96,68 @@ impl Default for ListParams {
     }
 }
 
-fn present(v: Option<&str>) -> Option<&str> {
-    v.filter(|s| !s.is_empty())
+fn present(v: &Option<String>) -> Option<&str> {
+    v.as_deref().filter(|s| !s.is_empty())
 }
 
 impl ListParams {
+    /// The defaults: the first 50 blogs of every category, without bodies.
+    ///
+    /// ```
+    /// use blogread_core::read::ListParams;
+    /// let page = ListParams::new().limit(20).offset(40).category("news").with_content();
+    /// assert_eq!((page.limit, page.offset, page.include_content), (20, 40, true));
+    /// assert_eq!(ListParams::new().limit(1000).limit, 100, "clamped as the query's would be");
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The page size, clamped to 1..=100 as a query's `limit` is.
+    #[must_use]
+    pub fn limit(mut self, limit: u32) -> Self {
+        self.limit = limit.clamp(1, MAX_LIMIT);
+        self
+    }
+
+    /// Blogs to skip, clamped to [`MAX_OFFSET`].
+    #[must_use]
+    pub fn offset(mut self, offset: u64) -> Self {
+        self.offset = offset.min(MAX_OFFSET);
+        self
+    }
+
+    /// Only blogs of this category (compared case-insensitively); an empty name is no filter.
+    #[must_use]
+    pub fn category(mut self, category: impl Into<String>) -> Self {
+        let category = category.into();
+        self.category = (!category.is_empty()).then_some(category);
+        self
+    }
+
+    /// Include each blog's body, links resolved.
+    #[must_use]
+    pub fn with_content(mut self) -> Self {
+        self.include_content = true;
+        self
+    }
+
     /// Parses raw values: an empty value counts as absent; an integer is any run of ASCII
     /// digits with an optional leading `-`, however large, and is clamped into range;
     /// `include_content` is `true`/`false`/`1`/`0`, case-insensitive. Anything else is 400.
-    pub fn parse(raw: RawListParams<'_>) -> Result<Self> {
-        let limit = match present(raw.limit) {
+    pub fn parse(raw: &RawListParams) -> Result<Self> {
+        let limit = match present(&raw.limit) {
             None => DEFAULT_LIMIT,
             Some(v) => {
                 let n = parse_integer("limit", v)?;
                 n.clamp(1, i128::from(MAX_LIMIT)) as u32
             }
         };
-        let offset = match present(raw.offset) {
+        let offset = match present(&raw.offset) {
             None => 0,
             Some(v) => parse_integer("offset", v)?.clamp(0, i128::from(MAX_OFFSET)) as u64,
         };
-        let include_content = match present(raw.include_content) {
+        let include_content = match present(&raw.include_content) {
             None => false,
             Some(v) if v.eq_ignore_ascii_case("true") || v == "1" => true,
             Some(v) if v.eq_ignore_ascii_case("false") || v == "0" => false,
@@ -94,7 +171,7 @@ impl ListParams {
         Ok(Self {
             limit,
             offset,
-            category: present(raw.category).map(str::to_owned),
+            category: present(&raw.category).map(str::to_owned),
             include_content,
         })
     }
@@ -233,9 +310,9 @@ impl Service {
         authenticate_public(self.store(), caller).await
     }
 
-    async fn plan_list(&self, caller: &Caller, raw: RawListParams<'_>) -> Result<ListPlan> {
+    async fn plan_list(&self, caller: &Caller, request: impl Into<ListRequest>) -> Result<ListPlan> {
         let project = authenticate_public(self.store(), caller).await?;
-        let params = ListParams::parse(raw)?;
+        let params = request.into().into_params()?;
         let category = params.category.as_deref().map(category_key);
         let limit = params.limit.to_string();
         let offset = params.offset.to_string();
@@ -292,10 +369,10 @@ impl Service {
     pub async fn list_blogs(
         &self,
         caller: &Caller,
-        raw: RawListParams<'_>,
+        request: impl Into<ListRequest>,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<BlogList>> {
-        let plan = self.plan_list(caller, raw).await?;
+        let plan = self.plan_list(caller, request).await?;
         if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
             return Ok(not_modified);
         }
@@ -311,10 +388,10 @@ impl Service {
     pub async fn list_blogs_json(
         &self,
         caller: &Caller,
-        raw: RawListParams<'_>,
+        request: impl Into<ListRequest>,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Bytes>> {
-        let plan = self.plan_list(caller, raw).await?;
+        let plan = self.plan_list(caller, request).await?;
         if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
             return Ok(not_modified);
         }
@@ -330,7 +407,10 @@ impl Service {
         })
     }
 
-    /// SPEC.md 4.2: one published blog by slug, links resolved, words counted.
+    /// One published blog by slug, links resolved, words counted.
+    ///
+    /// A slug that names no published blog is [`NotFound`] (404) even when `if_none_match`
+    /// holds the current ETag: a 304 is only ever given for something that exists.
     pub async fn get_blog(
         &self,
         caller: &Caller,
@@ -399,7 +479,7 @@ impl Service {
         resolve_in_place(&mut content, &ctx);
         let words = word_count(&content);
         Ok(BlogDetail {
-            id: blog.id.to_string(),
+            id: blog.id,
             title: blog.title,
             slug: blog.slug,
             excerpt: blog.excerpt,
@@ -490,7 +570,7 @@ fn resolve_in_place(content: &mut String, ctx: &LinkContext) {
 
 fn list_item(b: PublishedBlog) -> BlogListItem {
     BlogListItem {
-        id: b.id.to_string(),
+        id: b.id,
         title: b.title,
         slug: b.slug,
         excerpt: b.excerpt,
@@ -527,9 +607,9 @@ mod tests {
     }
 
     fn parse(limit: Option<&str>, offset: Option<&str>) -> Result<ListParams> {
-        ListParams::parse(RawListParams {
-            limit,
-            offset,
+        ListParams::parse(&RawListParams {
+            limit: limit.map(str::to_owned),
+            offset: offset.map(str::to_owned),
             ..Default::default()
         })
     }
@@ -596,16 +676,16 @@ mod tests {
             ("False", false),
             ("0", false),
         ] {
-            let p = ListParams::parse(RawListParams {
-                include_content: Some(v),
+            let p = ListParams::parse(&RawListParams {
+                include_content: Some(v.to_owned()),
                 ..Default::default()
             })
             .unwrap();
             assert_eq!(p.include_content, want, "{v}");
         }
         assert!(
-            ListParams::parse(RawListParams {
-                include_content: Some("yes"),
+            ListParams::parse(&RawListParams {
+                include_content: Some("yes".to_owned()),
                 ..Default::default()
             })
             .is_err()
@@ -614,8 +694,8 @@ mod tests {
 
     #[test]
     fn empty_category_means_no_filter() {
-        let p = ListParams::parse(RawListParams {
-            category: Some(""),
+        let p = ListParams::parse(&RawListParams {
+            category: Some("".to_owned()),
             ..Default::default()
         })
         .unwrap();

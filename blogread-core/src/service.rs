@@ -565,12 +565,12 @@ impl Service {
         caller: &Caller,
         project: ProjectId,
         status: Option<BlogStatus>,
-        raw: crate::read::RawListParams<'_>,
+        request: impl Into<crate::read::ListRequest>,
     ) -> Result<ManagedBlogList> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
         self.existing_project(project).await?;
-        let params = crate::read::ListParams::parse(raw)?;
+        let params = request.into().into_params()?;
         let page = self
             .store
             .blogs(project, status, params.limit, params.offset)

@@ -17,9 +17,9 @@ use blogread_core::testing::{Fixture, OPERATOR_TOKEN, blog_id};
 const SITE: &str = "https://www.example.com";
 const LINKS_TO_B: &str = r#"<p>See <a href="[INTERNAL:b]">the other post</a> now.</p>"#;
 
-fn with_content() -> RawListParams<'static> {
+fn with_content() -> RawListParams {
     RawListParams {
-        include_content: Some("true"),
+        include_content: Some("true".to_owned()),
         ..Default::default()
     }
 }

@@ -217,7 +217,7 @@ pub async fn open_store(url: &str) -> Result<Arc<dyn Store>, String> {
     blogread_core::store::open_store(url)
         .await
         .map_err(|e| match e {
-            blogread_core::Error::BadRequest(message) => message,
+            blogread_core::Error::Config(message) => message,
             blogread_core::Error::Storage(cause) => {
                 format!("cannot open the database {}: {cause}", redact_url(url))
             }

@@ -295,10 +295,7 @@ pub async fn seed(service: &Service) -> blogread_core::Result<DemoProject> {
             tags: Some(post.tags.iter().map(|t| (*t).to_owned()).collect()),
         };
         let blog = service.create_blog(auth, project, input).await?;
-        let id: BlogId = blog
-            .id
-            .parse()
-            .map_err(|e| blogread_core::Error::BadRequest(format!("{e}")))?;
+        let id = blog.id;
         if i >= FIRST_DRAFT {
             draft.get_or_insert((id, post.slug.to_owned()));
             continue;

@@ -11,7 +11,6 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use blogread_core::Error as CoreError;
-use blogread_core::error::Unavailable;
 pub(crate) use blogread_core::error::error_chain;
 use poem::http::{HeaderValue, Method, StatusCode, header};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
@@ -177,26 +176,16 @@ fn describe_status(status: StatusCode, message: &str) -> String {
 
 impl From<CoreError> for ApiError {
     fn from(err: CoreError) -> Self {
-        let status = match &err {
-            CoreError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            CoreError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
-            CoreError::NotFound(_) => StatusCode::NOT_FOUND,
-            CoreError::Conflict(_) => StatusCode::CONFLICT,
-            CoreError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            CoreError::Unavailable(fault) => {
-                // Logged by the store, once per episode.
-                let status = match fault {
-                    Unavailable::DiskFull => StatusCode::INSUFFICIENT_STORAGE,
-                    _ => StatusCode::SERVICE_UNAVAILABLE,
-                };
-                let mut api = Self::new(status, fault.to_string());
-                api.retry_after = fault.retry_after_seconds();
-                return api;
-            }
-            _ => return Self::internal(&err),
-        };
-        Self::new(status, err.to_string())
+        let status = StatusCode::from_u16(err.http_status())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        // A 500's cause goes to the log with the request id, never to the client. (An
+        // unavailable database is logged by the store, once per episode.)
+        if status == StatusCode::INTERNAL_SERVER_ERROR {
+            return Self::internal(&err);
+        }
+        let mut api = Self::new(status, err.public_detail());
+        api.retry_after = err.retry_after_seconds();
+        api
     }
 }
 

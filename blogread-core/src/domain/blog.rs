@@ -460,7 +460,7 @@ impl Blog {
 #[non_exhaustive]
 pub struct ManagedBlog {
     /// Id.
-    pub id: String,
+    pub id: BlogId,
     /// Title (working copy).
     pub title: String,
     /// Slug (working copy).
@@ -493,7 +493,7 @@ impl From<&Blog> for ManagedBlog {
     fn from(b: &Blog) -> Self {
         let w = &b.working;
         ManagedBlog {
-            id: b.id.to_string(),
+            id: b.id,
             title: w.title.clone(),
             slug: w.slug.to_string(),
             content: w.content.clone(),

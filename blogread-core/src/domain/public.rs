@@ -40,7 +40,7 @@ pub struct PublishedBlog {
 #[non_exhaustive]
 pub struct BlogListItem {
     /// Identifier of the blog.
-    pub id: String,
+    pub id: BlogId,
     /// Title.
     pub title: String,
     /// Slug, unique within the project.
@@ -70,7 +70,7 @@ pub struct BlogListItem {
 #[non_exhaustive]
 pub struct BlogDetail {
     /// Identifier of the blog.
-    pub id: String,
+    pub id: BlogId,
     /// Title.
     pub title: String,
     /// Slug.

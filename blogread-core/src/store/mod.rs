@@ -57,7 +57,7 @@ pub async fn open_store(url: &str) -> Result<Arc<dyn Store>> {
         Some("sqlite") => Err(missing_feature("sqlite")),
         #[cfg(not(feature = "postgres"))]
         Some("postgres" | "postgresql") => Err(missing_feature("postgres")),
-        _ => Err(crate::Error::BadRequest(format!(
+        _ => Err(crate::Error::Config(format!(
             "unsupported database URL `{}`: use sqlite://PATH or postgres://USER@HOST/DATABASE",
             redact_database_url(url)
         ))),
@@ -69,7 +69,7 @@ pub async fn open_store(url: &str) -> Result<Arc<dyn Store>> {
     not(all(feature = "sqlite", feature = "postgres"))
 ))]
 fn missing_feature(feature: &str) -> crate::Error {
-    crate::Error::BadRequest(format!(
+    crate::Error::Config(format!(
         "this database URL needs blogread-core's `{feature}` feature, which this build lacks"
     ))
 }

@@ -211,7 +211,7 @@ impl ManagedRow {
     /// The management view of the row.
     pub(crate) fn into_managed(self) -> Result<ManagedBlog> {
         Ok(ManagedBlog {
-            id: self.id.0.to_string(),
+            id: BlogId::from_uuid(self.id.0),
             title: self.title,
             slug: self.slug,
             content: self.content,

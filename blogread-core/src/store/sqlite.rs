@@ -318,7 +318,7 @@ mod tests {
         .unwrap();
         let list = f
             .service
-            .blogs(&f.admin, f.project, None, Default::default())
+            .blogs(&f.admin, f.project, None, crate::read::ListParams::new())
             .await
             .expect("the list reads the working copy only");
         assert_eq!(list.blogs.len(), 1);

@@ -20,7 +20,7 @@ fn fresh<T>(c: Conditional<T>) -> T {
     c.into_value().expect("a fresh response")
 }
 
-async fn list(f: &Fixture, raw: RawListParams<'_>) -> crate::domain::BlogList {
+async fn list(f: &Fixture, raw: RawListParams) -> crate::domain::BlogList {
     fresh(
         f.service
             .list_blogs(&f.key(), raw, None)
@@ -67,8 +67,8 @@ pub async fn paging_under_equal_published_at_never_repeats_or_skips(store: Arc<d
         let page = list(
             &f,
             RawListParams {
-                limit: Some("7"),
-                offset: Some(&offset),
+                limit: Some("7".to_owned()),
+                offset: Some(offset.clone()),
                 ..Default::default()
             },
         )
@@ -92,8 +92,8 @@ pub async fn limit_and_offset_echo_the_applied_values(store: Arc<dyn Store>) {
     let l = list(
         &f,
         RawListParams {
-            limit: Some("1000"),
-            offset: Some("-3"),
+            limit: Some("1000".to_owned()),
+            offset: Some("-3".to_owned()),
             ..Default::default()
         },
     )
@@ -102,7 +102,7 @@ pub async fn limit_and_offset_echo_the_applied_values(store: Arc<dyn Store>) {
     let l = list(
         &f,
         RawListParams {
-            offset: Some("5"),
+            offset: Some("5".to_owned()),
             ..Default::default()
         },
     )
@@ -133,8 +133,8 @@ pub async fn category_filter_is_case_insensitive_with_filtered_total(store: Arc<
     let l = list(
         &f,
         RawListParams {
-            category: Some("RUST"),
-            limit: Some("1"),
+            category: Some("RUST".to_owned()),
+            limit: Some("1".to_owned()),
             ..Default::default()
         },
     )
@@ -144,7 +144,7 @@ pub async fn category_filter_is_case_insensitive_with_filtered_total(store: Arc<
     let l = list(
         &f,
         RawListParams {
-            category: Some("üNÏCODE"),
+            category: Some("üNÏCODE".to_owned()),
             ..Default::default()
         },
     )
@@ -153,7 +153,7 @@ pub async fn category_filter_is_case_insensitive_with_filtered_total(store: Arc<
     let l = list(
         &f,
         RawListParams {
-            category: Some("Rus"),
+            category: Some("Rus".to_owned()),
             ..Default::default()
         },
     )
@@ -174,7 +174,7 @@ pub async fn include_content_adds_resolved_bodies(store: Arc<dyn Store>) {
     let l = list(
         &f,
         RawListParams {
-            include_content: Some("true"),
+            include_content: Some("true".to_owned()),
             ..Default::default()
         },
     )
@@ -669,7 +669,7 @@ pub async fn management_list_filters_by_status(store: Arc<dyn Store>) {
             f.project,
             Some(BlogStatus::Draft),
             RawListParams {
-                limit: Some("1"),
+                limit: Some("1".to_owned()),
                 ..Default::default()
             },
         )
@@ -692,7 +692,7 @@ async fn category_total(f: &Fixture, category: &str) -> (u64, Vec<String>) {
     let l = list(
         f,
         RawListParams {
-            category: Some(category),
+            category: Some(category.to_owned()),
             ..Default::default()
         },
     )
@@ -1028,8 +1028,8 @@ pub async fn management_list_is_newest_created_first(store: Arc<dyn Store>) {
             f.project,
             None,
             RawListParams {
-                limit: Some("2"),
-                offset: Some("3"),
+                limit: Some("2".to_owned()),
+                offset: Some("3".to_owned()),
                 ..Default::default()
             },
         )

@@ -80,7 +80,7 @@ pub struct ManagedBlog {
 impl From<domain::ManagedBlog> for ManagedBlog {
     fn from(b: domain::ManagedBlog) -> Self {
         Self {
-            id: b.id,
+            id: b.id.to_string(),
             title: b.title,
             slug: b.slug,
             content: b.content,
@@ -318,8 +318,8 @@ impl BlogsApi {
             Err(e) => return e.into(),
         };
         let params = RawListParams {
-            limit: raw(&limit),
-            offset: raw(&offset),
+            limit: raw(&limit).map(str::to_owned),
+            offset: raw(&offset).map(str::to_owned),
             ..Default::default()
         };
         match self.service.blogs(auth.header(), id, status, params).await {

@@ -52,7 +52,7 @@ pub struct BlogListItem {
 impl From<domain::BlogListItem> for BlogListItem {
     fn from(b: domain::BlogListItem) -> Self {
         Self {
-            id: b.id,
+            id: b.id.to_string(),
             title: b.title,
             slug: b.slug,
             excerpt: b.excerpt,
@@ -123,7 +123,7 @@ pub struct BlogDetail {
 impl From<domain::BlogDetail> for BlogDetail {
     fn from(b: domain::BlogDetail) -> Self {
         Self {
-            id: b.id,
+            id: b.id.to_string(),
             title: b.title,
             slug: b.slug,
             excerpt: b.excerpt,
@@ -342,10 +342,10 @@ impl PublicApi {
         if_none_match: Header<Option<String>>,
     ) -> Reply<Fresh<BlogList>, error::PublicList> {
         let params = RawListParams {
-            limit: raw(&limit),
-            offset: raw(&offset),
-            category: category.as_deref(),
-            include_content: raw(&include_content),
+            limit: raw(&limit).map(str::to_owned),
+            offset: raw(&offset).map(str::to_owned),
+            category: category.0.clone(),
+            include_content: raw(&include_content).map(str::to_owned),
         };
         match self
             .service
