@@ -12,6 +12,15 @@
 //! Files whose text did not change are not rewritten, so their modification times stay and
 //! generators that rebuild incrementally see no change.
 //!
+//! # What the manifest may list
+//!
+//! A manifest is often committed, so the export does not take its word for where files are.
+//! Every entry must be exactly a file some format writes: `<slug>.md`, `<slug>.html` or
+//! `<slug>/index.html`, with a slug of lower-case letters, digits and single hyphens
+//! ([`is_export_file`]). Any other entry (absolute, with `.` or `..`, a backslash, empty,
+//! nested deeper, another extension) stops the export with an error naming the manifest and
+//! the entry, before any folder is made, any file written or removed, or the API asked.
+//!
 //! # The state folder
 //!
 //! [`ExportOptions::state_dir`] (default [`DEFAULT_STATE_DIR`], `.blogread` in the current
@@ -55,7 +64,7 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-pub use manifest::{Manifest, ManifestError, is_safe_relative};
+pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
 pub use render::render;
 pub use state::{DEFAULT_STATE_DIR, LEGACY_CACHE_FILE, LEGACY_MANIFEST_FILE};
 
@@ -200,8 +209,9 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
     }
 }
 
-/// A slug as DECISIONS.md 1 defines it (lower-case letters, digits and single hyphens), so a
-/// file name made from it stays inside the output folder whatever the server sent.
+/// A slug as the server defines it (lower-case ASCII letters and digits in groups joined by
+/// single hyphens, at most 200 bytes), so a file name made from it stays inside the output
+/// folder whatever the server sent.
 fn is_valid_slug(slug: &str) -> bool {
     !slug.is_empty()
         && slug.len() <= 200
@@ -213,29 +223,61 @@ fn is_valid_slug(slug: &str) -> bool {
         })
 }
 
-/// Reads the manifest at `manifest_path`, first moving into it the manifest an earlier export
-/// left in the output folder `out`, and removes the earlier export's cache file there.
-fn load_migrating(
+/// The manifests an export starts from, all read (and checked) before anything is written.
+struct Loaded {
+    /// The state folder's manifest.
+    manifest: Manifest,
+    /// The manifest an earlier export left in the output folder, if any.
+    legacy: Option<Manifest>,
+    /// Whether the cache file an earlier export left in the output folder is there.
+    legacy_cache: bool,
+}
+
+/// Reads the manifest at `manifest_path` and the one an earlier export may have left in the
+/// output folder `out`. Writes nothing.
+fn load(out: &Path, manifest_path: &Path) -> Result<Loaded, ExportError> {
+    let manifest = Manifest::load(manifest_path)?;
+    let legacy_path = out.join(LEGACY_MANIFEST_FILE);
+    // An invalid one is an error: its files would no longer be known as the export's own.
+    let legacy = if legacy_path.is_file() {
+        Some(Manifest::load(&legacy_path)?)
+    } else {
+        None
+    };
+    let legacy_cache = out.join(LEGACY_CACHE_FILE).is_file();
+    Ok(Loaded {
+        manifest,
+        legacy,
+        legacy_cache,
+    })
+}
+
+/// Moves into the manifest at `manifest_path` the manifest an earlier export left in the
+/// output folder `out`, and removes the earlier export's files there.
+fn migrate(
     out: &Path,
     manifest_path: &Path,
+    loaded: Loaded,
     migrated: &mut Vec<String>,
 ) -> Result<Manifest, ExportError> {
-    let mut manifest = Manifest::load(manifest_path)?;
-    let legacy = out.join(LEGACY_MANIFEST_FILE);
-    if legacy.is_file() {
-        // An invalid one is an error: its files would no longer be known as the export's own.
-        let earlier = Manifest::load(&legacy)?;
+    let Loaded {
+        mut manifest,
+        legacy,
+        legacy_cache,
+    } = loaded;
+    if let Some(earlier) = legacy {
         for (rel, slug) in earlier.files {
             manifest.files.entry(rel).or_insert(slug);
         }
         // Recorded in the state folder before the old file goes, so no file is ever unowned.
         manifest.save(manifest_path)?;
-        std::fs::remove_file(&legacy).map_err(io_err(&legacy))?;
+        let legacy_path = out.join(LEGACY_MANIFEST_FILE);
+        std::fs::remove_file(&legacy_path).map_err(io_err(&legacy_path))?;
         migrated.push(LEGACY_MANIFEST_FILE.to_owned());
     }
-    let legacy_cache = out.join(LEGACY_CACHE_FILE);
-    if legacy_cache.is_file() {
-        std::fs::remove_file(&legacy_cache).map_err(io_err(&legacy_cache))?;
+    if legacy_cache {
+        let path = out.join(LEGACY_CACHE_FILE);
+        std::fs::remove_file(&path).map_err(io_err(&path))?;
         migrated.push(LEGACY_CACHE_FILE.to_owned());
     }
     Ok(manifest)
@@ -256,11 +298,13 @@ pub async fn export(
             out: out.clone(),
         });
     }
+    let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;
+    // Every manifest is read and checked before the first folder is made.
+    let loaded = load(out, &manifest_path)?;
     std::fs::create_dir_all(out).map_err(io_err(out))?;
     std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
-    let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;
     let mut report = ExportReport::default();
-    let old = load_migrating(out, &manifest_path, &mut report.migrated)?;
+    let old = migrate(out, &manifest_path, loaded, &mut report.migrated)?;
 
     let summaries = client.all_blogs().await?;
     if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.slug)) {
@@ -302,7 +346,7 @@ pub async fn export(
             return Err(ExportError::UnsafeSlug(blog.slug));
         }
         let (rel, text) = render(options.format, &blog);
-        debug_assert!(is_safe_relative(&rel));
+        debug_assert!(is_export_file(&rel));
         if !old.owns(&rel) && out.join(&rel).exists() {
             report.conflicts.push(rel);
             continue;
