@@ -128,3 +128,162 @@ async fn a_bad_manifest_entry_stops_the_export_before_the_output_folder_is_made(
     assert!(!out.exists(), "no folder made");
     assert_eq!(stub.count(), 0, "not even the API was asked");
 }
+
+/// A site whose state folder exists and whose manifest lists `entries` (path, slug), and a
+/// folder outside the site holding `index.html` and `post.md`, which no export may touch.
+#[cfg(unix)]
+struct LinkedSite {
+    root: tempfile::TempDir,
+    outside: tempfile::TempDir,
+    options: ExportOptions,
+}
+
+#[cfg(unix)]
+impl LinkedSite {
+    fn new(format: Format, entries: &[(&str, &str)]) -> Self {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("index.html"), "outside").unwrap();
+        std::fs::write(outside.path().join("post.md"), "outside").unwrap();
+        let out = root.path().join("content/blog");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("notes.md"), "mine").unwrap();
+        let options = ExportOptions::new(&out, format).state_dir(root.path().join(".blogread"));
+        std::fs::create_dir_all(&options.state_dir).unwrap();
+        if !entries.is_empty() {
+            let files: serde_json::Map<String, serde_json::Value> = entries
+                .iter()
+                .map(|(rel, slug)| ((*rel).to_owned(), (*slug).into()))
+                .collect();
+            let manifest = serde_json::json!({"version": 1, "files": files});
+            std::fs::write(options.manifest_path().unwrap(), manifest.to_string()).unwrap();
+        }
+        Self {
+            root,
+            outside,
+            options,
+        }
+    }
+
+    fn out(&self) -> &Path {
+        &self.options.out
+    }
+
+    /// Makes `out/<name>` a symbolic link to `target` (relative to the outside folder).
+    fn link(&self, name: &str, target: &str) -> PathBuf {
+        let link = self.out().join(name);
+        std::os::unix::fs::symlink(self.outside.path().join(target), &link).unwrap();
+        link
+    }
+
+    /// Exports, expects a refusal naming `link`, and checks that nothing changed anywhere.
+    async fn assert_refused(&self, stub: &Stub, link: &Path) {
+        let before = (snapshot(self.root.path()), snapshot(self.outside.path()));
+        let err = export::export(&client(stub), &self.options, &mut |_, _| {})
+            .await
+            .expect_err("refused");
+        let message = err.to_string();
+        match &err {
+            ExportError::Symlink { link: l, .. } => assert_eq!(l, link, "{message}"),
+            other => panic!("not refused for the link: {other}"),
+        }
+        assert!(
+            message.contains(&link.display().to_string()),
+            "names the link: {message}"
+        );
+        assert!(
+            message.contains("replace the link"),
+            "says what to do: {message}"
+        );
+        let after = (snapshot(self.root.path()), snapshot(self.outside.path()));
+        assert_eq!(
+            after, before,
+            "nothing written or removed, inside or outside"
+        );
+        for name in ["index.html", "post.md"] {
+            let text = std::fs::read_to_string(self.outside.path().join(name)).unwrap();
+            assert_eq!(text, "outside", "{name} outside the site untouched");
+        }
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_committed_symlinked_folder_and_a_manifest_entry_through_it_are_refused() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    // blog-9 is no longer published: the export would remove outside/index.html.
+    let site = LinkedSite::new(Format::Html, &[("blog-9/index.html", "blog-9")]);
+    let link = site.link("blog-9", "");
+    site.assert_refused(&stub, &link).await;
+    assert_eq!(stub.count(), 0, "refused before the API was asked");
+
+    // blog-1 is published: the export would overwrite outside/index.html.
+    let site = LinkedSite::new(Format::Html, &[("blog-1/index.html", "blog-1")]);
+    let link = site.link("blog-1", "");
+    site.assert_refused(&stub, &link).await;
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_symlinked_post_file_is_refused_and_its_target_untouched() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    // Owned and published (would be rewritten), owned and unpublished (would be removed).
+    for (rel, slug) in [("blog-1.md", "blog-1"), ("blog-9.md", "blog-9")] {
+        let site = LinkedSite::new(Format::Zola, &[(rel, slug)]);
+        let link = site.link(rel, "post.md");
+        site.assert_refused(&stub, &link).await;
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_symlink_where_a_new_blog_would_go_is_refused_before_anything_is_written() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    // Not in the manifest: found once the blog list is read, still before any write.
+    let site = LinkedSite::new(Format::Html, &[("blog-9/index.html", "blog-9")]);
+    std::fs::create_dir_all(site.out().join("blog-9")).unwrap();
+    std::fs::write(site.out().join("blog-9/index.html"), "old").unwrap();
+    let link = site.link("blog-2", "");
+    site.assert_refused(&stub, &link).await;
+
+    let site = LinkedSite::new(Format::Zola, &[]);
+    let link = site.link("blog-1.md", "post.md");
+    site.assert_refused(&stub, &link).await;
+    assert!(!site.options.manifest_path().unwrap().exists());
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_earlier_exports_state_file_that_is_a_symlink_is_refused() {
+    let stub = start_stub(|_, req| serve(&[1], req)).await;
+    for name in [export::LEGACY_MANIFEST_FILE, export::LEGACY_CACHE_FILE] {
+        let site = LinkedSite::new(Format::Zola, &[]);
+        let link = site.link(name, "post.md");
+        site.assert_refused(&stub, &link).await;
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_output_folder_that_is_itself_a_symlink_is_exported_into() {
+    let published = std::sync::Arc::new(std::sync::Mutex::new(vec![2u64, 1]));
+    let p = published.clone();
+    let stub = start_stub(move |_, req| serve(&p.lock().unwrap(), req)).await;
+    let root = tempfile::tempdir().unwrap();
+    let real = tempfile::tempdir().unwrap();
+    let out = root.path().join("public-blog");
+    std::os::unix::fs::symlink(real.path(), &out).unwrap();
+    let options = ExportOptions::new(&out, Format::Html).state_dir(root.path().join(".blogread"));
+    let report = export::export(&client(&stub), &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.written, ["blog-1/index.html", "blog-2/index.html"]);
+    assert!(real.path().join("blog-1/index.html").is_file());
+    published.lock().unwrap().retain(|&i| i != 1);
+    let report = export::export(&client(&stub), &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.removed, ["blog-1/index.html"]);
+    assert!(!real.path().join("blog-1").exists());
+    assert!(out.symlink_metadata().unwrap().is_symlink(), "link kept");
+}

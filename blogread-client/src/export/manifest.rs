@@ -51,10 +51,12 @@ impl Manifest {
         }
     }
 
-    /// Reads the manifest file at `path`; none yet is an empty one. A manifest that does not
+    /// Reads the manifest file at `path`; none yet is an empty one. A symbolic link at `path`
+    /// is an error (the manifest is read and replaced only as a file). A manifest that does not
     /// parse, or lists any path other than a file an export writes (see [`is_export_file`]),
     /// is an error rather than a guess, so nothing is written or removed on its word.
     pub fn load(path: &Path) -> Result<Self, ManifestError> {
+        refuse_link(path)?;
         let path = path.to_owned();
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
@@ -80,8 +82,10 @@ impl Manifest {
         Ok(manifest)
     }
 
-    /// Writes the manifest to the file `path` atomically (its folder must exist).
+    /// Writes the manifest to the file `path` atomically (its folder must exist), through a
+    /// temporary file created exclusively. A symbolic link at `path` is an error.
     pub fn save(&self, path: &Path) -> Result<(), ManifestError> {
+        refuse_link(path)?;
         let path = path.to_owned();
         let mut json = serde_json::to_vec_pretty(self).expect("a manifest serialises");
         json.push(b'\n');
@@ -101,6 +105,20 @@ impl Manifest {
     /// Whether this manifest owns `path`.
     pub fn owns(&self, path: &str) -> bool {
         self.files.contains_key(path)
+    }
+}
+
+/// An error if `path` is a symbolic link: a manifest is read and written only as a file.
+fn refuse_link(path: &Path) -> Result<(), ManifestError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(ManifestError::Io {
+            path: path.to_owned(),
+            source: io::Error::other(
+                "is a symbolic link, and the export reads and replaces its manifest only as a \
+                 file; replace the link with a copy of the file it points to",
+            ),
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -281,5 +299,29 @@ mod tests {
                 "says what is allowed: {message}"
             );
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_manifest_that_is_a_symlink_is_neither_read_nor_replaced() {
+        let state = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("elsewhere.json");
+        let original = r#"{"version":1,"files":{"a.md":"a"}}"#;
+        std::fs::write(&target, original).unwrap();
+        let path = state.path().join("export.manifest.json");
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+
+        for err in [
+            Manifest::load(&path).expect_err("not read"),
+            Manifest::new().save(&path).expect_err("not replaced"),
+        ] {
+            let message = err.to_string();
+            assert!(matches!(err, ManifestError::Io { .. }), "{message}");
+            assert!(message.contains(&path.display().to_string()), "{message}");
+            assert!(message.contains("symbolic link"), "{message}");
+        }
+        assert!(path.symlink_metadata().unwrap().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), original);
     }
 }
