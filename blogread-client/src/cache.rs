@@ -9,7 +9,7 @@
 //! `blogread export` makes an unchanged rebuild cheap.
 
 use std::collections::{HashMap, HashSet};
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -178,24 +178,67 @@ impl EtagCache {
     }
 }
 
+/// How many fresh temporary names [`write_atomically`] tries before it gives up.
+const TEMP_ATTEMPTS: usize = 8;
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
 /// a reader never sees half a file.
+///
+/// The temporary file, `.<name>.<16 random hex digits>.tmp`, is created exclusively (as with
+/// `O_CREAT | O_EXCL`): whatever already has that name, a file or a symbolic link (dangling or
+/// not), is neither followed nor overwritten, and another random name is tried, up to eight.
+/// The rename then replaces `path` itself: a symbolic link there is replaced, never followed.
+/// On failure the temporary file (which this call created) is removed.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let suffixes = std::iter::repeat_with(|| format!("{:016x}", rand::random::<u64>()));
+    write_atomically_with(path, bytes, suffixes.take(TEMP_ATTEMPTS))
+}
+
+/// [`write_atomically`] with the temporary names' random parts given, for tests.
+fn write_atomically_with(
+    path: &Path,
+    bytes: &[u8],
+    suffixes: impl IntoIterator<Item = String>,
+) -> io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::other("path has no file name"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".tmp{}", std::process::id()));
-    let tmp = match dir {
-        Some(d) => d.join(tmp_name),
-        None => tmp_name.into(),
-    };
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    for suffix in suffixes {
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".{suffix}.tmp"));
+        let tmp = match dir {
+            Some(d) => d.join(tmp_name),
+            None => tmp_name.into(),
+        };
+        let mut file = match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        // The file is ours from here: remove it if anything fails.
+        let written = file.write_all(bytes);
+        drop(file);
+        let result = written.and_then(|()| std::fs::rename(&tmp, path));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        return result;
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!(
+            "could not create a temporary file next to {}: every name tried was taken; remove \
+             leftover `.{}.*.tmp` files there",
+            path.display(),
+            name.to_string_lossy()
+        ),
+    ))
 }
 
 #[cfg(test)]
@@ -247,5 +290,56 @@ mod tests {
         assert!(EtagCache::load(&path).unwrap().is_empty());
         assert!(EtagCache::load(dir.join("missing")).unwrap().is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_at_the_temporary_name_is_not_followed() {
+        let site = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, "secret").unwrap();
+        let dangling = outside.path().join("created-through-the-link");
+        let path = site.path().join("post.md");
+        // One link to an existing file, one dangling: each would be followed by a plain write.
+        let planted_existing = site.path().join(".post.md.first.tmp");
+        let planted_dangling = site.path().join(".post.md.second.tmp");
+        std::os::unix::fs::symlink(&victim, &planted_existing).unwrap();
+        std::os::unix::fs::symlink(&dangling, &planted_dangling).unwrap();
+
+        let suffixes = ["first", "second", "third"].map(String::from);
+        write_atomically_with(&path, b"new text", suffixes).unwrap();
+
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new text");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "secret");
+        assert!(
+            !dangling.exists(),
+            "nothing created through the dangling link"
+        );
+        assert_eq!(std::fs::read_link(&planted_existing).unwrap(), victim);
+        assert_eq!(std::fs::read_link(&planted_dangling).unwrap(), dangling);
+        assert!(
+            !site.path().join(".post.md.third.tmp").exists(),
+            "renamed away"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn when_every_temporary_name_is_taken_the_write_fails_and_says_where() {
+        let site = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, "secret").unwrap();
+        let path = site.path().join("post.md");
+        std::os::unix::fs::symlink(&victim, site.path().join(".post.md.only.tmp")).unwrap();
+
+        let err = write_atomically_with(&path, b"new text", ["only".to_owned()]).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        let message = err.to_string();
+        assert!(message.contains(&path.display().to_string()), "{message}");
+        assert!(message.contains("leftover"), "says what to do: {message}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "secret");
+        assert!(!path.exists());
     }
 }

@@ -91,7 +91,11 @@ enum Command {
         exported files\n  \
         *.cache.json     ETags, so an unchanged rebuild downloads no bodies; disposable, do not commit\n\
         Earlier versions kept .blogread-manifest.json and .blogread-cache.json in the output folder: \
-        the next export moves the manifest into the state folder and removes both."
+        the next export moves the manifest into the state folder and removes both.\n\n\
+        Safety: a manifest listing anything but <slug>.md, <slug>.html or <slug>/index.html stops the \
+        export before anything is written, and nothing below the output folder is written or removed \
+        through a symbolic link (the output folder itself may be one): replace such a link with the \
+        real file or folder."
     )]
     Export {
         /// The generator to write for.

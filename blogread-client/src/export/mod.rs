@@ -12,6 +12,30 @@
 //! Files whose text did not change are not rewritten, so their modification times stay and
 //! generators that rebuild incrementally see no change.
 //!
+//! # What the manifest may list
+//!
+//! A manifest is often committed, so the export does not take its word for where files are.
+//! Every entry must be exactly a file some format writes: `<slug>.md`, `<slug>.html` or
+//! `<slug>/index.html`, with a slug of lower-case letters, digits and single hyphens
+//! ([`is_export_file`]). Any other entry (absolute, with `.` or `..`, a backslash, empty,
+//! nested deeper, another extension) stops the export with an error naming the manifest and
+//! the entry, before any folder is made, any file written or removed, or the API asked.
+//!
+//! # Symbolic links
+//!
+//! Below the output folder the export writes, reads and removes files only through real files
+//! and folders, never through a symbolic link, which could point outside the site (a
+//! repository can commit one). Before it uses `<out>/<slug>.md` or `<out>/<slug>/index.html`
+//! it looks at every existing part below the output folder without following links; a link
+//! there, dangling or not, stops the export with [`ExportError::Symlink`], naming the link. The
+//! paths the manifest lists and an earlier export's state files are checked before anything
+//! is written or the API asked, the paths of newly published blogs once the blog list is read
+//! and still before anything is written, and each path again right before it is used. The
+//! output folder itself may be a link (to keep the content elsewhere), and so may the state
+//! folder; the manifest file may not. Files are written to a temporary file created
+//! exclusively in the same folder (so nothing already at its random name is followed or
+//! overwritten) and renamed into place.
+//!
 //! # The state folder
 //!
 //! [`ExportOptions::state_dir`] (default [`DEFAULT_STATE_DIR`], `.blogread` in the current
@@ -43,6 +67,7 @@
 //! (the CLI keeps one at [`ExportOptions::cache_path`]), an export that finds nothing changed
 //! gets only 304 answers and transfers no bodies.
 
+mod guard;
 mod manifest;
 pub mod render;
 mod state;
@@ -55,7 +80,7 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-pub use manifest::{Manifest, ManifestError, is_safe_relative};
+pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
 pub use render::render;
 pub use state::{DEFAULT_STATE_DIR, LEGACY_CACHE_FILE, LEGACY_MANIFEST_FILE};
 
@@ -178,6 +203,23 @@ pub enum ExportError {
     /// The server sent a slug that cannot be a file name (never written).
     #[error("refusing to write a file for slug `{0}`")]
     UnsafeSlug(String),
+    /// A path the export would write, read or remove goes through a symbolic link below the
+    /// output folder (the folder itself may be a link). Nothing is written or removed through
+    /// it: it could point outside the site.
+    #[error(
+        "refusing to write or remove {file}: {link} is a symbolic link, and below the output \
+         folder {out} the export goes through real files and folders only (a link could point \
+         outside the site); replace the link with the real file or folder, or delete it, then \
+         export again"
+    )]
+    Symlink {
+        /// The link found.
+        link: PathBuf,
+        /// The file the export would have written or removed (the link or below it).
+        file: PathBuf,
+        /// The output folder.
+        out: PathBuf,
+    },
     /// The state folder is the output folder or inside it, where the generator would publish
     /// it.
     #[error(
@@ -200,8 +242,9 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
     }
 }
 
-/// A slug as DECISIONS.md 1 defines it (lower-case letters, digits and single hyphens), so a
-/// file name made from it stays inside the output folder whatever the server sent.
+/// A slug as the server defines it (lower-case ASCII letters and digits in groups joined by
+/// single hyphens, at most 200 bytes), so a file name made from it stays inside the output
+/// folder whatever the server sent.
 fn is_valid_slug(slug: &str) -> bool {
     !slug.is_empty()
         && slug.len() <= 200
@@ -213,32 +256,54 @@ fn is_valid_slug(slug: &str) -> bool {
         })
 }
 
-/// Reads the manifest at `manifest_path`, first moving into it the manifest an earlier export
-/// left in the output folder `out`, and removes the earlier export's cache file there.
-fn load_migrating(
-    out: &Path,
-    manifest_path: &Path,
-    migrated: &mut Vec<String>,
-) -> Result<Manifest, ExportError> {
+/// The manifest an export starts from, read and checked before anything is written.
+struct Loaded {
+    /// The state folder's manifest merged with the one an earlier export left in the output
+    /// folder, if any.
+    manifest: Manifest,
+    /// The earlier export's manifest in the output folder, removed once merged.
+    legacy_manifest: Option<PathBuf>,
+    /// The earlier export's cache in the output folder, removed.
+    legacy_cache: Option<PathBuf>,
+}
+
+/// Reads the manifest at `manifest_path` and merges into it the one an earlier export may have
+/// left in the output folder `out` (a file either lists stays owned). Writes nothing. Fails if
+/// a file it lists, or an earlier export's file, is or is below a symbolic link: every file a
+/// manifest lists is written or removed by this export.
+fn load(out: &Path, manifest_path: &Path) -> Result<Loaded, ExportError> {
     let mut manifest = Manifest::load(manifest_path)?;
-    let legacy = out.join(LEGACY_MANIFEST_FILE);
-    if legacy.is_file() {
+    let legacy_manifest = guard::file_at(out, LEGACY_MANIFEST_FILE)?;
+    if let Some(path) = &legacy_manifest {
         // An invalid one is an error: its files would no longer be known as the export's own.
-        let earlier = Manifest::load(&legacy)?;
-        for (rel, slug) in earlier.files {
+        for (rel, slug) in Manifest::load(path)?.files {
             manifest.files.entry(rel).or_insert(slug);
         }
-        // Recorded in the state folder before the old file goes, so no file is ever unowned.
-        manifest.save(manifest_path)?;
-        std::fs::remove_file(&legacy).map_err(io_err(&legacy))?;
-        migrated.push(LEGACY_MANIFEST_FILE.to_owned());
     }
-    let legacy_cache = out.join(LEGACY_CACHE_FILE);
-    if legacy_cache.is_file() {
-        std::fs::remove_file(&legacy_cache).map_err(io_err(&legacy_cache))?;
-        migrated.push(LEGACY_CACHE_FILE.to_owned());
+    let legacy_cache = guard::file_at(out, LEGACY_CACHE_FILE)?;
+    for rel in manifest.files.keys() {
+        guard::check(out, rel)?;
     }
-    Ok(manifest)
+    Ok(Loaded {
+        manifest,
+        legacy_manifest,
+        legacy_cache,
+    })
+}
+
+/// Removes an earlier export's state files from the output folder, once the manifest in the
+/// state folder lists every file the old manifest did.
+fn remove_legacy(loaded: &Loaded, migrated: &mut Vec<String>) -> Result<(), ExportError> {
+    for (path, name) in [
+        (&loaded.legacy_manifest, LEGACY_MANIFEST_FILE),
+        (&loaded.legacy_cache, LEGACY_CACHE_FILE),
+    ] {
+        if let Some(path) = path {
+            std::fs::remove_file(path).map_err(io_err(path))?;
+            migrated.push(name.to_owned());
+        }
+    }
+    Ok(())
 }
 
 /// Reads every published blog and writes the output folder; keeps the manifest in the state
@@ -256,11 +321,14 @@ pub async fn export(
             out: out.clone(),
         });
     }
+    let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;
+    // Every manifest is read and checked, and the paths it lists too, before the first folder
+    // is made.
+    let loaded = load(out, &manifest_path)?;
+    let old = &loaded.manifest;
     std::fs::create_dir_all(out).map_err(io_err(out))?;
     std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
-    let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;
     let mut report = ExportReport::default();
-    let old = load_migrating(out, &manifest_path, &mut report.migrated)?;
 
     let summaries = client.all_blogs().await?;
     if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.slug)) {
@@ -302,8 +370,10 @@ pub async fn export(
             return Err(ExportError::UnsafeSlug(blog.slug));
         }
         let (rel, text) = render(options.format, &blog);
-        debug_assert!(is_safe_relative(&rel));
-        if !old.owns(&rel) && out.join(&rel).exists() {
+        debug_assert!(is_export_file(&rel));
+        // A link on the way is an error (for every file, before any is written), not a conflict.
+        let exists = guard::exists(out, &rel)?;
+        if exists && !old.owns(&rel) {
             report.conflicts.push(rel);
             continue;
         }
@@ -313,37 +383,24 @@ pub async fn export(
     }
 
     // Record every file about to be written before writing it, so that an export cut short
-    // still knows which files are its own.
+    // still knows which files are its own; then an earlier export's manifest can go.
     let mut union = old.clone();
     union.files.extend(next.files.clone());
     union.save(&manifest_path)?;
+    remove_legacy(&loaded, &mut report.migrated)?;
 
     for (rel, text) in &files {
-        let path = out.join(rel);
-        if std::fs::read(&path).is_ok_and(|existing| existing == text.as_bytes()) {
+        if guard::holds(out, rel, text.as_bytes())? {
             report.unchanged.push(rel.clone());
             continue;
         }
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io_err(parent))?;
-        }
-        crate::cache::write_atomically(&path, text.as_bytes()).map_err(io_err(&path))?;
+        guard::write(out, rel, text.as_bytes())?;
         report.written.push(rel.clone());
     }
 
     for rel in old.stale(&next) {
-        let path = out.join(rel);
-        match std::fs::remove_file(&path) {
-            Ok(()) => report.removed.push(rel.to_owned()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io_err(&path)(e)),
-        }
-        // `<slug>/index.html`: remove the folder too if that left it empty (never otherwise).
-        if let Some(parent) = Path::new(rel)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-        {
-            let _ = std::fs::remove_dir(out.join(parent));
+        if guard::remove(out, rel)? {
+            report.removed.push(rel.to_owned());
         }
     }
     next.save(&manifest_path)?;

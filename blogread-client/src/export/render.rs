@@ -19,10 +19,33 @@ use super::Format;
 /// - HTML: `<slug>/index.html`, a standalone page, so `--out public/blog` serves it at
 ///   `/blog/<slug>/` where resolved internal links point.
 pub fn render(format: Format, blog: &Blog) -> (String, String) {
+    let text = match format {
+        Format::Zola => zola(blog),
+        Format::Hugo => hugo(blog),
+        Format::Html => html(blog),
+    };
+    (file_path(format, &blog.slug), text)
+}
+
+/// The file [`render()`] writes for the slug `slug`, relative to the output folder, with `/`:
+/// `<slug>.md`, `<slug>.html` or `<slug>/index.html`.
+pub(crate) fn file_path(format: Format, slug: &str) -> String {
     match format {
-        Format::Zola => (format!("{}.md", blog.slug), zola(blog)),
-        Format::Hugo => (format!("{}.html", blog.slug), hugo(blog)),
-        Format::Html => (format!("{}/index.html", blog.slug), html(blog)),
+        Format::Zola => format!("{slug}.md"),
+        Format::Hugo => format!("{slug}.html"),
+        Format::Html => format!("{slug}/index.html"),
+    }
+}
+
+/// The inverse of [`file_path`]: the format and slug part of `path` when it has one of the
+/// three shapes, `None` otherwise. The slug part is not checked here (`a/b.md` gives `a/b`).
+pub(crate) fn parse_file_path(path: &str) -> Option<(Format, &str)> {
+    if let Some(slug) = path.strip_suffix("/index.html") {
+        Some((Format::Html, slug))
+    } else if let Some(slug) = path.strip_suffix(".md") {
+        Some((Format::Zola, slug))
+    } else {
+        path.strip_suffix(".html").map(|slug| (Format::Hugo, slug))
     }
 }
 
