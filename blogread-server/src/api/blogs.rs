@@ -13,11 +13,11 @@ use poem_openapi::types::{Example, MaybeUndefined};
 use poem_openapi::{Enum, Object, OpenApi};
 use serde::Deserialize;
 
+use super::common::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use super::schema::{
     DateTime, JsonBody, LimitDoc, ManagementAuth, Nullable, OffsetDoc, OptionalJsonBody, PathId,
     Raw, StatusDoc, raw,
 };
-use super::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use crate::error::{self, ApiError, Reply, reply};
 
 /// A blog's status.

@@ -8,8 +8,8 @@ use poem_openapi::param::Path;
 use poem_openapi::{Object, OpenApi};
 use serde::Deserialize;
 
+use super::common::{ApiTags, NoContent204, Ok200, ok, path_id};
 use super::schema::{DateTime, JsonBody, ManagementAuth, Nullable, PathId};
-use super::{ApiTags, NoContent204, Ok200, ok, path_id};
 use crate::error::{self, Reply, reply};
 
 /// The deploy hook (SPEC.md 2.5). The URL is a credential: only project admins see it.

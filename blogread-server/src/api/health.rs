@@ -4,7 +4,7 @@ use blogread_core::Service;
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::{ApiTags, Ok200};
+use super::common::{ApiTags, Ok200};
 use crate::error::{self, ApiError, Reply, error_chain, reply};
 
 /// Health.

@@ -9,8 +9,8 @@ use poem_openapi::types::{Example, MaybeUndefined};
 use poem_openapi::{Object, OpenApi};
 use serde::Deserialize;
 
+use super::common::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use super::schema::{DateTime, JsonBody, ManagementAuth, Nullable, PathId};
-use super::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use crate::error::{self, Reply, reply};
 
 /// A project.

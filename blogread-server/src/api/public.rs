@@ -14,7 +14,7 @@ use poem_openapi::registry::{MetaSchemaRef, Registry};
 use poem_openapi::types::{Example, Type};
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
-use super::ApiTags;
+use super::common::ApiTags;
 use super::schema::{BoolDoc, DateTime, LimitDoc, Nullable, OffsetDoc, PublicAuth, Raw, raw};
 use crate::error::{self, Reply, reply};
 
