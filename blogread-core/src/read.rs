@@ -20,6 +20,10 @@ pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;
 /// Most sitemap entries returned.
 pub const SITEMAP_CAP: u32 = 5000;
+/// The `Cache-Control` of every public answer, 200 and 304 alike: a browser may keep it but
+/// must ask again (with the ETag) before using it, and a shared cache must not keep an answer
+/// that a key opened.
+pub const CACHE_CONTROL: &str = "private, no-cache";
 /// Largest offset applied (what SQL backends can express); larger values are clamped to it.
 pub const MAX_OFFSET: u64 = i64::MAX as u64;
 
@@ -310,7 +314,11 @@ impl Service {
         authenticate_public(self.store(), caller).await
     }
 
-    async fn plan_list(&self, caller: &Caller, request: impl Into<ListRequest>) -> Result<ListPlan> {
+    async fn plan_list(
+        &self,
+        caller: &Caller,
+        request: impl Into<ListRequest>,
+    ) -> Result<ListPlan> {
         let project = authenticate_public(self.store(), caller).await?;
         let params = request.into().into_params()?;
         let category = params.category.as_deref().map(category_key);

@@ -17,7 +17,7 @@ use crate::domain::{
 };
 use crate::error::{Error, FieldError, NotFound, Result};
 use crate::firing::{Firings, UnavailableNotifier};
-use crate::hook::{AddressPolicy, DeployHookUrl, HttpNotifier, Notifier, Resolver, SystemResolver};
+use crate::hook::{AddressPolicy, DeployHookUrl, Notifier, Resolver, SystemResolver};
 use crate::lifecycle;
 use crate::response_cache::ResponseCache;
 use crate::store::{KeyWrite, ProjectChange, Store};
@@ -119,20 +119,14 @@ pub struct ManagedBlogList {
 
 impl Service {
     /// A service over `store`, with the system clock, no operator token, and deploy hooks
-    /// fired by an [`HttpNotifier`] that contacts only globally reachable addresses.
+    /// fired by an `HttpNotifier` that contacts only globally reachable addresses (feature
+    /// `hooks`; without it, by [`Service::with_notifier`]'s notifier or not at all).
     pub fn new(store: Arc<dyn Store>) -> Self {
-        let notifier: Arc<dyn Notifier> = match HttpNotifier::new() {
-            Ok(n) => Arc::new(n),
-            Err(err) => {
-                tracing::error!(error = %err, "deploy hooks cannot be fired");
-                Arc::new(UnavailableNotifier(err.to_string()))
-            }
-        };
         Self {
             store,
             clock: Arc::new(SystemClock),
             operator: None,
-            notifier,
+            notifier: default_notifier(),
             hook_resolver: Arc::new(SystemResolver),
             hook_policy: AddressPolicy::GlobalOnly,
             firings: Firings::default(),
@@ -270,6 +264,23 @@ impl Service {
         );
         self.store.insert_project(&project).await?;
         Ok(project)
+    }
+
+    /// Every project, oldest first (operator only): how an embedding program finds its
+    /// projects again after a restart.
+    pub async fn projects(&self, caller: &Caller) -> Result<Vec<Project>> {
+        self.authorize(caller, None, Access::Operator).await?;
+        self.store.projects().await
+    }
+
+    /// The oldest project named exactly `name`, if any (operator only). Names need not be
+    /// unique; a program that looks its project up by name should give it a name of its own.
+    pub async fn project_by_name(&self, caller: &Caller, name: &str) -> Result<Option<Project>> {
+        Ok(self
+            .projects(caller)
+            .await?
+            .into_iter()
+            .find(|p| p.name.as_str() == name))
     }
 
     /// A project's settings (project admin).
@@ -686,4 +697,21 @@ impl Service {
             event,
         })
     }
+}
+
+/// The notifier of [`Service::new`]: HTTPS with the `hooks` feature; without it, one whose
+/// every firing fails saying so (the delivery log shows why nothing was sent).
+fn default_notifier() -> Arc<dyn Notifier> {
+    #[cfg(feature = "hooks")]
+    match crate::hook::HttpNotifier::new() {
+        Ok(notifier) => Arc::new(notifier),
+        Err(err) => {
+            tracing::error!(error = %err, "deploy hooks cannot be fired");
+            Arc::new(UnavailableNotifier(err.to_string()))
+        }
+    }
+    #[cfg(not(feature = "hooks"))]
+    Arc::new(UnavailableNotifier(
+        "this build of blogread-core has no `hooks` feature: give the service a notifier with Service::with_notifier".to_owned(),
+    ))
 }

@@ -176,8 +176,8 @@ fn describe_status(status: StatusCode, message: &str) -> String {
 
 impl From<CoreError> for ApiError {
     fn from(err: CoreError) -> Self {
-        let status = StatusCode::from_u16(err.http_status())
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status =
+            StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         // A 500's cause goes to the log with the request id, never to the client. (An
         // unavailable database is logged by the store, once per episode.)
         if status == StatusCode::INTERNAL_SERVER_ERROR {

@@ -159,6 +159,8 @@ pub trait Store: Send + Sync + 'static {
     async fn insert_project(&self, project: &Project) -> Result<()>;
     /// A project by id.
     async fn project(&self, id: ProjectId) -> Result<Option<Project>>;
+    /// Every project, oldest first.
+    async fn projects(&self) -> Result<Vec<Project>>;
     /// Changes the fields `change` names, and only those, in one atomic step (two concurrent
     /// changes of different fields both apply); returns the project as changed (`NotFound`
     /// when absent). A site URL change bumps the content version, since it changes every
