@@ -48,6 +48,8 @@ async fn open_store_picks_the_backend_from_the_url() {
     store.ping().await.unwrap();
     let memory = open_store("sqlite::memory:").await.unwrap();
     memory.ping().await.unwrap();
+    let in_process = open_store("memory:").await.unwrap();
+    in_process.ping().await.unwrap();
     for bad in ["mysql://localhost/db", "blogread.db", ""] {
         let err = open_store(bad)
             .await
