@@ -78,7 +78,7 @@ pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
 pub use render::render;
 pub use state::DEFAULT_STATE_DIR;
 
-use crate::{Blog, Client, Error};
+use crate::{BlogDetail, Client, Error};
 
 /// The generator an export writes for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -299,7 +299,7 @@ pub async fn export(
             (index, slug.clone(), client.get(&slug).await)
         });
     }
-    let mut details: Vec<Option<Blog>> = vec![None; summaries.len()];
+    let mut details: Vec<Option<BlogDetail>> = vec![None; summaries.len()];
     let mut done = 0;
     while let Some(joined) = tasks.join_next().await {
         let (index, slug, result) = joined.expect("a fetch task does not panic");
