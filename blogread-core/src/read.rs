@@ -1,5 +1,5 @@
-//! The public read rules (SPEC.md 4.1 to 4.3, DECISIONS.md section 3): parameter parsing and
-//! clamping, the list, the single blog, the sitemap, ETags and conditional requests.
+//! The public read rules: parameter parsing and clamping, the list, the single blog, the
+//! sitemap, ETags and conditional requests, all through one conditional read.
 
 use std::collections::BTreeSet;
 
@@ -288,6 +288,18 @@ fn not_modified<T>(etag: &str, if_none_match: Option<&str>) -> Option<Conditiona
         })
 }
 
+/// A JSON answer as the typed value it holds (the typed reads are thin wrappers of the JSON
+/// ones, so both take one path).
+fn typed<T: serde::de::DeserializeOwned>(answer: Conditional<Bytes>) -> Result<Conditional<T>> {
+    Ok(match answer {
+        Conditional::NotModified { etag } => Conditional::NotModified { etag },
+        Conditional::Fresh { etag, value } => Conditional::Fresh {
+            value: serde_json::from_slice(&value).map_err(Error::storage)?,
+            etag,
+        },
+    })
+}
+
 /// The JSON body of a public response: the same bytes poem-openapi writes for the server's
 /// wire types (same field order, same escaping).
 fn to_json<T: serde::Serialize>(value: &T) -> Result<Bytes> {
@@ -373,22 +385,14 @@ impl Service {
         })
     }
 
-    /// SPEC.md 4.1: one page of the key's project's published blogs.
+    /// One page of the key's project's published blogs, newest first.
     pub async fn list_blogs(
         &self,
         caller: &Caller,
         request: impl Into<ListRequest>,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<BlogList>> {
-        let plan = self.plan_list(caller, request).await?;
-        if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
-            return Ok(not_modified);
-        }
-        let value = self.compute_list(&plan).await?;
-        Ok(Conditional::Fresh {
-            etag: plan.etag,
-            value,
-        })
+        typed(self.list_blogs_json(caller, request, if_none_match).await?)
     }
 
     /// [`Service::list_blogs`] as the JSON body a server sends, from the response cache when
@@ -400,19 +404,8 @@ impl Service {
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Bytes>> {
         let plan = self.plan_list(caller, request).await?;
-        if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
-            return Ok(not_modified);
-        }
-        let body = self
-            .responses()
-            .get_or_fill(&plan.etag, async {
-                to_json(&self.compute_list(&plan).await?)
-            })
-            .await?;
-        Ok(Conditional::Fresh {
-            etag: plan.etag,
-            value: body,
-        })
+        self.conditional(&plan.etag, if_none_match, None, self.compute_list(&plan))
+            .await
     }
 
     /// One published blog by slug, links resolved, words counted.
@@ -425,13 +418,7 @@ impl Service {
         slug: &str,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<BlogDetail>> {
-        let project = authenticate_public(self.store(), caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
-        if let Some(not_modified) = not_modified(&etag, if_none_match) {
-            return self.blog_not_modified(&project, slug, not_modified).await;
-        }
-        let value = self.compute_blog(&project, slug).await?;
-        Ok(Conditional::Fresh { etag, value })
+        typed(self.get_blog_json(caller, slug, if_none_match).await?)
     }
 
     /// [`Service::get_blog`] as the JSON body a server sends, from the response cache when
@@ -444,16 +431,62 @@ impl Service {
     ) -> Result<Conditional<Bytes>> {
         let project = authenticate_public(self.store(), caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
-        if let Some(not_modified) = not_modified(&etag, if_none_match) {
-            return self.blog_not_modified(&project, slug, not_modified).await;
+        self.conditional(
+            &etag,
+            if_none_match,
+            Some((&project, slug)),
+            self.compute_blog(&project, slug),
+        )
+        .await
+    }
+
+    /// The newest 5000 published blogs' sitemap entries.
+    pub async fn sitemap(
+        &self,
+        caller: &Caller,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<Sitemap>> {
+        typed(self.sitemap_json(caller, if_none_match).await?)
+    }
+
+    /// [`Service::sitemap`] as the JSON body a server sends, from the response cache when
+    /// this ETag's body is held (see [`crate::response_cache`]).
+    pub async fn sitemap_json(
+        &self,
+        caller: &Caller,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<Bytes>> {
+        let project = authenticate_public(self.store(), caller).await?;
+        let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
+        self.conditional(&etag, if_none_match, None, self.compute_sitemap(&project))
+            .await
+    }
+
+    /// The one conditional read every public endpoint goes through: a 304 when
+    /// `if_none_match` holds `etag` (for a single blog, only if it still exists: `blog`),
+    /// otherwise the body held under `etag` in the response cache, or `compute`'s value
+    /// serialised (and held).
+    async fn conditional<T: serde::Serialize>(
+        &self,
+        etag: &str,
+        if_none_match: Option<&str>,
+        blog: Option<(&PublicProject, &str)>,
+        compute: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<Conditional<Bytes>> {
+        if let Some(not_modified) = not_modified(etag, if_none_match) {
+            return match blog {
+                Some((project, slug)) => self.blog_not_modified(project, slug, not_modified).await,
+                None => Ok(not_modified),
+            };
         }
         let body = self
             .responses()
-            .get_or_fill(&etag, async {
-                to_json(&self.compute_blog(&project, slug).await?)
-            })
+            .get_or_fill(etag, async { to_json(&compute.await?) })
             .await?;
-        Ok(Conditional::Fresh { etag, value: body })
+        Ok(Conditional::Fresh {
+            etag: etag.to_owned(),
+            value: body,
+        })
     }
 
     /// The 304 is only for something that exists; an unknown slug stays 404. A body held
@@ -501,42 +534,6 @@ impl Service {
             updated_at: blog.updated_at,
             word_count: words,
         })
-    }
-
-    /// SPEC.md 4.3: the newest 5000 published blogs' sitemap entries.
-    pub async fn sitemap(
-        &self,
-        caller: &Caller,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Sitemap>> {
-        let project = authenticate_public(self.store(), caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
-        if let Some(not_modified) = not_modified(&etag, if_none_match) {
-            return Ok(not_modified);
-        }
-        let value = self.compute_sitemap(&project).await?;
-        Ok(Conditional::Fresh { etag, value })
-    }
-
-    /// [`Service::sitemap`] as the JSON body a server sends, from the response cache when
-    /// this ETag's body is held (see [`crate::response_cache`]).
-    pub async fn sitemap_json(
-        &self,
-        caller: &Caller,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Bytes>> {
-        let project = authenticate_public(self.store(), caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
-        if let Some(not_modified) = not_modified(&etag, if_none_match) {
-            return Ok(not_modified);
-        }
-        let body = self
-            .responses()
-            .get_or_fill(&etag, async {
-                to_json(&self.compute_sitemap(&project).await?)
-            })
-            .await?;
-        Ok(Conditional::Fresh { etag, value: body })
     }
 
     async fn compute_sitemap(&self, project: &PublicProject) -> Result<Sitemap> {

@@ -7,8 +7,8 @@ use blogread_core::Service;
 use blogread_core::auth::Caller;
 use blogread_core::domain::{OperatorToken, ProjectId};
 use blogread_server::config::{
-    AdminTokenCommand, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs, open_failed,
-    redact_url,
+    AdminTokenCommand, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs,
+    open_failed, redact_url,
 };
 use blogread_server::{demo, telemetry};
 use clap::Parser;
