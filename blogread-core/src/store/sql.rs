@@ -971,6 +971,17 @@ macro_rules! sql_store {
                     row.map(ProjectRow::into_project).transpose()
                 }
 
+                async fn projects(&self) -> Result<Vec<Project>> {
+                    let rows: Vec<ProjectRow> = sqlx::query_as(
+                        "SELECT id, name, site_url, created_at FROM projects \
+                         ORDER BY created_at, id",
+                    )
+                    .fetch_all(self.read_pool())
+                    .await
+                    .map_err(storage)?;
+                    rows.into_iter().map(ProjectRow::into_project).collect()
+                }
+
                 async fn update_project(
                     &self,
                     id: ProjectId,

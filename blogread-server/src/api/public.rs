@@ -299,7 +299,7 @@ pub enum Fresh<T: Type + Send + Sync> {
 }
 
 /// The caching rule of every public answer: for the key holder only, revalidated each time.
-const CACHE_CONTROL: &str = "private, no-cache";
+use blogread_core::read::CACHE_CONTROL;
 
 fn fresh<T: Type + Send + Sync>(c: Conditional<Bytes>) -> Fresh<T> {
     match c {
