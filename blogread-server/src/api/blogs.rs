@@ -281,7 +281,7 @@ impl BlogsApi {
                 categories: b.categories,
                 tags: b.tags,
             };
-            let blog = self.service.create_blog(auth.header(), id, input).await?;
+            let blog = self.service.create_blog(auth.caller(), id, input).await?;
             Ok(created(blog))
         })
         .await
@@ -317,7 +317,7 @@ impl BlogsApi {
             };
             let list = self
                 .service
-                .blogs(auth.header(), id, status, params)
+                .blogs(auth.caller(), id, status, params)
                 .await?;
             Ok(ok(list))
         })
@@ -340,7 +340,7 @@ impl BlogsApi {
     ) -> Reply<Ok200<ManagedBlog>, error::ProjectRead> {
         reply(async {
             let (project, blog) = ids(&project_id, &blog_id)?;
-            let b = self.service.blog(auth.header(), project, blog).await?;
+            let b = self.service.blog(auth.caller(), project, blog).await?;
             Ok(ok(b))
         })
         .await
@@ -384,7 +384,7 @@ impl BlogsApi {
             };
             let w = self
                 .service
-                .edit_blog(auth.header(), project, blog, patch)
+                .edit_blog(auth.caller(), project, blog, patch)
                 .await?;
             Ok(ok(w))
         })
@@ -414,7 +414,7 @@ impl BlogsApi {
             let published_at = body.0.and_then(|b| b.published_at).map(|t| t.0);
             let w = self
                 .service
-                .publish_blog(auth.header(), project, blog, published_at)
+                .publish_blog(auth.caller(), project, blog, published_at)
                 .await?;
             Ok(ok(w))
         })
@@ -441,7 +441,7 @@ impl BlogsApi {
             let (project, blog) = ids(&project_id, &blog_id)?;
             let w = self
                 .service
-                .unpublish_blog(auth.header(), project, blog)
+                .unpublish_blog(auth.caller(), project, blog)
                 .await?;
             Ok(ok(w))
         })
@@ -467,7 +467,7 @@ impl BlogsApi {
         reply(async {
             let (project, blog) = ids(&project_id, &blog_id)?;
             self.service
-                .delete_blog(auth.header(), project, blog)
+                .delete_blog(auth.caller(), project, blog)
                 .await?;
             Ok(NoContent204::NoContent)
         })

@@ -162,7 +162,7 @@ impl DeployHookApi {
     ) -> Reply<Ok200<DeployHook>, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let v = self.service.deploy_hook(auth.header(), id).await?;
+            let v = self.service.deploy_hook(auth.caller(), id).await?;
             Ok(ok(v))
         })
         .await
@@ -189,7 +189,7 @@ impl DeployHookApi {
             let id = path_id(&project_id, NotFound::Project)?;
             let v = self
                 .service
-                .save_deploy_hook(auth.header(), id, body.0.deploy_hook_url)
+                .save_deploy_hook(auth.caller(), id, body.0.deploy_hook_url)
                 .await?;
             Ok(ok(v))
         })
@@ -213,7 +213,7 @@ impl DeployHookApi {
     ) -> Reply<NoContent204, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            self.service.remove_deploy_hook(auth.header(), id).await?;
+            self.service.remove_deploy_hook(auth.caller(), id).await?;
             Ok(NoContent204::NoContent)
         })
         .await
@@ -237,7 +237,7 @@ impl DeployHookApi {
     ) -> Reply<Ok200<DeployHookTestResult>, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let r = self.service.test_deploy_hook(auth.header(), id).await?;
+            let r = self.service.test_deploy_hook(auth.caller(), id).await?;
             Ok(ok(r))
         })
         .await
@@ -259,7 +259,7 @@ impl DeployHookApi {
     ) -> Reply<Ok200<DeliveryList>, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let d = self.service.deliveries(auth.header(), id).await?;
+            let d = self.service.deliveries(auth.caller(), id).await?;
             Ok(ok(d))
         })
         .await

@@ -123,7 +123,7 @@ impl KeysApi {
     ) -> Reply<Created201<PublicKey>, error::ProjectConflict> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let k = self.service.generate_public_key(auth.header(), id).await?;
+            let k = self.service.generate_public_key(auth.caller(), id).await?;
             Ok(created(k))
         })
         .await
@@ -145,7 +145,7 @@ impl KeysApi {
     ) -> Reply<Ok200<PublicKey>, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let k = self.service.reveal_public_key(auth.header(), id).await?;
+            let k = self.service.reveal_public_key(auth.caller(), id).await?;
             Ok(ok(k))
         })
         .await
@@ -168,7 +168,7 @@ impl KeysApi {
     ) -> Reply<Created201<PublicKey>, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let k = self.service.rotate_public_key(auth.header(), id).await?;
+            let k = self.service.rotate_public_key(auth.caller(), id).await?;
             Ok(created(k))
         })
         .await
@@ -191,7 +191,7 @@ impl KeysApi {
     ) -> Reply<NoContent204, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            self.service.revoke_public_key(auth.header(), id).await?;
+            self.service.revoke_public_key(auth.caller(), id).await?;
             Ok(NoContent204::NoContent)
         })
         .await
@@ -213,7 +213,7 @@ impl KeysApi {
     ) -> Reply<Created201<IssuedAgentKey>, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let k = self.service.create_agent_key(auth.header(), id).await?;
+            let k = self.service.create_agent_key(auth.caller(), id).await?;
             Ok(created(k))
         })
         .await
@@ -233,7 +233,7 @@ impl KeysApi {
     ) -> Reply<Ok200<AgentKeyList>, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let k = self.service.agent_keys(auth.header(), id).await?;
+            let k = self.service.agent_keys(auth.caller(), id).await?;
             Ok(ok(k))
         })
         .await
@@ -259,7 +259,7 @@ impl KeysApi {
             let project = path_id(&project_id, NotFound::Project)?;
             let key = path_id(&key_id, NotFound::AgentKey)?;
             self.service
-                .delete_agent_key(auth.header(), project, key)
+                .delete_agent_key(auth.caller(), project, key)
                 .await?;
             Ok(NoContent204::NoContent)
         })

@@ -113,7 +113,7 @@ impl ProjectsApi {
             let JsonBody(body) = body;
             let p = self
                 .service
-                .create_project(auth.header(), body.name, body.site_url)
+                .create_project(auth.caller(), body.name, body.site_url)
                 .await?;
             Ok(created(p))
         })
@@ -130,7 +130,7 @@ impl ProjectsApi {
     ) -> Reply<Ok200<Project>, error::ProjectRead> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let p = self.service.project(auth.header(), id).await?;
+            let p = self.service.project(auth.caller(), id).await?;
             Ok(ok(p))
         })
         .await
@@ -165,7 +165,7 @@ impl ProjectsApi {
             };
             let p = self
                 .service
-                .update_project(auth.header(), id, update)
+                .update_project(auth.caller(), id, update)
                 .await?;
             Ok(ok(p))
         })
@@ -188,7 +188,7 @@ impl ProjectsApi {
     ) -> Reply<Created201<IssuedAdminToken>, error::OperatorAction> {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
-            let t = self.service.create_admin_token(auth.header(), id).await?;
+            let t = self.service.create_admin_token(auth.caller(), id).await?;
             Ok(created(t))
         })
         .await
@@ -214,7 +214,7 @@ impl ProjectsApi {
             let project = path_id(&project_id, NotFound::Project)?;
             let token = path_id(&token_id, NotFound::AdminToken)?;
             self.service
-                .delete_admin_token(auth.header(), project, token)
+                .delete_admin_token(auth.caller(), project, token)
                 .await?;
             Ok(NoContent204::NoContent)
         })

@@ -350,7 +350,7 @@ impl PublicApi {
             };
             let c = self
                 .service
-                .list_blogs_json(auth.credentials(), params, if_none_match.as_deref())
+                .list_blogs_json(auth.caller(), params, if_none_match.as_deref())
                 .await?;
             Ok(fresh(c))
         })
@@ -372,7 +372,7 @@ impl PublicApi {
         reply(async {
             let c = self
                 .service
-                .sitemap_json(auth.credentials(), if_none_match.as_deref())
+                .sitemap_json(auth.caller(), if_none_match.as_deref())
                 .await?;
             Ok(fresh(c))
         })
@@ -396,7 +396,7 @@ impl PublicApi {
         reply(async {
             let c = self
                 .service
-                .get_blog_json(auth.credentials(), &slug, if_none_match.as_deref())
+                .get_blog_json(auth.caller(), &slug, if_none_match.as_deref())
                 .await?;
             Ok(fresh(c))
         })

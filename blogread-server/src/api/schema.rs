@@ -331,7 +331,7 @@ pub struct PublicAuth(pub Caller);
 
 impl PublicAuth {
     /// The caller, as the core takes it.
-    pub fn credentials(&self) -> &Caller {
+    pub fn caller(&self) -> &Caller {
         &self.0
     }
 }
@@ -395,7 +395,7 @@ pub struct ManagementAuth(pub Caller);
 
 impl ManagementAuth {
     /// The caller, as the core takes it.
-    pub fn header(&self) -> &Caller {
+    pub fn caller(&self) -> &Caller {
         &self.0
     }
 }
