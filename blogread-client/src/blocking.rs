@@ -1,36 +1,54 @@
 //! A blocking [`Client`] with the same surface as the async one, for generators that are not
 //! async (feature `blocking`).
 //!
-//! It wraps the async [`crate::Client`] and drives it on a private current-thread tokio
-//! runtime, rather than using reqwest's own `blocking` client: that way retries, back-off,
-//! conditional requests and the restart logic of [`Client::all_blogs`] are one implementation,
-//! not two that could drift apart, and the crate pulls in no second HTTP stack. The cost is one
-//! small runtime per client (no threads of its own). Called from inside an async runtime (where
-//! `block_on` would panic), a call runs on a scoped helper thread instead.
+//! It wraps the async [`crate::Client`] rather than using reqwest's own `blocking` client, so
+//! retries, back-off, deadlines, conditional requests and the restart logic of
+//! [`Client::all_blogs`] are one implementation, not two that could drift apart, and the crate
+//! pulls in no second HTTP stack.
+//!
+//! Each client (and its clones) has one thread of its own running a small tokio runtime, where
+//! every HTTP exchange runs and every pooled connection lives. A call runs on the calling
+//! thread and waits for that thread's work, so:
+//!
+//! - calls work from anywhere, inside an async runtime too (they block that thread, as any
+//!   blocking call does: from async code prefer [`as_async`](Client::as_async));
+//! - the async view [`as_async`](Client::as_async) shares the connection pool and the ETag
+//!   cache, and works on any runtime before or after blocking calls (a pooled connection never
+//!   waits for a runtime that is not running);
+//! - dropping the client anywhere, inside an async context too, is fine: the runtime is shut
+//!   down on its own thread when the last clone (the async view's included) is gone;
+//! - callbacks (`progress`) need not be `Send`: they are called on the calling thread.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), blogread_client::Error> {
-//! let client = blogread_client::blocking::Client::new("https://blog.example.com", "pk_live_...")?;
-//! for blog in client.all_blogs_with_content()? {
-//!     println!("{} ({})", blog.title, blog.slug);
+//! let client = blogread_client::blocking::Client::builder("https://blog.example.com", "pk_live_...")
+//!     .etag_cache_file(".blogread/cache.json")
+//!     .build()?;
+//! let published = client.published(true)?;
+//! for post in &published.blogs {
+//!     println!("{} ({})", post.blog.title, post.blog.slug);
 //! }
+//! client.save_etag_cache()?;
 //! # Ok(()) }
 //! ```
+//!
+//! The `blocking_cache` example runs the whole cycle: load the cache, read, write only when
+//! something changed, save the cache.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cache::{CacheStats, EtagCache};
 use crate::error::Result;
-use crate::retry::RetryPolicy;
-use crate::types::{BlogDetail, BlogList, BlogListItem, ListParams, Sitemap};
+use crate::retry::{RetryEvent, RetryPolicy};
+use crate::runtime::IoRuntime;
+use crate::types::{BlogDetail, BlogList, BlogListItem, ListParams, Published, Sitemap};
 
 /// The blocking client. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Client {
     inner: crate::Client,
-    runtime: Arc<tokio::runtime::Runtime>,
 }
 
 /// Builds a blocking [`Client`]; the same options as [`crate::ClientBuilder`].
@@ -41,73 +59,76 @@ pub struct ClientBuilder {
 }
 
 impl ClientBuilder {
+    fn map(self, f: impl FnOnce(crate::ClientBuilder) -> crate::ClientBuilder) -> Self {
+        Self {
+            inner: f(self.inner),
+        }
+    }
+
     /// See [`crate::ClientBuilder::timeout`].
     pub fn timeout(self, timeout: impl Into<Option<Duration>>) -> Self {
-        Self {
-            inner: self.inner.timeout(timeout),
-        }
+        self.map(|b| b.timeout(timeout))
     }
 
     /// See [`crate::ClientBuilder::connect_timeout`].
     pub fn connect_timeout(self, timeout: Duration) -> Self {
-        Self {
-            inner: self.inner.connect_timeout(timeout),
-        }
+        self.map(|b| b.connect_timeout(timeout))
+    }
+
+    /// See [`crate::ClientBuilder::deadline`].
+    pub fn deadline(self, deadline: impl Into<Option<Duration>>) -> Self {
+        self.map(|b| b.deadline(deadline))
     }
 
     /// See [`crate::ClientBuilder::retry_policy`].
     pub fn retry_policy(self, policy: RetryPolicy) -> Self {
-        Self {
-            inner: self.inner.retry_policy(policy),
-        }
+        self.map(|b| b.retry_policy(policy))
+    }
+
+    /// See [`crate::ClientBuilder::on_retry`].
+    pub fn on_retry(self, callback: impl Fn(&RetryEvent<'_>) + Send + Sync + 'static) -> Self {
+        self.map(|b| b.on_retry(callback))
     }
 
     /// See [`crate::ClientBuilder::user_agent`].
     pub fn user_agent(self, user_agent: impl Into<String>) -> Self {
-        Self {
-            inner: self.inner.user_agent(user_agent),
-        }
+        self.map(|b| b.user_agent(user_agent))
     }
 
-    /// See [`crate::ClientBuilder::http_client`] (an async reqwest client: this one runs it).
+    /// See [`crate::ClientBuilder::http_client`]. The client's exchanges run on this client's
+    /// runtime thread; do not also use the same reqwest client (its connection pool) on
+    /// another runtime.
     pub fn http_client(self, client: reqwest::Client) -> Self {
-        Self {
-            inner: self.inner.http_client(client),
-        }
+        self.map(|b| b.http_client(client))
     }
 
     /// See [`crate::ClientBuilder::etag_cache`].
     pub fn etag_cache(self, enabled: bool) -> Self {
-        Self {
-            inner: self.inner.etag_cache(enabled),
-        }
+        self.map(|b| b.etag_cache(enabled))
     }
 
     /// See [`crate::ClientBuilder::with_etag_cache`].
     pub fn with_etag_cache(self, cache: EtagCache) -> Self {
-        Self {
-            inner: self.inner.with_etag_cache(cache),
-        }
+        self.map(|b| b.with_etag_cache(cache))
+    }
+
+    /// See [`crate::ClientBuilder::etag_cache_file`].
+    pub fn etag_cache_file(self, path: impl Into<PathBuf>) -> Self {
+        self.map(|b| b.etag_cache_file(path))
     }
 
     /// See [`crate::ClientBuilder::max_restarts`].
     pub fn max_restarts(self, restarts: u32) -> Self {
-        Self {
-            inner: self.inner.max_restarts(restarts),
-        }
+        self.map(|b| b.max_restarts(restarts))
     }
 
-    /// Builds the client and its runtime.
+    /// Builds the client and starts its runtime thread.
     pub fn build(self) -> Result<Client> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(crate::Error::Runtime)?;
-        // reqwest's client must be created where a runtime is current.
-        let _guard = runtime.enter();
+        let io = IoRuntime::start().map_err(crate::Error::Runtime)?;
+        // reqwest's client is created where the runtime is current.
+        let _context = io.handle().enter();
         Ok(Client {
-            inner: self.inner.build()?,
-            runtime: Arc::new(runtime),
+            inner: self.inner.io_runtime(io.clone()).build()?,
         })
     }
 }
@@ -150,15 +171,32 @@ impl Client {
         self.block_on(self.inner.all_blogs_with_content())
     }
 
-    /// See [`crate::Client::all_blogs_with_progress`].
+    /// See [`crate::Client::all_blogs_with_progress`]; `progress` is called on this thread.
     pub fn all_blogs_with_progress(
         &self,
         include_content: bool,
-        progress: crate::Progress<'_>,
+        progress: impl FnMut(u64, u64),
     ) -> Result<Vec<BlogListItem>> {
         self.block_on(
             self.inner
                 .all_blogs_with_progress(include_content, progress),
+        )
+    }
+
+    /// See [`crate::Client::published`].
+    pub fn published(&self, include_content: bool) -> Result<Published> {
+        self.block_on(self.inner.published(include_content))
+    }
+
+    /// See [`crate::Client::published_with_progress`]; `progress` is called on this thread.
+    pub fn published_with_progress(
+        &self,
+        include_content: bool,
+        progress: impl FnMut(u64, u64),
+    ) -> Result<Published> {
+        self.block_on(
+            self.inner
+                .published_with_progress(include_content, progress),
         )
     }
 
@@ -167,30 +205,29 @@ impl Client {
         self.inner.etag_cache()
     }
 
+    /// See [`crate::Client::save_etag_cache`].
+    pub fn save_etag_cache(&self) -> Result<()> {
+        self.inner.save_etag_cache()
+    }
+
     /// See [`crate::Client::cache_stats`].
     pub fn cache_stats(&self) -> CacheStats {
         self.inner.cache_stats()
     }
 
-    /// The async client underneath (sharing pool and cache).
+    /// The async client underneath, sharing the connection pool, the cache and the runtime
+    /// thread: usable on any runtime, before or after blocking calls. A clone of it keeps the
+    /// runtime thread alive after this client is dropped.
     pub fn as_async(&self) -> &crate::Client {
         &self.inner
     }
 
-    fn block_on<F>(&self, future: F) -> F::Output
-    where
-        F: Future + Send,
-        F::Output: Send,
-    {
-        if tokio::runtime::Handle::try_current().is_ok() {
-            // Inside someone's runtime `block_on` would panic; run on a helper thread.
-            std::thread::scope(|s| {
-                s.spawn(|| self.runtime.block_on(future))
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-        } else {
-            self.runtime.block_on(future)
-        }
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.inner
+            .inner
+            .io
+            .as_ref()
+            .expect("a blocking client is built with its runtime thread")
+            .block_on(future)
     }
 }

@@ -1,5 +1,6 @@
 //! [`ClientBuilder`]: base URL, key, time-outs, retry policy, user agent, HTTP client, cache.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -7,14 +8,26 @@ use reqwest::Url;
 use reqwest::header::HeaderValue;
 
 use crate::cache::EtagCache;
-use crate::client::{Client, Inner};
+use crate::client::{Client, Inner, OnRetry};
 use crate::error::{Error, Result};
-use crate::retry::RetryPolicy;
+use crate::retry::{RetryEvent, RetryPolicy};
+use crate::runtime::IoRuntime;
 
 /// The user agent sent unless [`ClientBuilder::user_agent`] says otherwise.
 pub const DEFAULT_USER_AGENT: &str = concat!("blogread-client/", env!("CARGO_PKG_VERSION"));
 
 /// Builds a [`Client`]. Made by [`Client::builder`].
+///
+/// # How long a call can take
+///
+/// With the defaults, one request makes up to 4 attempts of at most 30 s each (connecting
+/// included, at most 10 s of it), with waits of at most 0.5, 1 and 2 s between them: about
+/// 2 minutes (123.5 s) on a server that accepts connections and never answers, or up to
+/// 144 s when it answers 503 with a `Retry-After` of 8 s or more after 30 s each time.
+/// [`Client::all_blogs`] makes one request per 100 blogs plus one, and may start again
+/// ([`max_restarts`](Self::max_restarts)), so its worst case is a multiple of that. There is
+/// no overall deadline unless [`deadline`](Self::deadline) sets one; a build that must end in
+/// bounded time should set it.
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -34,11 +47,21 @@ pub struct ClientBuilder {
     key: String,
     timeout: Option<Duration>,
     connect_timeout: Duration,
+    deadline: Option<Duration>,
     retry: RetryPolicy,
+    on_retry: Option<Arc<OnRetry>>,
     user_agent: String,
     http: Option<reqwest::Client>,
-    cache: Option<EtagCache>,
+    cache: CacheSetting,
     max_restarts: u32,
+    io: Option<Arc<IoRuntime>>,
+}
+
+/// Which ETag cache the client gets.
+enum CacheSetting {
+    None,
+    Memory(EtagCache),
+    File(PathBuf),
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -48,9 +71,18 @@ impl std::fmt::Debug for ClientBuilder {
             .field("key", &"<redacted>")
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
+            .field("deadline", &self.deadline)
             .field("retry", &self.retry)
+            .field("on_retry", &self.on_retry.is_some())
             .field("user_agent", &self.user_agent)
-            .field("etag_cache", &self.cache.is_some())
+            .field(
+                "etag_cache",
+                &match &self.cache {
+                    CacheSetting::None => "none".to_owned(),
+                    CacheSetting::Memory(_) => "in memory".to_owned(),
+                    CacheSetting::File(path) => path.display().to_string(),
+                },
+            )
             .field("max_restarts", &self.max_restarts)
             .finish_non_exhaustive()
     }
@@ -63,11 +95,14 @@ impl ClientBuilder {
             key: key.into(),
             timeout: Some(Duration::from_secs(30)),
             connect_timeout: Duration::from_secs(10),
+            deadline: None,
             retry: RetryPolicy::default(),
+            on_retry: None,
             user_agent: DEFAULT_USER_AGENT.to_owned(),
             http: None,
-            cache: None,
+            cache: CacheSetting::None,
             max_restarts: 3,
+            io: None,
         }
     }
 
@@ -75,6 +110,37 @@ impl ClientBuilder {
     /// (default 30 s). `None` waits for ever (not recommended for a build).
     pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.timeout = timeout.into();
+        self
+    }
+
+    /// The longest one method call may take, every attempt, wait between attempts and (for
+    /// [`Client::all_blogs`] and the like) every page and restart included (default none: see
+    /// [how long a call can take](Self#how-long-a-call-can-take)). An attempt in flight is cut
+    /// short when it passes, and no retry is started whose wait would pass it; the call then
+    /// fails with [`Error::Deadline`] (whose [`is_timeout`](Error::is_timeout) is true), which
+    /// says why the last attempt failed.
+    pub fn deadline(mut self, deadline: impl Into<Option<Duration>>) -> Self {
+        self.deadline = deadline.into();
+        self
+    }
+
+    /// Calls `callback` before each retry, with the URL, the attempt that failed, why, and the
+    /// wait before the next one: to log retries, or count them.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), blogread_client::Error> {
+    /// let client = blogread_client::Client::builder("https://blog.example.com", "pk_live_...")
+    ///     .on_retry(|e| {
+    ///         eprintln!(
+    ///             "attempt {}/{} failed ({}); retrying in {:?}",
+    ///             e.attempt, e.max_attempts, e.error, e.delay
+    ///         )
+    ///     })
+    ///     .build()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn on_retry(mut self, callback: impl Fn(&RetryEvent<'_>) + Send + Sync + 'static) -> Self {
+        self.on_retry = Some(Arc::new(callback));
         self
     }
 
@@ -107,13 +173,27 @@ impl ClientBuilder {
     /// Keeps the last `ETag` and body per URL in memory and sends `If-None-Match`, so unchanged
     /// answers come back as 304 with no body (default off). See [`EtagCache`].
     pub fn etag_cache(mut self, enabled: bool) -> Self {
-        self.cache = enabled.then(EtagCache::new);
+        self.cache = if enabled {
+            CacheSetting::Memory(EtagCache::new())
+        } else {
+            CacheSetting::None
+        };
         self
     }
 
     /// Uses this ETag cache (one loaded from a file, or one shared with other clients).
     pub fn with_etag_cache(mut self, cache: EtagCache) -> Self {
-        self.cache = Some(cache);
+        self.cache = CacheSetting::Memory(cache);
+        self
+    }
+
+    /// Keeps the ETag cache in `path` across builds: [`build`](Self::build) loads it (a
+    /// missing file or one that does not parse gives an empty cache), and
+    /// [`Client::save_etag_cache`] saves it there after the build, keeping only the entries
+    /// the build used. An unchanged rebuild then transfers no bodies, and
+    /// [`Client::published`] says nothing changed.
+    pub fn etag_cache_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.cache = CacheSetting::File(path.into());
         self
     }
 
@@ -124,7 +204,16 @@ impl ClientBuilder {
         self
     }
 
-    /// Checks the base URL, key and user agent and builds the client.
+    /// Runs every HTTP exchange on the blocking client's runtime thread.
+    #[cfg_attr(not(feature = "blocking"), allow(dead_code))]
+    pub(crate) fn io_runtime(mut self, io: Arc<IoRuntime>) -> Self {
+        self.io = Some(io);
+        self
+    }
+
+    /// Checks the base URL, key and user agent, loads the ETag cache file if one was given,
+    /// and builds the client. Fails with [`Error::CacheFile`] when the cache file exists but
+    /// cannot be read.
     pub fn build(self) -> Result<Client> {
         let blogs_url = blogs_url(&self.base_url)?;
         let mut auth = HeaderValue::try_from(format!("Bearer {}", self.key))
@@ -139,6 +228,14 @@ impl ClientBuilder {
                 .build()
                 .map_err(Error::Build)?,
         };
+        let (cache, cache_file) = match self.cache {
+            CacheSetting::None => (None, None),
+            CacheSetting::Memory(cache) => (Some(cache), None),
+            CacheSetting::File(path) => match EtagCache::load(&path) {
+                Ok(cache) => (Some(cache), Some(path)),
+                Err(error) => return Err(Error::CacheFile { path, error }),
+            },
+        };
         Ok(Client {
             inner: Arc::new(Inner {
                 http,
@@ -146,9 +243,13 @@ impl ClientBuilder {
                 auth,
                 user_agent,
                 timeout: self.timeout,
+                deadline: self.deadline,
                 retry: self.retry,
-                cache: self.cache,
+                on_retry: self.on_retry,
+                cache,
+                cache_file,
                 max_restarts: self.max_restarts,
+                io: self.io,
             }),
         })
     }

@@ -5,8 +5,17 @@
 //! `If-None-Match` with 304 and no body (DECISIONS.md 3). With a cache the client remembers the
 //! last `ETag` and body per URL, sends `If-None-Match`, and on 304 decodes the body it kept: the
 //! caller sees the same typed value either way. The cache lives in memory and can be saved to a
-//! file and loaded by the next build ([`EtagCache::load`], [`EtagCache::save`]), which is how
+//! file and loaded by the next build ([`ClientBuilder::etag_cache_file`] and
+//! [`Client::save_etag_cache`], or [`EtagCache::load`] and [`EtagCache::save`]), which is how
 //! `blogread export` makes an unchanged rebuild cheap.
+//!
+//! A cache never fails a build: a file that is missing or does not parse gives an empty cache,
+//! a kept body that no longer decodes is dropped and asked for again without `If-None-Match`,
+//! and when kept answers disagree with each other (a hand-edited sitemap, say) the read that
+//! noticed it starts again without conditional requests.
+//!
+//! [`ClientBuilder::etag_cache_file`]: crate::ClientBuilder::etag_cache_file
+//! [`Client::save_etag_cache`]: crate::Client::save_etag_cache
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
@@ -73,7 +82,8 @@ impl EtagCache {
 
     /// Loads a cache saved by [`save`](Self::save). A missing file gives an empty cache, and
     /// so does a file that does not parse (a cache is never worth failing a build for); other
-    /// I/O errors are returned.
+    /// I/O errors are returned. An entry whose body no longer decodes as the answer of its URL
+    /// is dropped when it is next used, and its URL asked for again without `If-None-Match`.
     pub fn load(path: impl AsRef<Path>) -> io::Result<Self> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
@@ -151,10 +161,15 @@ impl EtagCache {
         Some(body)
     }
 
-    /// Records a body that decoded, with its `ETag` if the server sent one.
-    pub(crate) fn fetched(&self, url: &str, etag: Option<String>, body: &[u8]) {
+    /// Records a body that decoded, with its `ETag` if the server sent one. Returns whether
+    /// the body differs from the one kept for `url` (true when none was kept).
+    pub(crate) fn fetched(&self, url: &str, etag: Option<String>, body: &[u8]) -> bool {
         let mut inner = self.lock();
         inner.stats.fetched += 1;
+        let changed = inner
+            .entries
+            .get(url)
+            .is_none_or(|e| e.body.as_bytes() != body);
         match (etag, std::str::from_utf8(body)) {
             (Some(etag), Ok(body)) => {
                 inner.used.insert(url.to_owned());
@@ -170,6 +185,15 @@ impl EtagCache {
                 inner.entries.remove(url);
             }
         }
+        changed
+    }
+
+    /// Drops the entry of `url` (its body no longer decodes, or no longer agrees with the
+    /// server's other answers), so the next request for it is unconditional.
+    pub(crate) fn forget(&self, url: &str) {
+        let mut inner = self.lock();
+        inner.entries.remove(url);
+        inner.used.remove(url);
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -264,8 +288,8 @@ mod tests {
     #[test]
     fn an_answer_without_etag_forgets_the_entry() {
         let c = EtagCache::new();
-        c.fetched("u", Some("\"a\"".into()), b"{}");
-        c.fetched("u", None, b"{}");
+        assert!(c.fetched("u", Some("\"a\"".into()), b"{}"), "new: changed");
+        assert!(!c.fetched("u", None, b"{}"), "same body: unchanged");
         assert_eq!(c.etag_for("u"), None);
     }
 

@@ -1,8 +1,10 @@
 //! The async [`Client`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use reqwest::Url;
 use reqwest::header::{ACCEPT, AUTHORIZATION, ETAG, HeaderValue, IF_NONE_MATCH, USER_AGENT};
@@ -11,9 +13,11 @@ use serde::de::DeserializeOwned;
 use crate::builder::ClientBuilder;
 use crate::cache::{CacheStats, EtagCache};
 use crate::error::{Error, Result};
-use crate::retry::{self, RetryPolicy};
+use crate::retry::{self, RetryEvent, RetryPolicy};
+use crate::runtime::IoRuntime;
 use crate::types::{
-    BlogDetail, BlogList, BlogListItem, ListParams, MAX_PAGE_SIZE, SITEMAP_MAX_ENTRIES, Sitemap,
+    BlogDetail, BlogList, BlogListItem, ListParams, MAX_PAGE_SIZE, Published, PublishedBlog,
+    SITEMAP_MAX_ENTRIES, Sitemap,
 };
 
 /// A client of one project's public read API. Cheap to clone (the connection pool and cache
@@ -26,6 +30,9 @@ pub struct Client {
     pub(crate) inner: Arc<Inner>,
 }
 
+/// What [`ClientBuilder::on_retry`] calls.
+pub(crate) type OnRetry = dyn Fn(&RetryEvent<'_>) + Send + Sync;
+
 pub(crate) struct Inner {
     pub(crate) http: reqwest::Client,
     /// `{base}/blog/api/v1/public/blogs`.
@@ -33,23 +40,44 @@ pub(crate) struct Inner {
     pub(crate) auth: HeaderValue,
     pub(crate) user_agent: HeaderValue,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) deadline: Option<Duration>,
     pub(crate) retry: RetryPolicy,
+    pub(crate) on_retry: Option<Arc<OnRetry>>,
     pub(crate) cache: Option<EtagCache>,
+    /// Where [`Client::save_etag_cache`] saves the cache.
+    pub(crate) cache_file: Option<PathBuf>,
     pub(crate) max_restarts: u32,
+    /// The blocking client's runtime thread: every HTTP exchange runs there when set.
+    pub(crate) io: Option<Arc<IoRuntime>>,
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
             .field("blogs_url", &self.inner.blogs_url.as_str())
+            .field("timeout", &self.inner.timeout)
+            .field("deadline", &self.inner.deadline)
             .field("retry", &self.inner.retry)
             .field("etag_cache", &self.inner.cache.is_some())
+            .field("etag_cache_file", &self.inner.cache_file)
             .finish_non_exhaustive()
     }
 }
 
-/// Progress of a whole read: `(blogs read so far, total)`.
-pub type Progress<'a> = &'a mut (dyn FnMut(u64, u64) + Send);
+/// One call of a public method: its deadline, and whether any answer differed from the cache.
+struct Call {
+    /// When the call must end, and the deadline as set (for the message).
+    deadline: Option<(Instant, Duration)>,
+    changed: AtomicBool,
+}
+
+impl Call {
+    /// Time left before the deadline, if there is one.
+    fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|(at, _)| at.saturating_duration_since(Instant::now()))
+    }
+}
 
 impl Client {
     /// Starts building a client for the server at `base_url` (its root, for example
@@ -66,32 +94,32 @@ impl Client {
 
     /// One page of published blogs, newest first (SPEC.md 4.1).
     pub async fn list(&self, params: &ListParams) -> Result<BlogList> {
-        let mut url = self.inner.blogs_url.clone();
-        let pairs = params.query_pairs();
-        if !pairs.is_empty() {
-            url.query_pairs_mut().extend_pairs(pairs);
-        }
-        self.get_json(url).await
+        self.list_in(&self.call(), params, true).await
     }
 
     /// One published blog by slug, content always present (SPEC.md 4.2).
-    /// [`Error::NotFound`] when no published blog has this slug.
+    ///
+    /// [`Error::NotFound`] when the API says no published blog has this slug;
+    /// [`Error::InvalidSlug`], before any request, for a slug no blog can have (outside the
+    /// slug grammar, or `sitemap` or `redirects`, which name endpoints).
     pub async fn get(&self, slug: &str) -> Result<BlogDetail> {
+        if let Some(reason) = crate::slug::refusal(slug) {
+            return Err(Error::InvalidSlug {
+                slug: slug.to_owned(),
+                reason,
+            });
+        }
         let mut url = self.inner.blogs_url.clone();
-        // `push` percent-encodes the segment, so a slug can never reach another path.
+        // `push` percent-encodes the segment (a valid slug needs none).
         url.path_segments_mut()
             .expect("the blogs URL is a base")
             .push(slug);
-        self.get_json(url).await
+        self.get_json(&self.call(), url, true, true).await
     }
 
     /// The sitemap data: slug and dates of at most 5000 blogs, newest first (SPEC.md 4.3).
     pub async fn sitemap(&self) -> Result<Sitemap> {
-        let mut url = self.inner.blogs_url.clone();
-        url.path_segments_mut()
-            .expect("the blogs URL is a base")
-            .push("sitemap");
-        self.get_json(url).await
+        self.sitemap_in(&self.call(), true).await
     }
 
     /// Every published blog, newest first, each exactly once, without bodies.
@@ -99,31 +127,104 @@ impl Client {
     /// Reads pages of 100 until `total` is reached, then checks the result against the sitemap.
     /// If `total` changes between pages, a page repeats a blog, a page comes back short, or the
     /// sitemap disagrees (a blog was published or unpublished mid-read), it starts again from
-    /// the first page, up to [`ClientBuilder::max_restarts`] times, and then returns
-    /// [`Error::Changed`]. It never returns duplicates or gaps.
+    /// the first page, without conditional requests, up to [`ClientBuilder::max_restarts`]
+    /// times, and then returns [`Error::Changed`]. It never returns duplicates or gaps.
+    ///
+    /// [`published`](Self::published) returns the same blogs with each one's `updated_at`, and
+    /// whether anything changed since the cached run.
     pub async fn all_blogs(&self) -> Result<Vec<BlogListItem>> {
-        self.read_all(false, &mut |_, _| {}).await
+        self.all_blogs_with_progress(false, |_, _| {}).await
     }
 
     /// As [`all_blogs`](Self::all_blogs), with every blog's `content`.
     pub async fn all_blogs_with_content(&self) -> Result<Vec<BlogListItem>> {
-        self.read_all(true, &mut |_, _| {}).await
+        self.all_blogs_with_progress(true, |_, _| {}).await
     }
 
     /// As [`all_blogs`](Self::all_blogs) (with `content` when `include_content`), calling
-    /// `progress(read, total)` after each page.
+    /// `progress(read, total)` after each page. The future is `Send` when `progress` is.
     pub async fn all_blogs_with_progress(
         &self,
         include_content: bool,
-        progress: Progress<'_>,
+        mut progress: impl FnMut(u64, u64),
     ) -> Result<Vec<BlogListItem>> {
-        self.read_all(include_content, progress).await
+        let call = self.call();
+        let (blogs, _) = self.read_all(&call, include_content, &mut progress).await?;
+        Ok(blogs)
     }
 
-    /// The ETag cache, if the client has one: save it after a build with
-    /// [`EtagCache::save`], or read its [`stats`](EtagCache::stats).
+    /// Every published blog, newest first, each exactly once (as [`all_blogs`](Self::all_blogs),
+    /// with `content` when `include_content`), with each one's last publish time
+    /// (`updated_at`, from the sitemap the read checks itself against), and whether any answer
+    /// differed from the ETag cache's ([`Published::changed`]): everything a generator needs
+    /// from one call.
+    ///
+    /// ```no_run
+    /// # async fn build() -> Result<(), blogread_client::Error> {
+    /// let client = blogread_client::Client::builder("https://blog.example.com", "pk_live_...")
+    ///     .etag_cache_file(".blogread/cache.json")
+    ///     .build()?;
+    /// let published = client.published(true).await?;
+    /// if published.changed {
+    ///     for post in &published.blogs {
+    ///         println!("{} (updated {:?})", post.blog.slug, post.updated_at);
+    ///     }
+    /// }
+    /// client.save_etag_cache()?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn published(&self, include_content: bool) -> Result<Published> {
+        self.published_with_progress(include_content, |_, _| {})
+            .await
+    }
+
+    /// As [`published`](Self::published), calling `progress(read, total)` after each page.
+    /// The future is `Send` when `progress` is.
+    pub async fn published_with_progress(
+        &self,
+        include_content: bool,
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<Published> {
+        let call = self.call();
+        let (blogs, sitemap) = self.read_all(&call, include_content, &mut progress).await?;
+        let updated: HashMap<String, _> = sitemap
+            .blogs
+            .into_iter()
+            .map(|e| (e.slug, e.updated_at))
+            .collect();
+        let blogs = blogs
+            .into_iter()
+            .map(|blog| PublishedBlog {
+                updated_at: updated.get(&blog.slug).copied(),
+                blog,
+            })
+            .collect();
+        Ok(Published {
+            blogs,
+            changed: call.changed.load(Ordering::Relaxed),
+        })
+    }
+
+    /// The ETag cache, if the client has one: read its [`stats`](EtagCache::stats), or save
+    /// it with [`EtagCache::save`] (or [`save_etag_cache`](Self::save_etag_cache) with a
+    /// cache file).
     pub fn etag_cache(&self) -> Option<&EtagCache> {
         self.inner.cache.as_ref()
+    }
+
+    /// Saves the ETag cache to the file given to [`ClientBuilder::etag_cache_file`], keeping
+    /// only the entries this client used (read or refreshed), so the file holds what this
+    /// build read and nothing older. Call it after a successful build. Does nothing when the
+    /// client has no cache file. Written atomically (a temporary file renamed over the old).
+    pub fn save_etag_cache(&self) -> Result<()> {
+        let (Some(cache), Some(path)) = (&self.inner.cache, &self.inner.cache_file) else {
+            return Ok(());
+        };
+        cache.retain_used();
+        cache.save(path).map_err(|error| Error::CacheFile {
+            path: path.clone(),
+            error,
+        })
     }
 
     /// The cache's counters, or zeros without a cache.
@@ -135,26 +236,68 @@ impl Client {
             .unwrap_or_default()
     }
 
-    async fn read_all(
+    fn call(&self) -> Call {
+        Call {
+            deadline: self
+                .inner
+                .deadline
+                .and_then(|d| Some((Instant::now().checked_add(d)?, d))),
+            changed: AtomicBool::new(false),
+        }
+    }
+
+    async fn list_in(
         &self,
+        call: &Call,
+        params: &ListParams,
+        conditional: bool,
+    ) -> Result<BlogList> {
+        let mut url = self.inner.blogs_url.clone();
+        let pairs = params.query_pairs();
+        if !pairs.is_empty() {
+            url.query_pairs_mut().extend_pairs(pairs);
+        }
+        self.get_json(call, url, conditional, false).await
+    }
+
+    async fn sitemap_in(&self, call: &Call, conditional: bool) -> Result<Sitemap> {
+        let mut url = self.inner.blogs_url.clone();
+        url.path_segments_mut()
+            .expect("the blogs URL is a base")
+            .push("sitemap");
+        self.get_json(call, url, conditional, false).await
+    }
+
+    /// Every blog and the sitemap that agrees with them.
+    async fn read_all<P: FnMut(u64, u64)>(
+        &self,
+        call: &Call,
         include_content: bool,
-        progress: Progress<'_>,
-    ) -> Result<Vec<BlogListItem>> {
+        progress: &mut P,
+    ) -> Result<(Vec<BlogListItem>, Sitemap)> {
         let attempts = self.inner.max_restarts.saturating_add(1);
-        for _ in 0..attempts {
-            if let Some(blogs) = self.read_all_once(include_content, progress).await? {
-                return Ok(blogs);
+        for pass in 0..attempts {
+            // Later passes ask without If-None-Match: kept answers that disagree with each
+            // other (a hand-edited cache) would otherwise make every pass fail the same way.
+            let conditional = pass == 0;
+            if let Some(read) = self
+                .read_all_once(call, include_content, conditional, progress)
+                .await?
+            {
+                return Ok(read);
             }
         }
         Err(Error::Changed { attempts })
     }
 
     /// One pass over every page; `None` when the list changed under it.
-    async fn read_all_once(
+    async fn read_all_once<P: FnMut(u64, u64)>(
         &self,
+        call: &Call,
         include_content: bool,
-        progress: Progress<'_>,
-    ) -> Result<Option<Vec<BlogListItem>>> {
+        conditional: bool,
+        progress: &mut P,
+    ) -> Result<Option<(Vec<BlogListItem>, Sitemap)>> {
         let mut blogs: Vec<BlogListItem> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
         let mut total: Option<u64> = None;
@@ -163,7 +306,7 @@ impl Client {
                 .limit(MAX_PAGE_SIZE)
                 .offset(blogs.len() as u64)
                 .include_content(include_content);
-            let page = self.list(&params).await?;
+            let page = self.list_in(call, &params, conditional).await?;
             let expected = *total.get_or_insert(page.total);
             if page.total != expected {
                 return Ok(None);
@@ -187,83 +330,166 @@ impl Client {
         // Paging by offset cannot see a publish and an unpublish that cancel out between two
         // pages (one blog skipped, a gone one kept); the sitemap, read after the last page,
         // names the newest 5000 in one answer and catches that.
-        let sitemap = self.sitemap().await?;
+        let sitemap = self.sitemap_in(call, conditional).await?;
         let n = blogs.len().min(SITEMAP_MAX_ENTRIES);
         let ours: HashSet<&str> = blogs[..n].iter().map(|b| b.slug.as_str()).collect();
         let theirs: HashSet<&str> = sitemap.blogs.iter().map(|e| e.slug.as_str()).collect();
         if sitemap.blogs.len() != n || ours != theirs {
             return Ok(None);
         }
-        Ok(Some(blogs))
+        Ok(Some((blogs, sitemap)))
     }
 
-    async fn get_json<T: DeserializeOwned>(&self, url: Url) -> Result<T> {
-        let cache = self.inner.cache.as_ref();
-        let etag = cache.and_then(|c| c.etag_for(url.as_str()));
-        match self.fetch(&url, etag.as_deref()).await? {
-            Fetched::NotModified(body) => serde_json::from_str(&body).map_err(Error::Decode),
-            Fetched::Body { body, etag } => {
-                let value = serde_json::from_slice(&body).map_err(Error::Decode)?;
-                if let Some(cache) = cache {
-                    cache.fetched(url.as_str(), etag, &body);
+    /// GETs `url` and decodes the answer: with a cache and `conditional`, sends the kept
+    /// `ETag` and decodes the kept body on 304; a kept body that no longer decodes is dropped
+    /// and the URL asked for again without `If-None-Match`. `blog` says whether `url` is one
+    /// blog's (where a 404 may mean "not published").
+    async fn get_json<T: DeserializeOwned>(
+        &self,
+        call: &Call,
+        url: Url,
+        conditional: bool,
+        blog: bool,
+    ) -> Result<T> {
+        if let Some(cache) = self.inner.cache.as_ref().filter(|_| conditional)
+            && let Some(etag) = cache.etag_for(url.as_str())
+        {
+            match self.fetch(call, &url, Some(&etag), blog).await? {
+                Exchange::Body { body, etag } => return self.decode_fresh(call, &url, body, etag),
+                Exchange::NotModified => {
+                    let kept = cache.not_modified(url.as_str(), &etag);
+                    if let Some(value) = kept.and_then(|body| serde_json::from_str(&body).ok()) {
+                        return Ok(value);
+                    }
+                    cache.forget(url.as_str());
                 }
-                Ok(value)
             }
+        }
+        match self.fetch(call, &url, None, blog).await? {
+            Exchange::Body { body, etag } => self.decode_fresh(call, &url, body, etag),
+            // `fetch` gives NotModified only to a conditional request.
+            Exchange::NotModified => Err(Error::Api {
+                status: 304,
+                detail: "not modified, to a request that was not conditional".to_owned(),
+            }),
         }
     }
 
-    /// One GET with retries; a 200 body, or the cached body on 304.
-    async fn fetch(&self, url: &Url, etag: Option<&str>) -> Result<Fetched> {
+    /// Decodes a body that came with a 200, and records it in the cache.
+    fn decode_fresh<T: DeserializeOwned>(
+        &self,
+        call: &Call,
+        url: &Url,
+        body: Vec<u8>,
+        etag: Option<String>,
+    ) -> Result<T> {
+        let value = serde_json::from_slice(&body).map_err(|error| Error::Decode {
+            url: url.to_string(),
+            error,
+        })?;
+        let changed = match &self.inner.cache {
+            Some(cache) => cache.fetched(url.as_str(), etag, &body),
+            None => true,
+        };
+        if changed {
+            call.changed.store(true, Ordering::Relaxed);
+        }
+        Ok(value)
+    }
+
+    /// One GET with retries, within the call's deadline: a 200 body, or `NotModified` for a
+    /// 304 to a conditional request.
+    async fn fetch(
+        &self,
+        call: &Call,
+        url: &Url,
+        etag: Option<&str>,
+        blog: bool,
+    ) -> Result<Exchange> {
         let inner = &self.inner;
-        let mut retry = 0u32;
+        let max_attempts = inner.retry.attempts();
+        let mut last: Option<Error> = None;
+        let mut attempt = 0u32;
+        let deadline_error = |attempts: u32, last: Option<Error>| Error::Deadline {
+            url: url.to_string(),
+            attempts,
+            deadline: call.deadline.map(|(_, d)| d).unwrap_or_default(),
+            last: last.map(Box::new),
+        };
         loop {
-            let outcome = self.attempt(url, etag).await;
-            let (err, retry_after) = match outcome {
+            // Each attempt's time-out, shortened to what is left of the call's deadline.
+            let remaining = call.remaining();
+            if remaining == Some(Duration::ZERO) {
+                return Err(deadline_error(attempt, last));
+            }
+            attempt += 1;
+            let (timeout, cut_by_deadline) = match (inner.timeout, remaining) {
+                (Some(t), Some(r)) if r < t => (Some(r), true),
+                (None, Some(r)) => (Some(r), true),
+                (t, _) => (t, false),
+            };
+            let (err, retry_after) = match self.attempt(url, etag, timeout).await? {
                 Ok(Answer {
                     status: 200,
                     etag,
                     body,
                     ..
-                }) => {
-                    return Ok(Fetched::Body { body, etag });
-                }
+                }) => return Ok(Exchange::Body { body, etag }),
                 Ok(Answer { status: 304, .. }) if etag.is_some() => {
-                    let kept = inner
-                        .cache
-                        .as_ref()
-                        .and_then(|c| c.not_modified(url.as_str(), etag.unwrap_or_default()));
-                    return match kept {
-                        Some(body) => Ok(Fetched::NotModified(body)),
-                        None => Err(Error::Api {
-                            status: 304,
-                            detail: "not modified, but the cached body is gone".to_owned(),
-                        }),
-                    };
+                    return Ok(Exchange::NotModified);
                 }
                 Ok(answer) => {
-                    let err = Error::from_response(answer.status, &answer.body);
+                    let err = Error::from_response(answer.status, &answer.body, url.as_str(), blog);
                     if !retry::is_retryable_status(answer.status) {
                         return Err(err);
                     }
                     (err, answer.retry_after)
                 }
+                Err(e) if e.is_timeout() && cut_by_deadline => {
+                    return Err(deadline_error(attempt, last));
+                }
                 Err(e) => {
-                    if !retry::is_retryable_transport(&e) {
-                        return Err(Error::Transport(e));
+                    let retryable = retry::is_retryable_transport(&e);
+                    let err = Error::Transport {
+                        url: url.to_string(),
+                        attempts: attempt,
+                        error: e,
+                    };
+                    if !retryable {
+                        return Err(err);
                     }
-                    (Error::Transport(e), None)
+                    (err, None)
                 }
             };
-            retry += 1;
-            if retry >= inner.retry.attempts() {
+            if attempt >= max_attempts {
                 return Err(err);
             }
-            let delay = inner.retry.delay(retry, retry_after, &mut rand::rng());
+            let delay = inner.retry.delay(attempt, retry_after, &mut rand::rng());
+            if call.remaining().is_some_and(|left| delay >= left) {
+                return Err(deadline_error(attempt, Some(err)));
+            }
+            if let Some(on_retry) = &inner.on_retry {
+                on_retry(&RetryEvent {
+                    url: url.as_str(),
+                    attempt,
+                    max_attempts,
+                    delay,
+                    error: &err,
+                });
+            }
+            last = Some(err);
             tokio::time::sleep(delay).await;
         }
     }
 
-    async fn attempt(&self, url: &Url, etag: Option<&str>) -> reqwest::Result<Answer> {
+    /// One attempt. The outer error is the blocking client's runtime failing, the inner one
+    /// the exchange's.
+    async fn attempt(
+        &self,
+        url: &Url,
+        etag: Option<&str>,
+        timeout: Option<Duration>,
+    ) -> Result<reqwest::Result<Answer>> {
         let inner = &self.inner;
         let mut request = inner
             .http
@@ -271,27 +497,53 @@ impl Client {
             .header(AUTHORIZATION, inner.auth.clone())
             .header(USER_AGENT, inner.user_agent.clone())
             .header(ACCEPT, "application/json");
-        if let Some(timeout) = inner.timeout {
+        if let Some(timeout) = timeout {
             request = request.timeout(timeout);
         }
         if let Some(etag) = etag {
             request = request.header(IF_NONE_MATCH, etag);
         }
-        let response = request.send().await?;
-        let status = response.status().as_u16();
-        let retry_after = retry::retry_after(response.headers());
-        let etag = response
-            .headers()
-            .get(ETAG)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let body = response.bytes().await?.to_vec();
-        Ok(Answer {
-            status,
-            etag,
-            retry_after,
-            body,
-        })
+        let Some(io) = &inner.io else {
+            return Ok(exchange(request).await);
+        };
+        // On the blocking client's runtime thread, whichever runtime (or none) polls us, so
+        // every pooled connection lives where a runtime always runs.
+        let mut task = AbortOnDrop(io.handle().spawn(exchange(request)));
+        match (&mut task.0).await {
+            Ok(result) => Ok(result),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(Error::Runtime(std::io::Error::other(
+                "the client's runtime thread stopped during a request",
+            ))),
+        }
+    }
+}
+
+/// Sends `request` and reads the whole answer.
+async fn exchange(request: reqwest::RequestBuilder) -> reqwest::Result<Answer> {
+    let response = request.send().await?;
+    let status = response.status().as_u16();
+    let retry_after = retry::retry_after(response.headers());
+    let etag = response
+        .headers()
+        .get(ETAG)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let body = response.bytes().await?.to_vec();
+    Ok(Answer {
+        status,
+        etag,
+        retry_after,
+        body,
+    })
+}
+
+/// Aborts a spawned exchange when the call awaiting it is dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -302,7 +554,7 @@ struct Answer {
     body: Vec<u8>,
 }
 
-enum Fetched {
+enum Exchange {
     Body { body: Vec<u8>, etag: Option<String> },
-    NotModified(String),
+    NotModified,
 }

@@ -2,9 +2,16 @@
 
 /// What can go wrong talking to the public API.
 ///
-/// The HTTP status and the server's `detail` (SPEC.md 7: every error body is
-/// `{"detail": "..."}`) are kept. `Unauthorized` and `NotFound` are their own variants because
-/// callers act on them: a rotated or revoked key, a post that was unpublished.
+/// Every message says what happened once, with its cause, and names the URL where one was
+/// asked: [`source()`](std::error::Error::source) is `None` for every variant, so printers that
+/// follow the chain (`anyhow`'s `{:#}`, say) do not print the cause twice. The underlying
+/// `reqwest` or `serde_json` error is kept in the variant's `error` field for inspection.
+///
+/// `Unauthorized` and `NotFound` are their own variants because callers act on them: a
+/// rotated or revoked key, a post that was unpublished (delete its page). A 404 that is not the
+/// API saying "no published blog has this slug" is [`Error::EndpointNotFound`] instead: a wrong
+/// base URL must never look like an unpublished post. The crate docs have a table of what each
+/// fault gives.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -14,10 +21,24 @@ pub enum Error {
         /// The server's explanation.
         detail: String,
     },
-    /// 404: no published blog has this slug (never retried).
+    /// 404 from [`Client::get`](crate::Client::get) with the API's own answer: no published
+    /// blog has this slug (never retried). A generator may delete the post's page.
     #[error("not found (404): {detail}")]
     NotFound {
         /// The server's explanation.
+        detail: String,
+    },
+    /// 404 that is not the API's "no published blog" answer, or any 404 on the list or the
+    /// sitemap: nothing serves the public API at this URL, usually a wrong base URL (never
+    /// retried).
+    #[error(
+        "no blogread public API at {url} (404: {detail}); check the base URL: it is the \
+         server's root, without /blog/api/v1/public"
+    )]
+    EndpointNotFound {
+        /// The URL asked.
+        url: String,
+        /// The server's `detail`, or the start of the body.
         detail: String,
     },
     /// Any other non-success status, after retries when the status is retried.
@@ -28,13 +49,58 @@ pub enum Error {
         /// The server's `detail`, or the start of the body when it was not the JSON error shape.
         detail: String,
     },
-    /// The request did not complete: connection refused, DNS, TLS, time-out, a broken body
-    /// (after retries).
-    #[error("could not reach the blogread server: {0}")]
-    Transport(#[source] reqwest::Error),
-    /// A 200 response whose body is not the JSON the API documents.
-    #[error("could not decode the server's response: {0}")]
-    Decode(#[source] serde_json::Error),
+    /// The request did not complete: connection refused, DNS, TLS, time-out of an attempt, a
+    /// connection closed before the whole answer came (after retries). See
+    /// [`is_timeout`](Self::is_timeout) and [`is_connect`](Self::is_connect).
+    #[error(
+        "could not reach the blogread server at {url} after {attempts} {}: {}",
+        plural(.attempts),
+        cause(.error)
+    )]
+    Transport {
+        /// The URL asked.
+        url: String,
+        /// Attempts made, the first included.
+        attempts: u32,
+        /// The last attempt's error (its cause is in this error's message).
+        error: reqwest::Error,
+    },
+    /// The call's deadline ([`ClientBuilder::deadline`](crate::ClientBuilder::deadline))
+    /// passed: during an attempt, or before a retry whose wait would have passed it.
+    #[error(
+        "gave up on {url} after {attempts} {}: the deadline of {deadline:?} for one call passed{}",
+        plural(.attempts),
+        last_failure(.last)
+    )]
+    Deadline {
+        /// The URL asked when the deadline passed.
+        url: String,
+        /// Attempts made at that URL, the one cut short included.
+        attempts: u32,
+        /// The deadline set.
+        deadline: std::time::Duration,
+        /// Why the last finished attempt failed, when one did.
+        last: Option<Box<Error>>,
+    },
+    /// A 200 answer whose body is not the JSON the API documents (or names a slug outside the
+    /// slug grammar).
+    #[error("could not decode the answer from {url}: {error}")]
+    Decode {
+        /// The URL asked.
+        url: String,
+        /// What did not decode.
+        error: serde_json::Error,
+    },
+    /// [`Client::get`](crate::Client::get) was given a slug no blog can have: outside the slug
+    /// grammar (lower-case letters, digits, single hyphens) or a name the API keeps for an
+    /// endpoint (`sitemap`, `redirects`). Nothing was sent.
+    #[error("refusing to ask for the slug {slug:?}: {reason}; no request was sent")]
+    InvalidSlug {
+        /// The slug as given.
+        slug: String,
+        /// Why it was refused.
+        reason: &'static str,
+    },
     /// [`Client::all_blogs`](crate::Client::all_blogs) kept seeing the list change under it
     /// (blogs published or unpublished while it paged) and gave up instead of returning
     /// duplicates or gaps.
@@ -56,12 +122,55 @@ pub enum Error {
     /// The key or user agent cannot be sent in a header (control characters, say).
     #[error("invalid header value for {0}")]
     InvalidHeader(&'static str),
-    /// The blocking client's runtime could not be started.
-    #[error("could not start the blocking client's runtime: {0}")]
-    Runtime(#[source] std::io::Error),
+    /// The blocking client's runtime thread could not be started, or stopped.
+    #[error("the blocking client's runtime: {0}")]
+    Runtime(std::io::Error),
     /// The HTTP client could not be built (for example no TLS backend).
     #[error("could not build the HTTP client: {0}")]
-    Build(#[source] reqwest::Error),
+    Build(reqwest::Error),
+    /// The ETag cache file of [`ClientBuilder::etag_cache_file`](crate::ClientBuilder::etag_cache_file)
+    /// could not be read or saved (a missing or unparsable file is not an error: it gives an
+    /// empty cache).
+    #[error("ETag cache file {}: {error}; fix its permissions or remove it", path.display())]
+    CacheFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What failed.
+        error: std::io::Error,
+    },
+}
+
+fn plural(n: &u32) -> &'static str {
+    if *n == 1 { "attempt" } else { "attempts" }
+}
+
+fn last_failure(last: &Option<Box<Error>>) -> String {
+    last.as_ref()
+        .map(|e| format!(" (last failure: {e})"))
+        .unwrap_or_default()
+}
+
+/// What went wrong in a transport error, once: "timed out", or the innermost cause
+/// ("connection refused (os error 111)"), not reqwest's generic "error sending request".
+fn cause(error: &reqwest::Error) -> String {
+    if error.is_timeout() {
+        return "timed out (no complete answer within the time-out of an attempt)".to_owned();
+    }
+    let mut innermost: &dyn std::error::Error = error;
+    while let Some(next) = innermost.source() {
+        innermost = next;
+    }
+    let text = innermost.to_string();
+    let mut chars = text.chars();
+    let text: String = match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => "unknown transport error".to_owned(),
+    };
+    if error.is_body() || error.is_decode() {
+        format!("the answer was cut short ({text})")
+    } else {
+        text
+    }
 }
 
 impl Error {
@@ -69,7 +178,7 @@ impl Error {
     pub fn status(&self) -> Option<u16> {
         match self {
             Error::Unauthorized { .. } => Some(401),
-            Error::NotFound { .. } => Some(404),
+            Error::NotFound { .. } | Error::EndpointNotFound { .. } => Some(404),
             Error::Api { status, .. } => Some(*status),
             _ => None,
         }
@@ -80,20 +189,71 @@ impl Error {
         match self {
             Error::Unauthorized { detail }
             | Error::NotFound { detail }
+            | Error::EndpointNotFound { detail, .. }
             | Error::Api { detail, .. } => Some(detail),
             _ => None,
         }
     }
 
-    /// Builds the error for a non-success answer from its status and body.
-    pub(crate) fn from_response(status: u16, body: &[u8]) -> Self {
+    /// Whether the call failed for lack of time: an attempt's time-out (after retries), or the
+    /// call's deadline.
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            Error::Transport { error, .. } => error.is_timeout(),
+            Error::Deadline { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// Whether no connection could be made (refused, DNS, TLS handshake, connect time-out).
+    pub fn is_connect(&self) -> bool {
+        match self {
+            Error::Transport { error, .. } => error.is_connect(),
+            Error::Deadline {
+                last: Some(last), ..
+            } => last.is_connect(),
+            _ => false,
+        }
+    }
+
+    /// The URL the error is about, when a request was made.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            Error::EndpointNotFound { url, .. }
+            | Error::Transport { url, .. }
+            | Error::Deadline { url, .. }
+            | Error::Decode { url, .. } => Some(url),
+            _ => None,
+        }
+    }
+
+    /// Builds the error for a non-success answer from its status and body. `blog` says whether
+    /// the URL is one blog's, where a 404 with the API's answer means "not published".
+    pub(crate) fn from_response(status: u16, body: &[u8], url: &str, blog: bool) -> Self {
         let detail = detail_of(status, body);
         match status {
             401 => Error::Unauthorized { detail },
-            404 => Error::NotFound { detail },
+            404 if blog && is_unpublished_answer(body) => Error::NotFound { detail },
+            404 => Error::EndpointNotFound {
+                url: url.to_owned(),
+                detail,
+            },
             _ => Error::Api { status, detail },
         }
     }
+}
+
+/// Whether a 404 body is the public API's own answer for a slug no published blog has:
+/// exactly `{"detail": "no published blog ..."}`. A router's "no endpoint" answer, a proxy's
+/// HTML page or another server's JSON is not.
+fn is_unpublished_answer(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct ErrorBody {
+        detail: String,
+    }
+    serde_json::from_slice::<ErrorBody>(body)
+        .is_ok_and(|b| b.detail.starts_with("no published blog"))
 }
 
 /// The `detail` of an error body, or a bounded, printable start of whatever else was sent (a
@@ -136,25 +296,82 @@ mod tests {
 
     #[test]
     fn detail_is_taken_from_the_json_body() {
-        let e = Error::from_response(401, br#"{"detail":"key revoked"}"#);
+        let e = Error::from_response(401, br#"{"detail":"key revoked"}"#, "u", false);
         assert!(matches!(&e, Error::Unauthorized { detail } if detail == "key revoked"));
         assert_eq!(e.status(), Some(401));
-        let e = Error::from_response(404, br#"{"detail":"no such blog"}"#);
-        assert!(matches!(e, Error::NotFound { .. }));
-        let e = Error::from_response(503, br#"{"detail":"db down"}"#);
+        let e = Error::from_response(503, br#"{"detail":"db down"}"#, "u", false);
         assert_eq!(e.status(), Some(503));
         assert_eq!(e.detail(), Some("db down"));
     }
 
     #[test]
     fn non_json_bodies_are_bounded_and_empty_ones_named() {
-        let e = Error::from_response(502, "<html>\nBad gateway</html>".repeat(50).as_bytes());
+        let e = Error::from_response(
+            502,
+            "<html>\nBad gateway</html>".repeat(50).as_bytes(),
+            "u",
+            false,
+        );
         let d = e.detail().unwrap();
         assert!(d.chars().count() <= 201);
         assert!(!d.contains('\n'));
         assert_eq!(
-            Error::from_response(504, b"").detail(),
+            Error::from_response(504, b"", "u", false).detail(),
             Some("Gateway Timeout")
         );
+    }
+
+    #[test]
+    fn only_the_apis_unpublished_answer_on_a_blog_url_is_not_found() {
+        let answer = br#"{"detail":"no published blog with this slug in this project"}"#;
+        let e = Error::from_response(404, answer, "http://x/b/p", true);
+        assert!(matches!(e, Error::NotFound { .. }), "{e:?}");
+        // The same answer on the list or the sitemap: nothing is "unpublished" there.
+        let e = Error::from_response(404, answer, "http://x/b/sitemap", false);
+        assert!(
+            matches!(&e, Error::EndpointNotFound { url, .. } if url == "http://x/b/sitemap"),
+            "{e:?}"
+        );
+        for other in [
+            &br#"{"detail":"no endpoint at GET /x; the API is described at /openapi.json"}"#[..],
+            b"<html>Not Found</html>",
+            b"",
+            br#"{"detail":"no published blog","extra":1}"#,
+        ] {
+            let e = Error::from_response(404, other, "http://x/b/p", true);
+            assert!(matches!(e, Error::EndpointNotFound { .. }), "{e:?}");
+            assert_eq!(e.status(), Some(404));
+            assert!(e.to_string().contains("http://x/b/p"), "{e}");
+            assert!(e.to_string().contains("base URL"), "{e}");
+        }
+    }
+
+    #[test]
+    fn no_error_repeats_its_cause_through_source() {
+        let decode = serde_json::from_str::<u8>("x").unwrap_err();
+        let errors = [
+            Error::Decode {
+                url: "http://x/u".into(),
+                error: decode,
+            },
+            Error::Runtime(std::io::Error::other("no threads")),
+            Error::CacheFile {
+                path: "c.json".into(),
+                error: std::io::Error::other("denied"),
+            },
+            Error::Deadline {
+                url: "http://x/u".into(),
+                attempts: 2,
+                deadline: std::time::Duration::from_secs(1),
+                last: Some(Box::new(Error::Api {
+                    status: 503,
+                    detail: "db down".into(),
+                })),
+            },
+        ];
+        for e in errors {
+            use std::error::Error as _;
+            assert!(e.source().is_none(), "{e}");
+        }
     }
 }

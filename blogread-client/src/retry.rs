@@ -33,7 +33,8 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     /// Four attempts in all, waits starting at 500 ms and never above 8 s ("retry after a few
-    /// seconds", SPEC.md 7).
+    /// seconds", SPEC.md 7): the waits before retries 1, 2 and 3 are at most 0.5, 1 and 2 s
+    /// (3.5 s in all), or up to 8 s each when the server sends `Retry-After`.
     fn default() -> Self {
         Self {
             max_attempts: 4,
@@ -107,6 +108,23 @@ impl RetryPolicy {
         let spread = (ceiling - half).as_nanos().min(u64::MAX as u128) as u64;
         half + Duration::from_nanos(rng.random_range(0..=spread))
     }
+}
+
+/// One retry, as [`ClientBuilder::on_retry`](crate::ClientBuilder::on_retry) sees it: called
+/// after an attempt failed with a retried error and before the client waits `delay`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct RetryEvent<'a> {
+    /// The URL asked.
+    pub url: &'a str,
+    /// The attempt that failed (1 for the first).
+    pub attempt: u32,
+    /// Attempts allowed in all ([`RetryPolicy::attempts`]).
+    pub max_attempts: u32,
+    /// The wait before the next attempt.
+    pub delay: Duration,
+    /// Why the attempt failed (a 500, 502, 503 or 504 answer, or a transport error).
+    pub error: &'a crate::Error,
 }
 
 /// Whether an answer with this status is retried: 500, 502, 503 and 504 only.

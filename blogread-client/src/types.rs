@@ -27,6 +27,11 @@ pub struct BlogListItem {
     /// Title.
     pub title: String,
     /// Slug, unique within the project; the path segment of [`Client::get`](crate::Client::get).
+    ///
+    /// Always matches the slug grammar (1 to 200 lower-case letters, digits and single
+    /// hyphens; an answer with any other slug does not decode), so it is safe as a file name
+    /// or path segment as is.
+    #[serde(deserialize_with = "crate::slug::deserialize")]
     pub slug: String,
     /// Excerpt (`""` when none).
     pub excerpt: String,
@@ -56,7 +61,9 @@ pub struct BlogDetail {
     pub id: String,
     /// Title.
     pub title: String,
-    /// Slug.
+    /// Slug. Always matches the slug grammar, so it is safe as a file name or path segment
+    /// (see [`BlogListItem::slug`]).
+    #[serde(deserialize_with = "crate::slug::deserialize")]
     pub slug: String,
     /// Excerpt (`""` when none).
     pub excerpt: String,
@@ -98,7 +105,9 @@ pub struct BlogList {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SitemapEntry {
-    /// Slug.
+    /// Slug. Always matches the slug grammar, so it is safe as a file name or path segment
+    /// (see [`BlogListItem::slug`]).
+    #[serde(deserialize_with = "crate::slug::deserialize")]
     pub slug: String,
     /// First publication time.
     pub published_at: DateTime<Utc>,
@@ -114,6 +123,36 @@ pub struct Sitemap {
     pub blogs: Vec<SitemapEntry>,
     /// The number of entries returned.
     pub total: u64,
+}
+
+/// Every published blog from one consistent read, with each one's last publish time and
+/// whether anything changed since the answers the ETag cache kept. Made by
+/// [`Client::published`](crate::Client::published).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Published {
+    /// Every published blog, newest first, each exactly once.
+    pub blogs: Vec<PublishedBlog>,
+    /// Whether any answer of this read differs from the one the ETag cache kept for its URL
+    /// (from an earlier call or, with [`ClientBuilder::etag_cache_file`], an earlier run).
+    /// `false` means the blogs (their content too when it was asked for) and their
+    /// `updated_at` are exactly those of the cached run, so a generator may skip the build.
+    /// Always `true` without a cache.
+    ///
+    /// [`ClientBuilder::etag_cache_file`]: crate::ClientBuilder::etag_cache_file
+    pub changed: bool,
+}
+
+/// One published blog of [`Published`]: the list item and its last publish time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PublishedBlog {
+    /// The blog as the list endpoint gives it (with `content` when it was asked for).
+    pub blog: BlogListItem,
+    /// The last publish time, from the sitemap. The sitemap names the newest 5000 blogs
+    /// ([`SITEMAP_MAX_ENTRIES`]), so this is `None` only for blogs older than those; read them
+    /// with [`Client::get`](crate::Client::get) if you need it.
+    pub updated_at: Option<DateTime<Utc>>,
 }
 
 /// The most entries the sitemap endpoint returns (SPEC.md 4.3).
@@ -233,6 +272,21 @@ mod tests {
             "2026-11-22T10:00:00+00:00".to_owned()
         );
         assert_eq!(serde_json::to_string(&blog).unwrap(), DETAIL);
+    }
+
+    #[test]
+    fn a_slug_outside_the_grammar_does_not_decode() {
+        for bad in ["../x", "A", "a/b", ""] {
+            let list = LIST.replace(r#""slug":"hello""#, &format!(r#""slug":{bad:?}"#));
+            assert!(serde_json::from_str::<BlogList>(&list).is_err(), "{bad}");
+            let detail = DETAIL.replace(r#""slug":"hello""#, &format!(r#""slug":{bad:?}"#));
+            assert!(
+                serde_json::from_str::<BlogDetail>(&detail).is_err(),
+                "{bad}"
+            );
+        }
+        let entry = r#"{"slug":"../../etc","published_at":"2026-11-21T09:30:00Z","updated_at":"2026-11-21T09:30:00Z"}"#;
+        assert!(serde_json::from_str::<SitemapEntry>(entry).is_err());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use blogread_client::export::{self, DEFAULT_STATE_DIR, ExportOptions, Format};
-use blogread_client::{Client, Error, EtagCache, ListParams, RetryPolicy};
+use blogread_client::{Client, Error, ListParams, RetryPolicy};
 use clap::{Parser, Subcommand};
 
 /// The environment variable the public key is read from (never a command-line argument, so it
@@ -133,22 +133,13 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// Turns a client error into a message that says what to do.
-fn explain(base_url: &str, e: Error) -> String {
+/// Turns a client error into a message that says what to do. The client's own messages name
+/// the URL, the attempts and the cause.
+fn explain(e: Error) -> String {
     match e {
         Error::Unauthorized { detail } => format!(
             "the server refused the key (401: {detail}); check {KEY_VAR} holds the project's current public key (pk_live_...)"
         ),
-        Error::Transport(source) => {
-            // reqwest's own message is generic; the causes say what happened (refused, DNS...).
-            let mut message = format!("could not reach the blogread server at {base_url}");
-            let mut cause: Option<&dyn std::error::Error> = Some(&source);
-            while let Some(c) = cause {
-                message.push_str(&format!(": {c}"));
-                cause = c.source();
-            }
-            message
-        }
         other => other.to_string(),
     }
 }
@@ -162,11 +153,16 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             ));
         }
     };
-    let base = cli.base_url.clone();
     let mut builder = Client::builder(&cli.base_url, key)
         .timeout(Duration::from_secs(cli.timeout.max(1)))
         .retry_policy(RetryPolicy::new().max_attempts(cli.attempts))
-        .user_agent(concat!("blogread-cli/", env!("CARGO_PKG_VERSION")));
+        .user_agent(concat!("blogread-cli/", env!("CARGO_PKG_VERSION")))
+        .on_retry(|e| {
+            eprintln!(
+                "note: attempt {} of {} at {} failed ({}); retrying in {:.1?}",
+                e.attempt, e.max_attempts, e.url, e.error, e.delay
+            )
+        });
 
     let export_options = match &cli.command {
         Command::Export {
@@ -187,8 +183,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         _ => None,
     };
     if let Some(path) = &cache_path {
-        let cache = EtagCache::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        builder = builder.with_etag_cache(cache);
+        builder = builder.etag_cache_file(path);
     }
     let client = builder.build().map_err(|e| e.to_string())?;
 
@@ -206,7 +201,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
                 } else {
                     client.all_blogs().await
                 }
-                .map_err(|e| explain(&base, e))?;
+                .map_err(explain)?;
                 print_json(&blogs)?;
             } else {
                 let mut params = ListParams::new().include_content(include_content);
@@ -219,35 +214,30 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
                 if let Some(c) = category {
                     params = params.category(c);
                 }
-                let page = client.list(&params).await.map_err(|e| explain(&base, e))?;
+                let page = client.list(&params).await.map_err(explain)?;
                 print_json(&page)?;
             }
         }
         Command::Get { slug } => {
             let blog = client.get(&slug).await.map_err(|e| match e {
                 Error::NotFound { .. } => format!("no published blog has the slug `{slug}`"),
-                e => explain(&base, e),
+                e => explain(e),
             })?;
             print_json(&blog)?;
         }
         Command::Sitemap => {
-            let sitemap = client.sitemap().await.map_err(|e| explain(&base, e))?;
+            let sitemap = client.sitemap().await.map_err(explain)?;
             print_json(&sitemap)?;
         }
         Command::Export { .. } => {
             let options = export_options.expect("made for the export command");
-            return export_command(&client, &base, &options, cache_path).await;
+            return export_command(&client, &options).await;
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-async fn export_command(
-    client: &Client,
-    base: &str,
-    options: &ExportOptions,
-    cache_path: Option<PathBuf>,
-) -> Result<ExitCode, String> {
+async fn export_command(client: &Client, options: &ExportOptions) -> Result<ExitCode, String> {
     let out = &options.out;
     let show_bar = std::io::stdout().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;
@@ -272,14 +262,12 @@ async fn export_command(
         bar.finish_and_clear();
     }
     let report = result.map_err(|e| match e {
-        export::ExportError::Client(e) => explain(base, e),
+        export::ExportError::Client(e) => explain(e),
         e => e.to_string(),
     })?;
-    if let (Some(path), Some(cache)) = (cache_path, client.etag_cache()) {
-        cache.retain_used();
-        if let Err(e) = cache.save(&path) {
-            eprintln!("warning: could not save the cache {}: {e}", path.display());
-        }
+    // Keeps only the answers this export used.
+    if let Err(e) = client.save_etag_cache() {
+        eprintln!("warning: {e}");
     }
     let stats = client.cache_stats();
     eprintln!(

@@ -258,11 +258,12 @@ fn load(out: &Path, manifest_path: &Path) -> Result<Manifest, ExportError> {
 }
 
 /// Reads every published blog and writes the output folder; keeps the manifest in the state
-/// folder. `progress(done, total)` is called as blogs are read.
+/// folder. `progress(done, total)` is called as blogs are read (the future is `Send` when
+/// `progress` is).
 pub async fn export(
     client: &Client,
     options: &ExportOptions,
-    progress: crate::Progress<'_>,
+    mut progress: impl FnMut(u64, u64),
 ) -> Result<ExportReport, ExportError> {
     let out = &options.out;
     let state_dir = &options.state_dir;

@@ -219,3 +219,96 @@ pub fn serve(blogs: &[u64], req: &Seen) -> Reply {
     }
     reply(200, body)
 }
+
+/// What the raw stub does with one request.
+pub enum Raw {
+    /// Writes these bytes as the whole answer (they may lie about the length), then closes.
+    Send(String),
+    /// Reads the request and never answers, holding the connection open.
+    Freeze,
+}
+
+/// A stub that reads each request's head and does what `script(index)` says, one request per
+/// connection: for faults a real server cannot produce (half bodies, frozen sockets).
+pub async fn start_raw(script: impl Fn(usize) -> Raw + Send + Sync + 'static) -> Stub {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+    let script = Arc::new(script);
+    let log = seen.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((socket, _)) = listener.accept().await else {
+                return;
+            };
+            let script = script.clone();
+            let log = log.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut reader = BufReader::new(read);
+                let mut line = String::new();
+                if reader.read_line(&mut line).await.unwrap_or(0) == 0 {
+                    return;
+                }
+                let target = line.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let mut headers = HashMap::new();
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let h = h.trim_end();
+                    if h.is_empty() {
+                        break;
+                    }
+                    if let Some((k, v)) = h.split_once(':') {
+                        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
+                    }
+                }
+                let index = {
+                    let mut log = log.lock().unwrap();
+                    log.push(Seen { target, headers });
+                    log.len() - 1
+                };
+                match script(index) {
+                    Raw::Send(bytes) => {
+                        let _ = write.write_all(bytes.as_bytes()).await;
+                        let _ = write.shutdown().await;
+                    }
+                    Raw::Freeze => {
+                        // Hold both halves until the client gives up and the test ends.
+                        let _hold = (reader, write);
+                        std::future::pending::<()>().await;
+                    }
+                }
+            });
+        }
+    });
+    Stub { base, seen }
+}
+
+/// A complete HTTP/1.1 answer with a JSON body.
+pub fn http_answer(status: u16, extra_headers: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{extra_headers}connection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// As [`serve`], with a strong `ETag` per answer (a hash of the body) and 304 to a matching
+/// `If-None-Match`, as the real server does.
+pub fn serve_with_etags(blogs: &[u64], req: &Seen) -> Reply {
+    use std::hash::{Hash, Hasher};
+    let mut r = serve(blogs, req);
+    if r.status != 200 {
+        return r;
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    r.body.hash(&mut hasher);
+    let etag = format!("\"{:016x}\"", hasher.finish());
+    if req.headers.get("if-none-match") == Some(&etag) {
+        r.status = 304;
+    }
+    r.headers.push(("etag", etag));
+    r
+}
