@@ -3,7 +3,7 @@
 //! - `index.html`, `page/2/index.html`, ...: the blogs, newest first, paginated;
 //! - `blog/<slug>/index.html`: one page per blog;
 //! - `category/<name>/index.html`: one page per category;
-//! - `sitemap.xml`, from the sitemap endpoint.
+//! - `sitemap.xml`, with each post's last update.
 //!
 //! ```text
 //! export BLOGREAD_API_KEY=pk_live_...
@@ -78,7 +78,7 @@ const POST: &str = r#"{% extends "layout.html" %}
 const SITEMAP: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <url><loc>{{ base }}/</loc></url>{% for e in entries %}
-<url><loc>{{ base }}/blog/{{ e.slug }}/</loc><lastmod>{{ e.updated_at }}</lastmod></url>{% endfor %}
+<url><loc>{{ base }}/blog/{{ e.slug }}/</loc>{% if e.updated_at %}<lastmod>{{ e.updated_at }}</lastmod>{% endif %}</url>{% endfor %}
 </urlset>
 "#;
 
@@ -133,8 +133,14 @@ pub async fn build_site(
     out: &Path,
     per_page: usize,
 ) -> Result<Vec<String>, Box<dyn Error + Send + Sync>> {
-    let blogs: Vec<BlogListItem> = client.all_blogs_with_content().await?;
-    let sitemap = client.sitemap().await?;
+    // Every post with its content and last update, from one consistent read.
+    let published = client.published(true).await?;
+    let blogs: Vec<BlogListItem> = published.blogs.iter().map(|p| p.blog.clone()).collect();
+    let entries: Vec<_> = published
+        .blogs
+        .iter()
+        .map(|p| context! { slug => p.blog.slug, updated_at => p.updated_at })
+        .collect();
     let base = site_url.trim_end_matches('/');
     let env = environment();
     let mut written = Vec::new();
@@ -206,7 +212,7 @@ pub async fn build_site(
 
     let xml = env
         .get_template("sitemap.xml")?
-        .render(context! { base, entries => sitemap.blogs })?;
+        .render(context! { base, entries })?;
     write(out, "sitemap.xml", &xml, &mut written)?;
     Ok(written)
 }

@@ -24,3 +24,8 @@ mod public;
 #[path = "../../blogread-client/examples/static_site.rs"]
 #[allow(dead_code)]
 mod static_site;
+
+// The blogread-client blocking example, included for its `run` (its `main` unused).
+#[path = "../../blogread-client/examples/blocking_cache.rs"]
+#[allow(dead_code)]
+mod blocking_cache;

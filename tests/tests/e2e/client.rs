@@ -377,3 +377,191 @@ async fn static_site_over_the_demo_content_has_no_broken_internal_link() {
     );
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+#[tokio::test]
+async fn the_blocking_cache_example_runs_the_whole_cycle() {
+    let app = spawn_app().await;
+    let p = seeded(&app).await;
+    let dir = tempdir("blocking-cache");
+    let (out, cache) = (dir.join("site"), dir.join("state/cache.json"));
+    std::fs::create_dir_all(dir.join("state")).unwrap();
+    let build = |base: String, key: String, out: PathBuf, cache: PathBuf| {
+        tokio::task::spawn_blocking(move || {
+            crate::blocking_cache::run(&base, &key, &out, &cache).map_err(|e| e.to_string())
+        })
+    };
+    let args = || (app.base.clone(), p.key.clone(), out.clone(), cache.clone());
+
+    let (b, k, o, c) = args();
+    let first = build(b, k, o, c).await.unwrap().unwrap();
+    assert!(first.changed);
+    assert_eq!(first.written, 4, "three posts and the index");
+    assert_eq!(first.not_modified, 0);
+    let page = std::fs::read_to_string(out.join("blog/post-a/index.html")).unwrap();
+    assert!(
+        page.contains("https://site.example.com/blog/post-b/"),
+        "{page}"
+    );
+    assert!(cache.exists());
+
+    // Unchanged: only 304s (one page and the sitemap), nothing written.
+    let (b, k, o, c) = args();
+    let second = build(b, k, o, c).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            second.changed,
+            second.written,
+            second.not_modified,
+            second.downloaded
+        ),
+        (false, 0, 2, 0)
+    );
+
+    // A publish changes the answers: the site is written again, with the new post.
+    app.published_blog(&p, "post-d", "2026-04-01T10:00:00Z", json!({}))
+        .await;
+    let (b, k, o, c) = args();
+    let third = build(b, k, o, c).await.unwrap().unwrap();
+    assert!(third.changed);
+    assert_eq!(third.written, 5);
+    assert!(out.join("blog/post-d/index.html").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn a_blocking_client_dropped_inside_an_async_context_does_not_panic() {
+    let app = spawn_app().await;
+    let p = seeded(&app).await;
+    let (base, key) = (app.base.clone(), p.key.clone());
+    // The server runs on the test's runtime; the client is used and dropped inside another.
+    tokio::task::spawn_blocking(move || {
+        let caller = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        caller.block_on(async {
+            let client =
+                blogread_client::blocking::Client::new(base.as_str(), key.as_str()).unwrap();
+            assert_eq!(client.list(&ListParams::new()).unwrap().total, 3);
+            drop(client);
+        });
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn the_async_view_works_on_another_runtime_after_a_blocking_call() {
+    let app = spawn_app().await;
+    let p = seeded(&app).await;
+    let (base, key) = (app.base.clone(), p.key.clone());
+    tokio::task::spawn_blocking(move || {
+        let client = blogread_client::blocking::Client::builder(base.as_str(), key.as_str())
+            .timeout(std::time::Duration::from_secs(3))
+            .retry_policy(blogread_client::RetryPolicy::none())
+            .build()
+            .unwrap();
+        assert_eq!(client.sitemap().unwrap().total, 3);
+        let other = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        // Reuses the keep-alive connection of the blocking call.
+        let page = other.block_on(client.as_async().list(&ListParams::new()));
+        assert_eq!(page.unwrap().total, 3);
+        let blog = other.block_on(async { client.get("post-b") });
+        assert_eq!(blog.unwrap().word_count, 2);
+    })
+    .await
+    .unwrap();
+}
+
+/// Runs `published` with the cache in `path`, saving it after, on a fresh client.
+async fn published_with_cache_file(
+    app: &TestApp,
+    p: &TestProject,
+    path: &Path,
+) -> Result<blogread_client::Published, Error> {
+    let client = Client::builder(&app.base, &p.key)
+        .etag_cache_file(path)
+        .build()?;
+    let published = client.published(true).await?;
+    client.save_etag_cache()?;
+    Ok(published)
+}
+
+#[tokio::test]
+async fn a_hand_edited_cache_never_fails_a_build() {
+    let app = spawn_app().await;
+    let p = seeded(&app).await;
+    let dir = tempdir("edited-cache");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("cache.json");
+    let first = published_with_cache_file(&app, &p, &path).await.unwrap();
+    assert_eq!(first.blogs.len(), 3);
+
+    // The sitemap's kept body edited to one that does not decode, then to one that decodes
+    // but disagrees with the kept pages: each build still reads every post.
+    for edited in [r#"{"blogs":[]}"#, r#"{"blogs":[],"total":0}"#] {
+        let mut file: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let entries = file["entries"].as_object_mut().unwrap();
+        let sitemap = entries
+            .iter_mut()
+            .find(|(url, _)| url.ends_with("/sitemap"))
+            .expect("the sitemap is cached")
+            .1;
+        sitemap["body"] = json!(edited);
+        std::fs::write(&path, file.to_string()).unwrap();
+
+        let again = published_with_cache_file(&app, &p, &path)
+            .await
+            .unwrap_or_else(|e| panic!("{edited}: {e}"));
+        assert_eq!(again.blogs, first.blogs, "{edited}");
+        assert!(again.blogs.iter().all(|b| b.updated_at.is_some()));
+        // The cache is whole again: the next build gets only 304s.
+        let next = published_with_cache_file(&app, &p, &path).await.unwrap();
+        assert!(!next.changed, "{edited}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn get_refuses_endpoint_names_and_slugs_outside_the_grammar() {
+    let app = spawn_app().await;
+    let p = seeded(&app).await;
+    let client = Client::new(&app.base, &p.key).unwrap();
+    // Without the check, `sitemap` reaches the sitemap endpoint and fails to decode.
+    for slug in ["sitemap", "redirects", "Post-A", "post--a", "../post-a", ""] {
+        let err = client.get(slug).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidSlug { slug: s, .. } if s == slug),
+            "{slug}: {err:?}"
+        );
+    }
+    assert_eq!(client.get("post-a").await.unwrap().slug, "post-a");
+}
+
+#[tokio::test]
+async fn a_wrong_base_url_is_not_an_unpublished_post() {
+    let app = spawn_app().await;
+    let p = seeded(&app).await;
+    let wrong = Client::new(format!("{}/blog/api/v1/public", app.base), &p.key).unwrap();
+    let err = wrong.get("post-a").await.unwrap_err();
+    assert!(
+        matches!(&err, Error::EndpointNotFound { url, .. } if url.ends_with("/blog/api/v1/public/blog/api/v1/public/blogs/post-a")),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("check the base URL"), "{err}");
+    for err in [
+        wrong.sitemap().await.unwrap_err(),
+        wrong.list(&ListParams::new()).await.unwrap_err(),
+        wrong.all_blogs().await.unwrap_err(),
+    ] {
+        assert!(matches!(err, Error::EndpointNotFound { .. }), "{err:?}");
+    }
+    // The right base: an unpublished post is NotFound, a published one found.
+    let right = Client::new(&app.base, &p.key).unwrap();
+    let err = right.get("draft-post").await.unwrap_err();
+    assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
+}
