@@ -182,7 +182,7 @@ async fn a_resync_of_the_blog_itself_changes_its_cached_body(store: Arc<dyn Stor
 
 async fn every_read_is_unauthorised(service: &Service, key: &str, etag: &str) {
     let header = format!("Bearer {key}");
-    let creds = &Caller::from_authorization(Some(&header.as_bytes()));
+    let creds = &Caller::from_authorization(Some(header.as_bytes()));
     for if_none_match in [None, Some(etag)] {
         let unauthorised = |r: blogread_core::error::Result<Conditional<bytes::Bytes>>| {
             matches!(r, Err(Error::Unauthorized(Unauthorized::UnknownPublicKey)))

@@ -474,7 +474,7 @@ pub async fn agent_keys_and_admin_tokens_are_looked_up_by_hash(store: Arc<dyn St
         .expect("agents may write blogs");
     assert!(matches!(
         f.service
-            .sitemap(&Caller::from_authorization(Some(&agent.as_bytes())), None)
+            .sitemap(&Caller::from_authorization(Some(agent.as_bytes())), None)
             .await,
         Err(Error::Unauthorized(Unauthorized::AgentKeyOnPublicApi))
     ));
