@@ -16,6 +16,7 @@ mod faults;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod rules;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
 #[cfg(feature = "sqlite")]
