@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use blogread_client::{BlogSummary, Client};
+use blogread_client::{BlogListItem, Client};
 use clap::Parser;
 use minijinja::{Environment, context};
 
@@ -133,14 +133,14 @@ pub async fn build_site(
     out: &Path,
     per_page: usize,
 ) -> Result<Vec<String>, Box<dyn Error + Send + Sync>> {
-    let blogs: Vec<BlogSummary> = client.all_blogs_with_content().await?;
+    let blogs: Vec<BlogListItem> = client.all_blogs_with_content().await?;
     let sitemap = client.sitemap().await?;
     let base = site_url.trim_end_matches('/');
     let env = environment();
     let mut written = Vec::new();
 
     // Categories, merged case-insensitively under one slug, named as first seen.
-    let mut categories: BTreeMap<String, (String, Vec<&BlogSummary>)> = BTreeMap::new();
+    let mut categories: BTreeMap<String, (String, Vec<&BlogListItem>)> = BTreeMap::new();
     for blog in &blogs {
         for name in &blog.categories {
             categories
@@ -156,7 +156,7 @@ pub async fn build_site(
         .collect();
 
     let per_page = per_page.max(1);
-    let chunks: Vec<&[BlogSummary]> = if blogs.is_empty() {
+    let chunks: Vec<&[BlogListItem]> = if blogs.is_empty() {
         vec![&[]]
     } else {
         blogs.chunks(per_page).collect()

@@ -24,7 +24,7 @@ use std::time::Duration;
 use crate::cache::{CacheStats, EtagCache};
 use crate::error::Result;
 use crate::retry::RetryPolicy;
-use crate::types::{Blog, BlogPage, BlogSummary, ListParams, Sitemap};
+use crate::types::{BlogDetail, BlogList, BlogListItem, ListParams, Sitemap};
 
 /// The blocking client. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -126,12 +126,12 @@ impl Client {
     }
 
     /// See [`crate::Client::list`].
-    pub fn list(&self, params: &ListParams) -> Result<BlogPage> {
+    pub fn list(&self, params: &ListParams) -> Result<BlogList> {
         self.block_on(self.inner.list(params))
     }
 
     /// See [`crate::Client::get`].
-    pub fn get(&self, slug: &str) -> Result<Blog> {
+    pub fn get(&self, slug: &str) -> Result<BlogDetail> {
         self.block_on(self.inner.get(slug))
     }
 
@@ -141,12 +141,12 @@ impl Client {
     }
 
     /// See [`crate::Client::all_blogs`].
-    pub fn all_blogs(&self) -> Result<Vec<BlogSummary>> {
+    pub fn all_blogs(&self) -> Result<Vec<BlogListItem>> {
         self.block_on(self.inner.all_blogs())
     }
 
     /// See [`crate::Client::all_blogs_with_content`].
-    pub fn all_blogs_with_content(&self) -> Result<Vec<BlogSummary>> {
+    pub fn all_blogs_with_content(&self) -> Result<Vec<BlogListItem>> {
         self.block_on(self.inner.all_blogs_with_content())
     }
 
@@ -155,7 +155,7 @@ impl Client {
         &self,
         include_content: bool,
         progress: crate::Progress<'_>,
-    ) -> Result<Vec<BlogSummary>> {
+    ) -> Result<Vec<BlogListItem>> {
         self.block_on(
             self.inner
                 .all_blogs_with_progress(include_content, progress),

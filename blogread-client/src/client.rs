@@ -13,7 +13,7 @@ use crate::cache::{CacheStats, EtagCache};
 use crate::error::{Error, Result};
 use crate::retry::{self, RetryPolicy};
 use crate::types::{
-    Blog, BlogPage, BlogSummary, ListParams, MAX_PAGE_SIZE, SITEMAP_MAX_ENTRIES, Sitemap,
+    BlogDetail, BlogList, BlogListItem, ListParams, MAX_PAGE_SIZE, SITEMAP_MAX_ENTRIES, Sitemap,
 };
 
 /// A client of one project's public read API. Cheap to clone (the connection pool and cache
@@ -65,7 +65,7 @@ impl Client {
     }
 
     /// One page of published blogs, newest first (SPEC.md 4.1).
-    pub async fn list(&self, params: &ListParams) -> Result<BlogPage> {
+    pub async fn list(&self, params: &ListParams) -> Result<BlogList> {
         let mut url = self.inner.blogs_url.clone();
         let pairs = params.query_pairs();
         if !pairs.is_empty() {
@@ -76,7 +76,7 @@ impl Client {
 
     /// One published blog by slug, content always present (SPEC.md 4.2).
     /// [`Error::NotFound`] when no published blog has this slug.
-    pub async fn get(&self, slug: &str) -> Result<Blog> {
+    pub async fn get(&self, slug: &str) -> Result<BlogDetail> {
         let mut url = self.inner.blogs_url.clone();
         // `push` percent-encodes the segment, so a slug can never reach another path.
         url.path_segments_mut()
@@ -101,12 +101,12 @@ impl Client {
     /// sitemap disagrees (a blog was published or unpublished mid-read), it starts again from
     /// the first page, up to [`ClientBuilder::max_restarts`] times, and then returns
     /// [`Error::Changed`]. It never returns duplicates or gaps.
-    pub async fn all_blogs(&self) -> Result<Vec<BlogSummary>> {
+    pub async fn all_blogs(&self) -> Result<Vec<BlogListItem>> {
         self.read_all(false, &mut |_, _| {}).await
     }
 
     /// As [`all_blogs`](Self::all_blogs), with every blog's `content`.
-    pub async fn all_blogs_with_content(&self) -> Result<Vec<BlogSummary>> {
+    pub async fn all_blogs_with_content(&self) -> Result<Vec<BlogListItem>> {
         self.read_all(true, &mut |_, _| {}).await
     }
 
@@ -116,7 +116,7 @@ impl Client {
         &self,
         include_content: bool,
         progress: Progress<'_>,
-    ) -> Result<Vec<BlogSummary>> {
+    ) -> Result<Vec<BlogListItem>> {
         self.read_all(include_content, progress).await
     }
 
@@ -139,7 +139,7 @@ impl Client {
         &self,
         include_content: bool,
         progress: Progress<'_>,
-    ) -> Result<Vec<BlogSummary>> {
+    ) -> Result<Vec<BlogListItem>> {
         let attempts = self.inner.max_restarts.saturating_add(1);
         for _ in 0..attempts {
             if let Some(blogs) = self.read_all_once(include_content, progress).await? {
@@ -154,8 +154,8 @@ impl Client {
         &self,
         include_content: bool,
         progress: Progress<'_>,
-    ) -> Result<Option<Vec<BlogSummary>>> {
-        let mut blogs: Vec<BlogSummary> = Vec::new();
+    ) -> Result<Option<Vec<BlogListItem>>> {
+        let mut blogs: Vec<BlogListItem> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
         let mut total: Option<u64> = None;
         loop {

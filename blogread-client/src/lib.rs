@@ -67,6 +67,6 @@ pub use client::{Client, Progress};
 pub use error::{Error, Result};
 pub use retry::{RetryPolicy, is_retryable_status};
 pub use types::{
-    Blog, BlogPage, BlogSummary, ListParams, MAX_PAGE_SIZE, SITEMAP_MAX_ENTRIES, Sitemap,
+    BlogDetail, BlogList, BlogListItem, ListParams, MAX_PAGE_SIZE, SITEMAP_MAX_ENTRIES, Sitemap,
     SitemapEntry,
 };

@@ -5,6 +5,10 @@
 //! `include_content=true`) and serialise back to the same JSON, so `blogread list` prints what
 //! the server sent. Unknown fields are ignored, so a server that adds a field does not break an
 //! older client.
+//!
+//! They carry the names the server's core gives the same answers ([`BlogListItem`],
+//! [`BlogDetail`], [`BlogList`], [`SitemapEntry`], [`Sitemap`]), so one vocabulary holds on
+//! both sides; this crate still depends on neither the core nor the server.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -17,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// [`Client::all_blogs_with_content`]: crate::Client::all_blogs_with_content
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
-pub struct BlogSummary {
+pub struct BlogListItem {
     /// Identifier of the blog (a UUID string).
     pub id: String,
     /// Title.
@@ -47,7 +51,7 @@ pub struct BlogSummary {
 /// and `word_count`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
-pub struct Blog {
+pub struct BlogDetail {
     /// Identifier of the blog (a UUID string).
     pub id: String,
     /// Title.
@@ -79,9 +83,9 @@ pub struct Blog {
 /// One page of the list endpoint (SPEC.md 4.1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
-pub struct BlogPage {
+pub struct BlogList {
     /// The blogs of this page, newest first.
-    pub blogs: Vec<BlogSummary>,
+    pub blogs: Vec<BlogListItem>,
     /// The number of all published blogs after the category filter, whatever the page.
     pub total: u64,
     /// The limit the server applied (requests are clamped to 1..=100).
@@ -214,7 +218,7 @@ mod tests {
 
     #[test]
     fn list_round_trips_byte_for_byte() {
-        let page: BlogPage = serde_json::from_str(LIST).unwrap();
+        let page: BlogList = serde_json::from_str(LIST).unwrap();
         assert_eq!(page.blogs[0].featured_image_url, None);
         assert_eq!(page.blogs[0].content, None);
         assert_eq!(serde_json::to_string(&page).unwrap(), LIST);
@@ -222,7 +226,7 @@ mod tests {
 
     #[test]
     fn detail_round_trips_byte_for_byte() {
-        let blog: Blog = serde_json::from_str(DETAIL).unwrap();
+        let blog: BlogDetail = serde_json::from_str(DETAIL).unwrap();
         assert_eq!(blog.word_count, 1);
         assert_eq!(
             blog.updated_at.to_rfc3339(),
@@ -234,7 +238,7 @@ mod tests {
     #[test]
     fn unknown_fields_are_ignored() {
         let with_extra = LIST.replace(r#""total":1"#, r#""total":1,"next":null"#);
-        let page: BlogPage = serde_json::from_str(&with_extra).unwrap();
+        let page: BlogList = serde_json::from_str(&with_extra).unwrap();
         assert_eq!(page.total, 1);
     }
 

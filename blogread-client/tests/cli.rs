@@ -162,59 +162,6 @@ async fn export_writes_files_and_reports() {
     std::fs::remove_dir_all(&site).unwrap();
 }
 
-#[tokio::test]
-async fn export_moves_an_old_manifest_out_of_the_output_folder_and_says_so() {
-    let stub = start_stub(|_, req| serve(&[1], req)).await;
-    let root = std::env::temp_dir().join(format!("blogread-cli-migrate-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let out_dir = root.join("public/blog");
-    let state_dir = root.join("state");
-    std::fs::create_dir_all(out_dir.join("blog-9")).unwrap();
-    std::fs::write(out_dir.join("blog-9/index.html"), "old").unwrap();
-    std::fs::write(
-        out_dir.join(".blogread-manifest.json"),
-        r#"{"version":1,"files":{"blog-9/index.html":"blog-9"}}"#,
-    )
-    .unwrap();
-    std::fs::write(out_dir.join(".blogread-cache.json"), "{}").unwrap();
-    std::fs::write(out_dir.join("robots.txt"), "mine").unwrap();
-    let base = stub.base.clone();
-    let (out, state) = (out_dir.clone(), state_dir.clone());
-    let run = tokio::task::spawn_blocking(move || {
-        blogread(
-            &base,
-            Some("k"),
-            &[
-                "export",
-                "--format",
-                "html",
-                "--out",
-                out.to_str().unwrap(),
-                "--state-dir",
-                state.to_str().unwrap(),
-            ],
-        )
-    })
-    .await
-    .unwrap();
-    assert!(run.status.success(), "{}", stderr(&run));
-    let notes: Vec<String> = stderr(&run)
-        .lines()
-        .filter(|l| l.starts_with("note: moved"))
-        .map(str::to_owned)
-        .collect();
-    assert_eq!(notes.len(), 1, "{}", stderr(&run));
-    assert!(
-        notes[0].contains(".blogread-manifest.json") && notes[0].contains(".blogread-cache.json"),
-        "{}",
-        notes[0]
-    );
-    assert!(stderr(&run).contains("1 removed"), "{}", stderr(&run));
-    assert_eq!(names(&out_dir), vec!["blog-1", "robots.txt"]);
-    assert_eq!(names(&state_dir).len(), 2);
-    std::fs::remove_dir_all(&root).unwrap();
-}
-
 /// The sorted names in `dir`.
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

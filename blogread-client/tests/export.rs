@@ -1,5 +1,5 @@
 //! `export` against the stub server: files, manifest, user files, removal, no rewrites, and
-//! the state folder (outside the output folder, one manifest per output folder, migration).
+//! the state folder (outside the output folder, one manifest per output folder).
 #![cfg(feature = "export")]
 
 mod support;
@@ -7,9 +7,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use blogread_client::export::{
-    self, ExportOptions, Format, LEGACY_CACHE_FILE, LEGACY_MANIFEST_FILE, Manifest,
-};
+use blogread_client::export::{self, ExportOptions, Format, Manifest};
 use blogread_client::{Client, EtagCache};
 use support::*;
 
@@ -291,92 +289,5 @@ async fn two_output_folders_keep_separate_state() {
     assert_eq!(report.removed, vec!["blog-2.md"]);
     assert!(report.conflicts.is_empty());
     assert_eq!(files(&b.out), vec!["blog-1.md"]);
-    std::fs::remove_dir_all(&root).unwrap();
-}
-
-#[tokio::test]
-async fn an_old_manifest_in_the_output_folder_is_migrated_and_its_files_stay_owned() {
-    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
-    let client = client(&stub);
-    let root = tempdir("migrate");
-    let out = root.join("content/blog");
-    std::fs::create_dir_all(&out).unwrap();
-    // What an earlier version left: blog-1 and blog-9 (no longer published), its manifest
-    // and cache; and the user's own file.
-    std::fs::write(out.join("blog-1.md"), "old text").unwrap();
-    std::fs::write(out.join("blog-9.md"), "old text").unwrap();
-    std::fs::write(
-        out.join(LEGACY_MANIFEST_FILE),
-        r#"{"version":1,"files":{"blog-1.md":"blog-1","blog-9.md":"blog-9"}}"#,
-    )
-    .unwrap();
-    std::fs::write(out.join(LEGACY_CACHE_FILE), "{}").unwrap();
-    std::fs::write(out.join("notes.md"), "mine").unwrap();
-
-    let options = ExportOptions::new(&out, Format::Zola).state_dir(root.join(".blogread"));
-    let report = export::export(&client, &options, &mut |_, _| {})
-        .await
-        .unwrap();
-    assert_eq!(
-        report.migrated,
-        vec![LEGACY_MANIFEST_FILE, LEGACY_CACHE_FILE]
-    );
-    assert_eq!(report.removed, vec!["blog-9.md"], "still owned, so removed");
-    assert!(
-        report.conflicts.is_empty(),
-        "blog-1.md is owned: no conflict"
-    );
-    assert_eq!(report.written.len(), 2);
-    assert_eq!(files(&out), vec!["blog-1.md", "blog-2.md", "notes.md"]);
-    assert_eq!(
-        std::fs::read_to_string(out.join("notes.md")).unwrap(),
-        "mine"
-    );
-    let manifest = Manifest::load(&options.manifest_path().unwrap()).unwrap();
-    assert_eq!(
-        manifest.files.keys().collect::<Vec<_>>(),
-        vec!["blog-1.md", "blog-2.md"]
-    );
-
-    // Migrated once: nothing to do the next time.
-    let report = export::export(&client, &options, &mut |_, _| {})
-        .await
-        .unwrap();
-    assert!(report.migrated.is_empty());
-    assert_eq!(report.unchanged.len(), 2);
-
-    // An earlier version run again after the migration: its manifest is merged, so the file
-    // it wrote is still owned (and removed, its blog being unpublished).
-    std::fs::write(out.join("blog-8.md"), "old text").unwrap();
-    std::fs::write(
-        out.join(LEGACY_MANIFEST_FILE),
-        r#"{"version":1,"files":{"blog-8.md":"blog-8"}}"#,
-    )
-    .unwrap();
-    let report = export::export(&client, &options, &mut |_, _| {})
-        .await
-        .unwrap();
-    assert_eq!(report.migrated, vec![LEGACY_MANIFEST_FILE]);
-    assert_eq!(report.removed, vec!["blog-8.md"]);
-    assert_eq!(files(&out), vec!["blog-1.md", "blog-2.md", "notes.md"]);
-    std::fs::remove_dir_all(&root).unwrap();
-}
-
-#[tokio::test]
-async fn an_invalid_old_manifest_stops_the_export_and_nothing_is_removed() {
-    let stub = start_stub(|_, req| serve(&[1], req)).await;
-    let client = client(&stub);
-    let root = tempdir("migrate-invalid");
-    let out = root.join("content/blog");
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(out.join(LEGACY_MANIFEST_FILE), "not json").unwrap();
-    std::fs::write(out.join("blog-9.md"), "old text").unwrap();
-    let options = ExportOptions::new(&out, Format::Zola).state_dir(root.join(".blogread"));
-    let err = export::export(&client, &options, &mut |_, _| {})
-        .await
-        .unwrap_err();
-    assert!(matches!(err, export::ExportError::Manifest(_)), "{err}");
-    assert_eq!(files(&out), vec![LEGACY_MANIFEST_FILE, "blog-9.md"]);
-    assert!(!options.manifest_path().unwrap().exists());
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -254,17 +254,6 @@ async fn a_symlink_where_a_new_blog_would_go_is_refused_before_anything_is_writt
 
 #[cfg(unix)]
 #[tokio::test]
-async fn an_earlier_exports_state_file_that_is_a_symlink_is_refused() {
-    let stub = start_stub(|_, req| serve(&[1], req)).await;
-    for name in [export::LEGACY_MANIFEST_FILE, export::LEGACY_CACHE_FILE] {
-        let site = LinkedSite::new(Format::Zola, &[]);
-        let link = site.link(name, "post.md");
-        site.assert_refused(&stub, &link).await;
-    }
-}
-
-#[cfg(unix)]
-#[tokio::test]
 async fn an_output_folder_that_is_itself_a_symlink_is_exported_into() {
     let published = std::sync::Arc::new(std::sync::Mutex::new(vec![2u64, 1]));
     let p = published.clone();

@@ -1,18 +1,11 @@
-//! The public read rules (SPEC.md 4.1 to 4.3, DECISIONS.md section 3): parameter parsing and
-//! clamping, the list, the single blog, the sitemap, ETags and conditional requests.
-
-use std::collections::BTreeSet;
+//! The public read rules: parameter parsing and clamping, the list, the single blog, the
+//! sitemap, ETags and conditional requests, all through one conditional read.
 
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use crate::auth::{Caller, authenticate_public};
-use crate::domain::{BlogDetail, BlogList, BlogListItem, PublicProject, PublishedBlog, Sitemap};
-use crate::error::{Error, NotFound, Result};
-use crate::links::{self, LinkContext};
-use crate::service::Service;
-use crate::store::{PageQuery, category_key};
-use crate::word_count::word_count;
+use crate::domain::PublicProject;
+use crate::error::{Error, Result};
 
 /// Default page size.
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -20,6 +13,10 @@ pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;
 /// Most sitemap entries returned.
 pub const SITEMAP_CAP: u32 = 5000;
+/// The `Cache-Control` of every public answer, 200 and 304 alike: a browser may keep it but
+/// must ask again (with the ETag) before using it, and a shared cache must not keep an answer
+/// that a key opened.
+pub const CACHE_CONTROL: &str = "private, no-cache";
 /// Largest offset applied (what SQL backends can express); larger values are clamped to it.
 pub const MAX_OFFSET: u64 = i64::MAX as u64;
 
@@ -261,7 +258,7 @@ pub fn if_none_match_matches(header: &str, etag: &str) -> bool {
 /// changes what the public API shows, including site URL changes and publishes that change
 /// resolved links), the endpoint and its parameters, and the crate version (a new release may
 /// render differently).
-fn etag(epoch: &str, project: &PublicProject, parts: &[&str]) -> String {
+pub(crate) fn etag(epoch: &str, project: &PublicProject, parts: &[&str]) -> String {
     let mut h = Sha256::new();
     h.update(env!("CARGO_PKG_VERSION"));
     h.update((epoch.len() as u64).to_be_bytes());
@@ -276,7 +273,7 @@ fn etag(epoch: &str, project: &PublicProject, parts: &[&str]) -> String {
     format!("\"{}\"", hex::encode(&digest[..16]))
 }
 
-fn not_modified<T>(etag: &str, if_none_match: Option<&str>) -> Option<Conditional<T>> {
+pub(crate) fn not_modified<T>(etag: &str, if_none_match: Option<&str>) -> Option<Conditional<T>> {
     if_none_match
         .filter(|h| if_none_match_matches(h, etag))
         .map(|_| Conditional::NotModified {
@@ -284,304 +281,28 @@ fn not_modified<T>(etag: &str, if_none_match: Option<&str>) -> Option<Conditiona
         })
 }
 
+/// A JSON answer as the typed value it holds (the typed reads are thin wrappers of the JSON
+/// ones, so both take one path).
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(
+    answer: Conditional<Bytes>,
+) -> Result<Conditional<T>> {
+    Ok(match answer {
+        Conditional::NotModified { etag } => Conditional::NotModified { etag },
+        Conditional::Fresh { etag, value } => Conditional::Fresh {
+            value: serde_json::from_slice(&value).map_err(Error::storage)?,
+            etag,
+        },
+    })
+}
+
 /// The JSON body of a public response: the same bytes poem-openapi writes for the server's
 /// wire types (same field order, same escaping).
-fn to_json<T: serde::Serialize>(value: &T) -> Result<Bytes> {
+pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<Bytes> {
     // serde_json fails only on maps with non-string keys or a failing `Serialize`; the public
     // types hold strings, integers, timestamps (always formattable) and arrays of strings.
     Ok(Bytes::from(
         serde_json::to_vec(value).expect("public response types always serialise"),
     ))
-}
-
-/// What a list request resolved to before any content is read: the project, the applied
-/// parameters and the ETag.
-struct ListPlan {
-    project: PublicProject,
-    params: ListParams,
-    category: Option<String>,
-    etag: String,
-}
-
-impl Service {
-    /// The project a public request's key belongs to: the one indexed look-up every public
-    /// read starts with (401 for a missing, malformed, rotated or revoked key).
-    pub async fn public_project(&self, caller: &Caller) -> Result<PublicProject> {
-        authenticate_public(self.store(), caller).await
-    }
-
-    async fn plan_list(&self, caller: &Caller, request: impl Into<ListRequest>) -> Result<ListPlan> {
-        let project = authenticate_public(self.store(), caller).await?;
-        let params = request.into().into_params()?;
-        let category = params.category.as_deref().map(category_key);
-        let limit = params.limit.to_string();
-        let offset = params.offset.to_string();
-        let etag = etag(
-            self.etag_epoch().await?,
-            &project,
-            &[
-                "list",
-                &limit,
-                &offset,
-                category.as_deref().unwrap_or(""),
-                if params.include_content { "1" } else { "0" },
-            ],
-        );
-        Ok(ListPlan {
-            project,
-            params,
-            category,
-            etag,
-        })
-    }
-
-    async fn compute_list(&self, plan: &ListPlan) -> Result<BlogList> {
-        let page = self
-            .store()
-            .published_page(
-                plan.project.id,
-                &PageQuery {
-                    limit: plan.params.limit,
-                    offset: plan.params.offset,
-                    category: plan.category.clone(),
-                    include_content: plan.params.include_content,
-                },
-            )
-            .await?;
-        let mut blogs = page.blogs;
-        if plan.params.include_content {
-            let ctx = self.link_context(&plan.project, &blogs).await?;
-            for blog in &mut blogs {
-                if let Some(content) = blog.content.as_mut() {
-                    resolve_in_place(content, &ctx);
-                }
-            }
-        }
-        Ok(BlogList {
-            blogs: blogs.into_iter().map(list_item).collect(),
-            total: page.total,
-            limit: plan.params.limit,
-            offset: plan.params.offset,
-        })
-    }
-
-    /// SPEC.md 4.1: one page of the key's project's published blogs.
-    pub async fn list_blogs(
-        &self,
-        caller: &Caller,
-        request: impl Into<ListRequest>,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<BlogList>> {
-        let plan = self.plan_list(caller, request).await?;
-        if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
-            return Ok(not_modified);
-        }
-        let value = self.compute_list(&plan).await?;
-        Ok(Conditional::Fresh {
-            etag: plan.etag,
-            value,
-        })
-    }
-
-    /// [`Service::list_blogs`] as the JSON body a server sends, from the response cache when
-    /// this ETag's body is held (see [`crate::response_cache`]).
-    pub async fn list_blogs_json(
-        &self,
-        caller: &Caller,
-        request: impl Into<ListRequest>,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Bytes>> {
-        let plan = self.plan_list(caller, request).await?;
-        if let Some(not_modified) = not_modified(&plan.etag, if_none_match) {
-            return Ok(not_modified);
-        }
-        let body = self
-            .responses()
-            .get_or_fill(&plan.etag, async {
-                to_json(&self.compute_list(&plan).await?)
-            })
-            .await?;
-        Ok(Conditional::Fresh {
-            etag: plan.etag,
-            value: body,
-        })
-    }
-
-    /// One published blog by slug, links resolved, words counted.
-    ///
-    /// A slug that names no published blog is [`NotFound`] (404) even when `if_none_match`
-    /// holds the current ETag: a 304 is only ever given for something that exists.
-    pub async fn get_blog(
-        &self,
-        caller: &Caller,
-        slug: &str,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<BlogDetail>> {
-        let project = authenticate_public(self.store(), caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
-        if let Some(not_modified) = not_modified(&etag, if_none_match) {
-            return self.blog_not_modified(&project, slug, not_modified).await;
-        }
-        let value = self.compute_blog(&project, slug).await?;
-        Ok(Conditional::Fresh { etag, value })
-    }
-
-    /// [`Service::get_blog`] as the JSON body a server sends, from the response cache when
-    /// this ETag's body is held (see [`crate::response_cache`]).
-    pub async fn get_blog_json(
-        &self,
-        caller: &Caller,
-        slug: &str,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Bytes>> {
-        let project = authenticate_public(self.store(), caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
-        if let Some(not_modified) = not_modified(&etag, if_none_match) {
-            return self.blog_not_modified(&project, slug, not_modified).await;
-        }
-        let body = self
-            .responses()
-            .get_or_fill(&etag, async {
-                to_json(&self.compute_blog(&project, slug).await?)
-            })
-            .await?;
-        Ok(Conditional::Fresh { etag, value: body })
-    }
-
-    /// The 304 is only for something that exists; an unknown slug stays 404. A body held
-    /// under this ETag proves the blog was published at this content version, and so still
-    /// is; otherwise the store is asked.
-    async fn blog_not_modified<T>(
-        &self,
-        project: &PublicProject,
-        slug: &str,
-        not_modified: Conditional<T>,
-    ) -> Result<Conditional<T>> {
-        if self.responses().contains(not_modified.etag()) {
-            return Ok(not_modified);
-        }
-        match self.store().published_by_slug(project.id, slug).await? {
-            Some(_) => Ok(not_modified),
-            None => Err(NotFound::PublishedBlog.into()),
-        }
-    }
-
-    async fn compute_blog(&self, project: &PublicProject, slug: &str) -> Result<BlogDetail> {
-        let mut blog = self
-            .store()
-            .published_by_slug(project.id, slug)
-            .await?
-            .ok_or(NotFound::PublishedBlog)?;
-        let ctx = self
-            .link_context(project, std::slice::from_ref(&blog))
-            .await?;
-        let mut content = blog.content.take().unwrap_or_default();
-        resolve_in_place(&mut content, &ctx);
-        let words = word_count(&content);
-        Ok(BlogDetail {
-            id: blog.id,
-            title: blog.title,
-            slug: blog.slug,
-            excerpt: blog.excerpt,
-            meta_title: blog.meta_title,
-            meta_description: blog.meta_description,
-            featured_image_url: blog.featured_image_url,
-            categories: blog.categories,
-            tags: blog.tags,
-            published_at: blog.published_at,
-            content,
-            updated_at: blog.updated_at,
-            word_count: words,
-        })
-    }
-
-    /// SPEC.md 4.3: the newest 5000 published blogs' sitemap entries.
-    pub async fn sitemap(
-        &self,
-        caller: &Caller,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Sitemap>> {
-        let project = authenticate_public(self.store(), caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
-        if let Some(not_modified) = not_modified(&etag, if_none_match) {
-            return Ok(not_modified);
-        }
-        let value = self.compute_sitemap(&project).await?;
-        Ok(Conditional::Fresh { etag, value })
-    }
-
-    /// [`Service::sitemap`] as the JSON body a server sends, from the response cache when
-    /// this ETag's body is held (see [`crate::response_cache`]).
-    pub async fn sitemap_json(
-        &self,
-        caller: &Caller,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Bytes>> {
-        let project = authenticate_public(self.store(), caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
-        if let Some(not_modified) = not_modified(&etag, if_none_match) {
-            return Ok(not_modified);
-        }
-        let body = self
-            .responses()
-            .get_or_fill(&etag, async {
-                to_json(&self.compute_sitemap(&project).await?)
-            })
-            .await?;
-        Ok(Conditional::Fresh { etag, value: body })
-    }
-
-    async fn compute_sitemap(&self, project: &PublicProject) -> Result<Sitemap> {
-        let blogs = self.store().sitemap(project.id, SITEMAP_CAP).await?;
-        Ok(Sitemap {
-            total: blogs.len() as u64,
-            blogs,
-        })
-    }
-
-    /// The link context of a response: every slug referenced by the bodies of `blogs`, looked
-    /// up with one store call (none when no body has a placeholder).
-    async fn link_context(
-        &self,
-        project: &PublicProject,
-        blogs: &[PublishedBlog],
-    ) -> Result<LinkContext> {
-        let mut slugs = BTreeSet::new();
-        for content in blogs.iter().filter_map(|b| b.content.as_deref()) {
-            if links::contains_placeholder(content) {
-                links::referenced_slugs(content, &mut slugs);
-            }
-        }
-        let published = if slugs.is_empty() {
-            Default::default()
-        } else {
-            let slugs: Vec<String> = slugs.into_iter().collect();
-            self.store().published_titles(project.id, &slugs).await?
-        };
-        Ok(LinkContext::new(project.site_url.as_deref(), published))
-    }
-}
-
-fn resolve_in_place(content: &mut String, ctx: &LinkContext) {
-    if let std::borrow::Cow::Owned(resolved) = links::resolve(content, ctx) {
-        *content = resolved;
-    }
-}
-
-fn list_item(b: PublishedBlog) -> BlogListItem {
-    BlogListItem {
-        id: b.id,
-        title: b.title,
-        slug: b.slug,
-        excerpt: b.excerpt,
-        meta_title: b.meta_title,
-        meta_description: b.meta_description,
-        featured_image_url: b.featured_image_url,
-        categories: b.categories,
-        tags: b.tags,
-        published_at: b.published_at,
-        content: b.content,
-    }
 }
 
 #[cfg(test)]

@@ -48,10 +48,15 @@ async fn open_store_picks_the_backend_from_the_url() {
     store.ping().await.unwrap();
     let memory = open_store("sqlite::memory:").await.unwrap();
     memory.ping().await.unwrap();
+    let in_process = open_store("memory:").await.unwrap();
+    in_process.ping().await.unwrap();
     for bad in ["mysql://localhost/db", "blogread.db", ""] {
-        let err = open_store(bad).await.err().expect("unsupported URL");
+        let err = open_store(bad)
+            .await
+            .err()
+            .expect("unsupported URL is a configuration error");
         assert!(
-            matches!(err, blogread_core::Error::BadRequest(ref m) if m.contains("sqlite://")),
+            matches!(err, blogread_core::Error::Config(ref m) if m.contains("sqlite://")),
             "{bad}: {err:?}"
         );
     }

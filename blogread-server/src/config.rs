@@ -3,11 +3,9 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use blogread_core::domain::OperatorToken;
-use blogread_core::store::{MemoryStore, Store};
 use clap::{Args, Parser, Subcommand};
 
 /// The blogread reference server and its operator tools.
@@ -207,22 +205,16 @@ pub struct ProjectArg {
     pub project: String,
 }
 
-/// Opens the store `url` names, creating the SQLite file if missing and running the schema
-/// migrations: `sqlite://PATH`, `postgres://...`, or `memory:` (an in-memory store, lost at
-/// exit, for trying things out).
-pub async fn open_store(url: &str) -> Result<Arc<dyn Store>, String> {
-    if url == "memory:" {
-        return Ok(Arc::new(MemoryStore::new()));
+/// What to tell the operator when the store of `url` cannot be opened: the URL without its
+/// password and why.
+pub fn open_failed(url: &str, err: blogread_core::Error) -> String {
+    match err {
+        blogread_core::Error::Config(message) => message,
+        blogread_core::Error::Storage(cause) => {
+            format!("cannot open the database {}: {cause}", redact_url(url))
+        }
+        other => format!("cannot open the database {}: {other}", redact_url(url)),
     }
-    blogread_core::store::open_store(url)
-        .await
-        .map_err(|e| match e {
-            blogread_core::Error::Config(message) => message,
-            blogread_core::Error::Storage(cause) => {
-                format!("cannot open the database {}: {cause}", redact_url(url))
-            }
-            other => format!("cannot open the database {}: {other}", redact_url(url)),
-        })
 }
 
 pub use blogread_core::store::redact_database_url as redact_url;

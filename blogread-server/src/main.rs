@@ -7,8 +7,8 @@ use blogread_core::Service;
 use blogread_core::auth::Caller;
 use blogread_core::domain::{OperatorToken, ProjectId};
 use blogread_server::config::{
-    AdminTokenCommand, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs, open_store,
-    redact_url,
+    AdminTokenCommand, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs,
+    open_failed, redact_url,
 };
 use blogread_server::{demo, telemetry};
 use clap::Parser;
@@ -28,7 +28,9 @@ async fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<(), String> {
-    let store = open_store(&cli.database_url).await?;
+    let store = blogread_core::store::open_store(&cli.database_url)
+        .await
+        .map_err(|e| open_failed(&cli.database_url, e))?;
     let service = Service::new(store);
     match cli.command {
         Command::Serve(args) => serve(service, &args, &cli.database_url).await,

@@ -17,7 +17,7 @@ use blogread_benches::floor::{Floor, FloorRoute};
 use blogread_benches::procfs;
 use blogread_core::Service;
 use blogread_core::response_cache::ResponseCache;
-use blogread_core::store::{MemoryStore, Store};
+use blogread_core::store::Store;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
@@ -154,12 +154,10 @@ async fn serve_blogread(database_url: &str, spec: &str, cache_mib: u64) -> Resul
     blogread_server::telemetry::init(false);
     let spec: Spec = serde_json::from_str(spec).map_err(|e| e.to_string())?;
     let memory = database_url == "memory:";
-    let store: Arc<dyn Store> = if memory {
-        Arc::new(MemoryStore::new())
-    } else {
-        // As `blogread-server serve` opens it (migrations included).
-        blogread_server::config::open_store(database_url).await?
-    };
+    // As `blogread-server serve` opens it (migrations included).
+    let store: Arc<dyn Store> = blogread_core::store::open_store(database_url)
+        .await
+        .map_err(|e| blogread_server::config::open_failed(database_url, e))?;
     let service = Service::new(store)
         .with_response_cache(ResponseCache::new(cache_mib.saturating_mul(1024 * 1024)));
     let seeded = if memory {
@@ -340,7 +338,9 @@ fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let seeded = rt.block_on(async {
-        let store = blogread_server::config::open_store(url).await?;
+        let store = blogread_core::store::open_store(url)
+            .await
+            .map_err(|e| blogread_server::config::open_failed(url, e))?;
         let service = Service::new(store);
         let started = std::time::Instant::now();
         let seeded = data::seed(&service, spec, |p| {

@@ -89,9 +89,7 @@ enum Command {
         export-content-blog-<hash>.*):\n  \
         *.manifest.json  the files this command wrote and may remove; commit it if you commit the \
         exported files\n  \
-        *.cache.json     ETags, so an unchanged rebuild downloads no bodies; disposable, do not commit\n\
-        Earlier versions kept .blogread-manifest.json and .blogread-cache.json in the output folder: \
-        the next export moves the manifest into the state folder and removes both.\n\n\
+        *.cache.json     ETags, so an unchanged rebuild downloads no bodies; disposable, do not commit\n\n\
         Safety: a manifest listing anything but <slug>.md, <slug>.html or <slug>/index.html stops the \
         export before anything is written, and nothing below the output folder is written or removed \
         through a symbolic link (the output folder itself may be one): replace such a link with the \
@@ -282,17 +280,6 @@ async fn export_command(
         if let Err(e) = cache.save(&path) {
             eprintln!("warning: could not save the cache {}: {e}", path.display());
         }
-    }
-    if !report.migrated.is_empty() {
-        let manifest = options
-            .manifest_path()
-            .unwrap_or_else(|_| options.state_dir.clone());
-        eprintln!(
-            "note: moved the export's state out of {} (removed {}); it is now kept in {}",
-            out.display(),
-            report.migrated.join(" and "),
-            manifest.display(),
-        );
     }
     let stats = client.cache_stats();
     eprintln!(

@@ -9,7 +9,7 @@
 //! use; they are about what is already in the site when the export starts.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{ExportError, io_err};
 
@@ -87,16 +87,6 @@ pub(super) fn remove(out: &Path, rel: &str) -> Result<bool, ExportError> {
         let _ = std::fs::remove_dir(out.join(folder));
     }
     Ok(removed)
-}
-
-/// The path `out/<name>` (an earlier export's state file) if it is a file there: an error if
-/// it is a link, `None` if missing or anything else.
-pub(super) fn file_at(out: &Path, name: &str) -> Result<Option<PathBuf>, ExportError> {
-    check(out, name)?;
-    let path = out.join(name);
-    Ok(std::fs::symlink_metadata(&path)
-        .is_ok_and(|meta| meta.is_file())
-        .then_some(path))
 }
 
 #[cfg(all(test, unix))]

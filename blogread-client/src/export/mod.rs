@@ -28,13 +28,12 @@
 //! repository can commit one). Before it uses `<out>/<slug>.md` or `<out>/<slug>/index.html`
 //! it looks at every existing part below the output folder without following links; a link
 //! there, dangling or not, stops the export with [`ExportError::Symlink`], naming the link. The
-//! paths the manifest lists and an earlier export's state files are checked before anything
-//! is written or the API asked, the paths of newly published blogs once the blog list is read
-//! and still before anything is written, and each path again right before it is used. The
-//! output folder itself may be a link (to keep the content elsewhere), and so may the state
-//! folder; the manifest file may not. Files are written to a temporary file created
-//! exclusively in the same folder (so nothing already at its random name is followed or
-//! overwritten) and renamed into place.
+//! paths the manifest lists are checked before anything is written or the API asked, the
+//! paths of newly published blogs once the blog list is read and still before anything is
+//! written, and each path again right before it is used. The output folder itself may be a
+//! link (to keep the content elsewhere), and so may the state folder; the manifest file may
+//! not. Files are written to a temporary file created exclusively in the same folder (so
+//! nothing already at its random name is followed or overwritten) and renamed into place.
 //!
 //! # The state folder
 //!
@@ -53,11 +52,6 @@
 //! and `<hash>` eight hex digits of a hash of that path, so two output folders never share
 //! state and a site checked out at another place keeps the same names. The export creates
 //! the state folder if it is missing.
-//!
-//! Exports before the state folder kept [`LEGACY_MANIFEST_FILE`] and [`LEGACY_CACHE_FILE`] in
-//! the output folder. An export that finds them moves the manifest into the state folder
-//! (merged with the one there, if any, so every file either lists stays owned), then removes
-//! both from the output folder ([`ExportReport::migrated`]). It removes nothing else.
 //!
 //! # Requests
 //!
@@ -82,9 +76,9 @@ use tokio::task::JoinSet;
 
 pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
 pub use render::render;
-pub use state::{DEFAULT_STATE_DIR, LEGACY_CACHE_FILE, LEGACY_MANIFEST_FILE};
+pub use state::DEFAULT_STATE_DIR;
 
-use crate::{Blog, Client, Error};
+use crate::{BlogDetail, Client, Error};
 
 /// The generator an export writes for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -175,10 +169,6 @@ pub struct ExportReport {
     pub conflicts: Vec<String>,
     /// Blogs listed but unpublished before they could be read (skipped).
     pub gone: Vec<String>,
-    /// State files of an earlier export removed from the output folder
-    /// ([`LEGACY_MANIFEST_FILE`], whose files were first recorded in the state folder's
-    /// manifest, and [`LEGACY_CACHE_FILE`]). Empty once migrated.
-    pub migrated: Vec<String>,
 }
 
 /// Why an export failed. Nothing is removed unless the blog list was read completely.
@@ -256,54 +246,15 @@ fn is_valid_slug(slug: &str) -> bool {
         })
 }
 
-/// The manifest an export starts from, read and checked before anything is written.
-struct Loaded {
-    /// The state folder's manifest merged with the one an earlier export left in the output
-    /// folder, if any.
-    manifest: Manifest,
-    /// The earlier export's manifest in the output folder, removed once merged.
-    legacy_manifest: Option<PathBuf>,
-    /// The earlier export's cache in the output folder, removed.
-    legacy_cache: Option<PathBuf>,
-}
-
-/// Reads the manifest at `manifest_path` and merges into it the one an earlier export may have
-/// left in the output folder `out` (a file either lists stays owned). Writes nothing. Fails if
-/// a file it lists, or an earlier export's file, is or is below a symbolic link: every file a
-/// manifest lists is written or removed by this export.
-fn load(out: &Path, manifest_path: &Path) -> Result<Loaded, ExportError> {
-    let mut manifest = Manifest::load(manifest_path)?;
-    let legacy_manifest = guard::file_at(out, LEGACY_MANIFEST_FILE)?;
-    if let Some(path) = &legacy_manifest {
-        // An invalid one is an error: its files would no longer be known as the export's own.
-        for (rel, slug) in Manifest::load(path)?.files {
-            manifest.files.entry(rel).or_insert(slug);
-        }
-    }
-    let legacy_cache = guard::file_at(out, LEGACY_CACHE_FILE)?;
+/// Reads the manifest at `manifest_path`. Writes nothing. Fails if a file it lists is or is
+/// below a symbolic link in the output folder `out`: every file a manifest lists is written or
+/// removed by this export.
+fn load(out: &Path, manifest_path: &Path) -> Result<Manifest, ExportError> {
+    let manifest = Manifest::load(manifest_path)?;
     for rel in manifest.files.keys() {
         guard::check(out, rel)?;
     }
-    Ok(Loaded {
-        manifest,
-        legacy_manifest,
-        legacy_cache,
-    })
-}
-
-/// Removes an earlier export's state files from the output folder, once the manifest in the
-/// state folder lists every file the old manifest did.
-fn remove_legacy(loaded: &Loaded, migrated: &mut Vec<String>) -> Result<(), ExportError> {
-    for (path, name) in [
-        (&loaded.legacy_manifest, LEGACY_MANIFEST_FILE),
-        (&loaded.legacy_cache, LEGACY_CACHE_FILE),
-    ] {
-        if let Some(path) = path {
-            std::fs::remove_file(path).map_err(io_err(path))?;
-            migrated.push(name.to_owned());
-        }
-    }
-    Ok(())
+    Ok(manifest)
 }
 
 /// Reads every published blog and writes the output folder; keeps the manifest in the state
@@ -322,10 +273,9 @@ pub async fn export(
         });
     }
     let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;
-    // Every manifest is read and checked, and the paths it lists too, before the first folder
+    // The manifest is read and checked, and the paths it lists too, before the first folder
     // is made.
-    let loaded = load(out, &manifest_path)?;
-    let old = &loaded.manifest;
+    let old = &load(out, &manifest_path)?;
     std::fs::create_dir_all(out).map_err(io_err(out))?;
     std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
     let mut report = ExportReport::default();
@@ -349,7 +299,7 @@ pub async fn export(
             (index, slug.clone(), client.get(&slug).await)
         });
     }
-    let mut details: Vec<Option<Blog>> = vec![None; summaries.len()];
+    let mut details: Vec<Option<BlogDetail>> = vec![None; summaries.len()];
     let mut done = 0;
     while let Some(joined) = tasks.join_next().await {
         let (index, slug, result) = joined.expect("a fetch task does not panic");
@@ -383,11 +333,10 @@ pub async fn export(
     }
 
     // Record every file about to be written before writing it, so that an export cut short
-    // still knows which files are its own; then an earlier export's manifest can go.
+    // still knows which files are its own.
     let mut union = old.clone();
     union.files.extend(next.files.clone());
     union.save(&manifest_path)?;
-    remove_legacy(&loaded, &mut report.migrated)?;
 
     for (rel, text) in &files {
         if guard::holds(out, rel, text.as_bytes())? {

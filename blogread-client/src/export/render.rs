@@ -3,7 +3,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
-use crate::types::Blog;
+use crate::types::BlogDetail;
 
 use super::Format;
 
@@ -18,7 +18,7 @@ use super::Format;
 ///   `categories`, `tags`, `images`, `[params]`).
 /// - HTML: `<slug>/index.html`, a standalone page, so `--out public/blog` serves it at
 ///   `/blog/<slug>/` where resolved internal links point.
-pub fn render(format: Format, blog: &Blog) -> (String, String) {
+pub fn render(format: Format, blog: &BlogDetail) -> (String, String) {
     let text = match format {
         Format::Zola => zola(blog),
         Format::Hugo => hugo(blog),
@@ -50,7 +50,7 @@ pub(crate) fn parse_file_path(path: &str) -> Option<(Format, &str)> {
 }
 
 /// The description a page shows: the meta description, else the excerpt.
-fn description(blog: &Blog) -> &str {
+fn description(blog: &BlogDetail) -> &str {
     if blog.meta_description.is_empty() {
         &blog.excerpt
     } else {
@@ -105,7 +105,7 @@ struct Extra<'a> {
     meta_title: &'a str,
 }
 
-fn extra(blog: &Blog) -> Extra<'_> {
+fn extra(blog: &BlogDetail) -> Extra<'_> {
     Extra {
         id: &blog.id,
         featured_image: blog.featured_image_url.as_deref(),
@@ -115,7 +115,7 @@ fn extra(blog: &Blog) -> Extra<'_> {
     }
 }
 
-fn zola(blog: &Blog) -> String {
+fn zola(blog: &BlogDetail) -> String {
     let front = ZolaFront {
         title: &blog.title,
         description: description(blog),
@@ -153,7 +153,7 @@ struct HugoFront<'a> {
     params: Extra<'a>,
 }
 
-fn hugo(blog: &Blog) -> String {
+fn hugo(blog: &BlogDetail) -> String {
     let front = HugoFront {
         title: &blog.title,
         description: description(blog),
@@ -186,7 +186,7 @@ pub fn escape_html(s: &str) -> String {
     out
 }
 
-fn html(blog: &Blog) -> String {
+fn html(blog: &BlogDetail) -> String {
     let e = escape_html;
     let published = blog.published_at.to_rfc3339_opts(SecondsFormat::Secs, true);
     let updated = blog.updated_at.to_rfc3339_opts(SecondsFormat::Secs, true);
@@ -317,7 +317,7 @@ fn count_tags(line: &str, prefix: &str) -> i32 {
 mod tests {
     use super::*;
 
-    pub(crate) fn blog() -> Blog {
+    pub(crate) fn blog() -> BlogDetail {
         serde_json::from_value(serde_json::json!({
             "id": "0190a1b2-0000-7000-8000-000000000001",
             "title": "Quotes \" and +++ and \\ backslashes",

@@ -12,14 +12,6 @@ use sha2::{Digest, Sha256};
 /// `content/`, `static/` and `public/`).
 pub const DEFAULT_STATE_DIR: &str = ".blogread";
 
-/// The manifest's file name in the output folder itself, where exports before the state folder
-/// kept it. An export moves it into the state folder.
-pub const LEGACY_MANIFEST_FILE: &str = ".blogread-manifest.json";
-
-/// The ETag cache's file name in the output folder itself, where the CLI kept it before the
-/// state folder. An export removes it.
-pub const LEGACY_CACHE_FILE: &str = ".blogread-cache.json";
-
 /// The longest readable part of a state file's name, in characters.
 const READABLE_MAX: usize = 40;
 

@@ -16,14 +16,15 @@
 //! The URL is never logged, returned in an error or shown by `Debug`; only its host is.
 
 mod address;
+#[cfg(feature = "hooks")]
+mod http;
 mod notifier;
 mod resolver;
 mod url;
 
 pub use address::{AddressPolicy, is_global};
-pub use notifier::{
-    DEFAULT_TIMEOUT, HookOutcome, HttpNotifier, HttpNotifierBuilder, Notifier, NotifierBuildError,
-    USER_AGENT,
-};
+#[cfg(feature = "hooks")]
+pub use http::{HttpNotifier, HttpNotifierBuilder, NotifierBuildError};
+pub use notifier::{DEFAULT_TIMEOUT, HookOutcome, Notifier, USER_AGENT};
 pub use resolver::{Resolver, StaticResolver, SystemResolver};
 pub use url::{DeployHookUrl, HookUrlError, LOOKUP_TIMEOUT, MIN_LENGTH};

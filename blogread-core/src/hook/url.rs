@@ -194,6 +194,7 @@ impl DeployHookUrl {
     }
 
     /// The URL as parsed (normalised by the WHATWG rules): what a firing contacts.
+    #[cfg(feature = "hooks")]
     pub(crate) fn parsed(&self) -> &Url {
         &self.parsed
     }

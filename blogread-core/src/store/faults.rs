@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::error::{Error, Unavailable, error_chain};
 
@@ -88,7 +88,8 @@ fn note_connection_failure() {
 
 /// Whether a connection that has been idle for `idle_for` went idle before (or as) the last
 /// connection failure: it may be one of the broken ones and must be checked before use.
-pub(crate) fn idle_since_last_failure(idle_for: Duration) -> bool {
+#[cfg(any(test, feature = "postgres"))]
+pub(crate) fn idle_since_last_failure(idle_for: std::time::Duration) -> bool {
     let last = LAST_CONNECTION_FAILURE.load(Ordering::Acquire);
     if last == 0 {
         return false;
@@ -166,7 +167,7 @@ mod tests {
 
     #[test]
     fn an_io_error_is_an_unreachable_database_and_marks_idle_connections_suspect() {
-        let long_idle = Duration::from_secs(3600);
+        let long_idle = std::time::Duration::from_secs(3600);
         let err = classify(sqlx::Error::Io(std::io::Error::other("reset")));
         assert!(matches!(err, Error::Unavailable(Unavailable::Unreachable)));
         assert!(idle_since_last_failure(long_idle));

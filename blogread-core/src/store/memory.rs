@@ -167,6 +167,17 @@ impl Store for MemoryStore {
             .and_then(|e| e.project.clone()))
     }
 
+    async fn projects(&self) -> Result<Vec<Project>> {
+        let mut projects: Vec<Project> = self
+            .read()
+            .projects
+            .values()
+            .filter_map(|e| e.project.clone())
+            .collect();
+        projects.sort_by_key(|p| (p.created_at, p.id));
+        Ok(projects)
+    }
+
     async fn etag_epoch(&self) -> Result<String> {
         Ok(self.etag_epoch.clone())
     }

@@ -23,7 +23,6 @@ mod sql;
 mod sqlite;
 
 use std::collections::HashMap;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -43,11 +42,15 @@ use crate::domain::{
 use crate::error::Result;
 
 /// Opens the store a database URL names, picking the backend from its scheme:
-/// `sqlite://PATH` or `sqlite:PATH` (created if missing; `sqlite::memory:` for a throw-away
-/// database) with the `sqlite` feature, `postgres://…` or `postgresql://…` with the `postgres`
-/// feature. Runs the backend's migrations before returning.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+/// `sqlite://PATH` or `sqlite:PATH` (created if missing; `sqlite:///absolute/path`;
+/// `sqlite::memory:` for a throw-away database) with the `sqlite` feature, `postgres://…` or
+/// `postgresql://…` with the `postgres` feature, and `memory:` for the in-memory store (lost
+/// at exit). Runs the backend's migrations before returning. A URL no backend of this build
+/// takes is [`Error::Config`](crate::Error::Config).
 pub async fn open_store(url: &str) -> Result<Arc<dyn Store>> {
+    if url == "memory:" {
+        return Ok(Arc::new(MemoryStore::new()));
+    }
     let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
     match scheme.as_deref() {
         #[cfg(feature = "sqlite")]
@@ -59,16 +62,13 @@ pub async fn open_store(url: &str) -> Result<Arc<dyn Store>> {
         #[cfg(not(feature = "postgres"))]
         Some("postgres" | "postgresql") => Err(missing_feature("postgres")),
         _ => Err(crate::Error::Config(format!(
-            "unsupported database URL `{}`: use sqlite://PATH or postgres://USER@HOST/DATABASE",
+            "unsupported database URL `{}`: use sqlite://PATH, postgres://USER@HOST/DATABASE or memory:",
             redact_database_url(url)
         ))),
     }
 }
 
-#[cfg(all(
-    any(feature = "sqlite", feature = "postgres"),
-    not(all(feature = "sqlite", feature = "postgres"))
-))]
+#[cfg(not(all(feature = "sqlite", feature = "postgres")))]
 fn missing_feature(feature: &str) -> crate::Error {
     crate::Error::Config(format!(
         "this database URL needs blogread-core's `{feature}` feature, which this build lacks"
@@ -160,6 +160,8 @@ pub trait Store: Send + Sync + 'static {
     async fn insert_project(&self, project: &Project) -> Result<()>;
     /// A project by id.
     async fn project(&self, id: ProjectId) -> Result<Option<Project>>;
+    /// Every project, oldest first.
+    async fn projects(&self) -> Result<Vec<Project>>;
     /// Changes the fields `change` names, and only those, in one atomic step (two concurrent
     /// changes of different fields both apply); returns the project as changed (`NotFound`
     /// when absent). A site URL change bumps the content version, since it changes every

@@ -1080,6 +1080,43 @@ pub async fn concurrent_updates_of_different_project_fields_both_apply(store: Ar
     }
 }
 
+/// Every project is listed, oldest first, for the operator only; a program finds its own
+/// project again by name.
+pub async fn projects_are_listed_oldest_first_and_found_by_name(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    f.clock.advance(1);
+    let other = f.another(None).await;
+    let me = Caller::operator();
+    let listed: Vec<crate::domain::ProjectId> = f
+        .service
+        .projects(&me)
+        .await
+        .unwrap()
+        .iter()
+        .map(|p| p.id)
+        .collect();
+    assert_eq!(listed, vec![f.project, other.project]);
+    let found = f
+        .service
+        .project_by_name(&me, "Other project")
+        .await
+        .unwrap()
+        .expect("found by name");
+    assert_eq!(found.id, other.project);
+    assert!(
+        f.service
+            .project_by_name(&me, "other project")
+            .await
+            .unwrap()
+            .is_none(),
+        "names match exactly"
+    );
+    assert!(matches!(
+        f.service.projects(&f.admin).await,
+        Err(Error::Forbidden(_))
+    ));
+}
+
 /// A write that changes what the public sees records its firing only when the project has a
 /// deploy hook; a recorded firing is claimed once, however many claim at the same moment, and
 /// forgotten once.
@@ -1174,6 +1211,7 @@ macro_rules! store_contract_tests {
             management_list_is_newest_created_first,
             concurrent_updates_of_different_project_fields_both_apply,
             recorded_firings_are_claimed_once_and_only_with_a_hook,
+            projects_are_listed_oldest_first_and_found_by_name,
         );
     };
     ($make:expr) => {

@@ -52,6 +52,10 @@ where
         self.sql().project(id).await
     }
 
+    async fn projects(&self) -> Result<Vec<Project>> {
+        self.sql().projects().await
+    }
+
     async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
         self.sql().update_project(id, change).await
     }

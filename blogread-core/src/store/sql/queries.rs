@@ -74,6 +74,9 @@ pub(crate) const INSERT_PROJECT: &str =
 /// Project `$1` (`ProjectRow`).
 pub(crate) const PROJECT: &str =
     "SELECT id, name, site_url, created_at FROM projects WHERE id = $1";
+/// Every project, oldest first (`ProjectRow`).
+pub(crate) const PROJECTS: &str =
+    "SELECT id, name, site_url, created_at FROM projects ORDER BY created_at, id";
 /// Whether project `$1` exists.
 pub(crate) const PROJECT_EXISTS: &str = "SELECT 1 FROM projects WHERE id = $1";
 /// Changes project `$1` in one statement, returning it (`ProjectRow`): `$2` whether to set the

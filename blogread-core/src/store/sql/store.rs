@@ -334,6 +334,14 @@ where
         row.map(ProjectRow::into_project).transpose()
     }
 
+    async fn projects(&self) -> Result<Vec<Project>> {
+        let rows: Vec<ProjectRow> = sqlx::query_as(queries::PROJECTS)
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        rows.into_iter().map(ProjectRow::into_project).collect()
+    }
+
     async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
         let row: Option<ProjectRow> = sqlx::query_as(queries::UPDATE_PROJECT)
             .bind(DbId::from(id))

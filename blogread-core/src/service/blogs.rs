@@ -1,0 +1,183 @@
+//! Blogs: create, list, read, edit, publish, unpublish, delete (the management API).
+
+use serde::{Deserialize, Serialize};
+
+use crate::auth::{Access, Caller};
+use crate::domain::{
+    BlogId, BlogPatch, BlogStatus, ManagedBlog, NewBlog, ProjectId, Timestamp, Trigger,
+};
+use crate::error::{Error, NotFound, Result};
+use crate::lifecycle;
+
+use super::Service;
+
+/// A blog write's result: the blog as the management API shows it and the visible-content
+/// event it caused, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlogWrite {
+    /// The blog after the write.
+    pub blog: ManagedBlog,
+    /// The event (`None` for draft edits).
+    pub event: Option<Trigger>,
+}
+
+/// A page of the management blog list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ManagedBlogList {
+    /// The page.
+    pub blogs: Vec<ManagedBlog>,
+    /// All blogs matching the status filter.
+    pub total: u64,
+    /// Limit applied.
+    pub limit: u32,
+    /// Offset applied.
+    pub offset: u64,
+}
+
+impl Service {
+    // ---- blogs ----
+
+    /// Creates a draft (agent or admin). Never fires the hook.
+    pub async fn create_blog(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        input: NewBlog,
+    ) -> Result<ManagedBlog> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        self.existing_project(project).await?;
+        let blog = lifecycle::create(project, input, self.now())?;
+        self.store.insert_blog(&blog).await?;
+        Ok(ManagedBlog::from(&blog))
+    }
+
+    /// The project's blogs as the management API shows them (agent or admin).
+    pub async fn blogs(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        status: Option<BlogStatus>,
+        request: impl Into<crate::read::ListRequest>,
+    ) -> Result<ManagedBlogList> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        self.existing_project(project).await?;
+        let params = request.into().into_params()?;
+        let page = self
+            .store
+            .blogs(project, status, params.limit, params.offset)
+            .await?;
+        Ok(ManagedBlogList {
+            blogs: page.blogs,
+            total: page.total,
+            limit: params.limit,
+            offset: params.offset,
+        })
+    }
+
+    /// One blog's working copy and lifecycle data (agent or admin).
+    pub async fn blog(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: BlogId,
+    ) -> Result<ManagedBlog> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        let blog = self
+            .store
+            .blog(project, id)
+            .await?
+            .ok_or(Error::NotFound(NotFound::Blog))?;
+        Ok(ManagedBlog::from(&blog))
+    }
+
+    /// Edits the working copy (agent or admin). Never fires the hook.
+    pub async fn edit_blog(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: BlogId,
+        patch: BlogPatch,
+    ) -> Result<BlogWrite> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        let now = self.now();
+        self.write_blog(
+            project,
+            id,
+            Box::new(move |b| lifecycle::edit(b, patch, now)),
+        )
+        .await
+    }
+
+    /// Publishes or re-syncs (agent or admin): fires `published` or `updated`.
+    pub async fn publish_blog(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: BlogId,
+        published_at: Option<Timestamp>,
+    ) -> Result<BlogWrite> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        let now = self.now();
+        self.write_blog(
+            project,
+            id,
+            Box::new(move |b| lifecycle::publish(b, published_at, now)),
+        )
+        .await
+    }
+
+    /// Unpublishes (agent or admin): fires `unpublished`; 409 unless published.
+    pub async fn unpublish_blog(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: BlogId,
+    ) -> Result<BlogWrite> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        let now = self.now();
+        self.write_blog(project, id, Box::new(move |b| lifecycle::unpublish(b, now)))
+            .await
+    }
+
+    /// Deletes a blog (agent or admin): fires `deleted` when it was published.
+    pub async fn delete_blog(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: BlogId,
+    ) -> Result<Option<Trigger>> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        let blog = self.store.delete_blog(project, id).await?;
+        let event = lifecycle::deletion_event(&blog);
+        if event.is_some() {
+            // The store recorded the firing with the delete.
+            self.fire_recorded(project).await;
+        }
+        Ok(event)
+    }
+
+    async fn write_blog(
+        &self,
+        project: ProjectId,
+        id: BlogId,
+        change: crate::store::BlogChange,
+    ) -> Result<BlogWrite> {
+        let (blog, event) = self.store.update_blog(project, id, change).await?;
+        if event.is_some() {
+            // The store recorded the firing in the write's transaction.
+            self.fire_recorded(project).await;
+        }
+        Ok(BlogWrite {
+            blog: ManagedBlog::from(&blog),
+            event,
+        })
+    }
+}

@@ -1,0 +1,189 @@
+//! The [`Service`]: every operation of blogread, each deciding authorisation first, so that a
+//! server is HTTP in, one call, HTTP out. One file per concern: [`projects`](self) settings,
+//! credentials (`keys`), the deploy hook and its firings (`hooks`), blogs (`blogs`) and the
+//! public reads (`public`).
+
+mod blogs;
+mod hooks;
+mod keys;
+mod projects;
+mod public;
+
+pub use blogs::{BlogWrite, ManagedBlogList};
+pub use keys::{AgentKeyView, IssuedAdminToken, IssuedAgentKey, PublicKeyView};
+pub use projects::ProjectUpdate;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::auth::{Access, Caller, Principal, authorize};
+use crate::clock::{Clock, SystemClock};
+use crate::domain::{OperatorToken, ProjectId, Timestamp};
+use crate::error::Result;
+use crate::firing::{Firings, UnavailableNotifier};
+use crate::hook::{AddressPolicy, Notifier, Resolver, SystemResolver};
+use crate::response_cache::ResponseCache;
+use crate::store::Store;
+
+/// The operations of blogread over a [`Store`].
+#[derive(Clone)]
+pub struct Service {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    operator: Option<OperatorToken>,
+    notifier: Arc<dyn Notifier>,
+    hook_resolver: Arc<dyn Resolver>,
+    hook_policy: AddressPolicy,
+    firings: Firings,
+    responses: ResponseCache,
+    /// The store's ETag epoch, read once.
+    etag_epoch: Arc<tokio::sync::OnceCell<String>>,
+}
+
+impl Service {
+    /// A service over `store`, with the system clock, no operator token, and deploy hooks
+    /// fired by an `HttpNotifier` that contacts only globally reachable addresses (feature
+    /// `hooks`; without it, by [`Service::with_notifier`]'s notifier or not at all).
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self {
+            store,
+            clock: Arc::new(SystemClock),
+            operator: None,
+            notifier: default_notifier(),
+            hook_resolver: Arc::new(SystemResolver),
+            hook_policy: AddressPolicy::GlobalOnly,
+            firings: Firings::default(),
+            responses: ResponseCache::default(),
+            etag_epoch: Arc::default(),
+        }
+    }
+
+    /// Replaces the notifier that fires deploy hooks (tests, custom transports).
+    pub fn with_notifier(mut self, notifier: Arc<dyn Notifier>) -> Self {
+        self.notifier = notifier;
+        self
+    }
+
+    /// Replaces the resolver and address policy that judge a deploy hook URL when it is saved.
+    /// [`AddressPolicy::GlobalOnly`] is the default and the only sensible choice outside tests.
+    pub fn with_hook_resolver(
+        mut self,
+        resolver: Arc<dyn Resolver>,
+        policy: AddressPolicy,
+    ) -> Self {
+        self.hook_resolver = resolver;
+        self.hook_policy = policy;
+        self
+    }
+
+    pub(crate) fn notifier(&self) -> &dyn Notifier {
+        self.notifier.as_ref()
+    }
+
+    pub(crate) fn firings(&self) -> &Firings {
+        &self.firings
+    }
+
+    /// Waits until no deploy hook firing is in flight, at most `timeout` (a server drains
+    /// with this on shutdown; tests await firings with it). True when none is left.
+    pub async fn wait_for_firings(&self, timeout: Duration) -> bool {
+        self.firings.wait_idle(timeout).await
+    }
+
+    /// Stops the service: waits for the deploy hook firings in flight, at least as long as
+    /// the notifier's own time-out plus 2 s (so a slow firing still records its delivery),
+    /// then closes the store. True when every firing finished.
+    pub async fn stop(&self) -> bool {
+        let grace = self.notifier().timeout() + std::time::Duration::from_secs(2);
+        let drained = self.wait_for_firings(grace).await;
+        if !drained {
+            tracing::warn!(
+                "deploy hook firings still in flight after {}s; stopping anyway",
+                grace.as_secs()
+            );
+        }
+        self.store.close().await;
+        drained
+    }
+
+    /// Sets the operator token (from `BLOGREAD_ADMIN_TOKEN` in the server).
+    pub fn with_operator_token(mut self, token: OperatorToken) -> Self {
+        self.operator = Some(token);
+        self
+    }
+
+    /// Replaces the response cache of the `*_json` public reads (the default holds up to
+    /// [`crate::response_cache::DEFAULT_CAPACITY_BYTES`]; [`ResponseCache::disabled`] turns it
+    /// off). Clones of a service share its cache.
+    pub fn with_response_cache(mut self, cache: ResponseCache) -> Self {
+        self.responses = cache;
+        self
+    }
+
+    /// The response cache of the `*_json` public reads.
+    pub fn responses(&self) -> &ResponseCache {
+        &self.responses
+    }
+
+    /// The store's ETag epoch (see [`Store::etag_epoch`]), read on first use.
+    pub(crate) async fn etag_epoch(&self) -> Result<&str> {
+        self.etag_epoch
+            .get_or_try_init(|| self.store.etag_epoch())
+            .await
+            .map(String::as_str)
+    }
+
+    /// Replaces the clock (tests, imports).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The store.
+    pub fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
+    /// Now, by the service's clock.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    async fn authorize(
+        &self,
+        caller: &Caller,
+        project: Option<ProjectId>,
+        access: Access,
+    ) -> Result<Principal> {
+        authorize(
+            self.store(),
+            self.operator.as_ref(),
+            caller,
+            project,
+            access,
+        )
+        .await
+    }
+
+    /// Checks that the store answers (for health checks).
+    pub async fn health(&self) -> Result<()> {
+        self.store.ping().await
+    }
+}
+
+/// The notifier of [`Service::new`]: HTTPS with the `hooks` feature; without it, one whose
+/// every firing fails saying so (the delivery log shows why nothing was sent).
+fn default_notifier() -> Arc<dyn Notifier> {
+    #[cfg(feature = "hooks")]
+    match crate::hook::HttpNotifier::new() {
+        Ok(notifier) => Arc::new(notifier),
+        Err(err) => {
+            tracing::error!(error = %err, "deploy hooks cannot be fired");
+            Arc::new(UnavailableNotifier(err.to_string()))
+        }
+    }
+    #[cfg(not(feature = "hooks"))]
+    Arc::new(UnavailableNotifier(
+        "this build of blogread-core has no `hooks` feature: give the service a notifier with Service::with_notifier".to_owned(),
+    ))
+}
