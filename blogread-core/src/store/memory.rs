@@ -8,7 +8,7 @@ use async_trait::async_trait;
 
 use super::rules::{Conflict, VisibleChange};
 use super::{
-    BlogChange, BlogPage, KeyWrite, PageQuery, ProjectChange, PublishedPage, Store, category_key,
+    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store, category_key,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
@@ -341,7 +341,7 @@ impl Store for MemoryStore {
         status: Option<BlogStatus>,
         limit: u32,
         offset: u64,
-    ) -> Result<BlogPage> {
+    ) -> Result<ManagedPage> {
         let inner = self.read();
         let mut all: Vec<&Blog> = inner
             .blogs
@@ -350,7 +350,7 @@ impl Store for MemoryStore {
             .filter(|b| status.is_none_or(|s| b.state.status() == s))
             .collect();
         all.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-        Ok(BlogPage {
+        Ok(ManagedPage {
             total: all.len() as u64,
             blogs: all
                 .into_iter()

@@ -14,7 +14,7 @@ use crate::domain::{
 };
 use crate::error::Result;
 use crate::store::{
-    BlogChange, BlogPage, KeyWrite, PageQuery, ProjectChange, PublishedPage, Store,
+    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store,
 };
 
 /// A backend's public type: a [`SqlStore`] of its dialect, which it opens its own way.
@@ -123,7 +123,7 @@ where
         status: Option<BlogStatus>,
         limit: u32,
         offset: u64,
-    ) -> Result<BlogPage> {
+    ) -> Result<ManagedPage> {
         self.sql().blogs(project, status, limit, offset).await
     }
 

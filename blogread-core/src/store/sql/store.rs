@@ -29,7 +29,7 @@ use crate::lifecycle::{deletion_event, firing_slug};
 use crate::store::connection::{ClosingPool, WriteTx};
 use crate::store::rules::{Conflict, VisibleChange};
 use crate::store::{
-    BlogChange, BlogPage, KeyWrite, PageQuery, ProjectChange, PublishedPage, Store,
+    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store,
 };
 
 /// A SQL store: its read and write pools (the same pool on PostgreSQL; on SQLite the one
@@ -516,7 +516,7 @@ where
         status: Option<BlogStatus>,
         limit: u32,
         offset: u64,
-    ) -> Result<BlogPage> {
+    ) -> Result<ManagedPage> {
         let status = status.map(|s| s.as_str());
         let rows: Vec<ManagedRow> = sqlx::query_as(queries::MANAGED_PAGE)
             .bind(DbId::from(project))
@@ -532,7 +532,7 @@ where
             .fetch_one(&self.read)
             .await
             .map_err(storage)?;
-        Ok(BlogPage {
+        Ok(ManagedPage {
             blogs: rows
                 .into_iter()
                 .map(ManagedRow::into_managed)
