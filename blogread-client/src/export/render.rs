@@ -136,6 +136,10 @@ fn zola(blog: &BlogDetail) -> String {
     format!("+++\n{front}+++\n<div class=\"blogread-content\">\n{body}</div>\n")
 }
 
+/// Hugo's front matter: every field the API gives, under the names Hugo reads (`title`,
+/// `description`, `summary`, `date`, `lastmod`, `slug`, the default taxonomies `categories`
+/// and `tags`, `images` for Hugo's Open Graph and Twitter card templates); the rest under
+/// `params` (`.Params` in templates).
 #[derive(Serialize)]
 struct HugoFront<'a> {
     title: &'a str,
@@ -150,6 +154,9 @@ struct HugoFront<'a> {
     tags: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     images: Vec<&'a str>,
+    // ALIASES: the API has no slug history yet. When it gives a blog's former slugs, write
+    // them here as `aliases = ["/blog/<former-slug>/"]` (skipped when empty), and Hugo
+    // generates a redirect page at each former address.
     params: Extra<'a>,
 }
 
@@ -401,18 +408,67 @@ mod tests {
     }
 
     #[test]
-    fn hugo_front_matter_and_raw_html_body() {
+    fn hugo_front_matter_names_every_api_field_as_hugo_reads_it_and_keeps_the_body() {
         let (path, text) = render(Format::Hugo, &blog());
         assert_eq!(path, "hello-world.html");
         let (front, body) = split_front(&text);
+        let keys: Vec<&str> = front.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "categories",
+                "date",
+                "description",
+                "images",
+                "lastmod",
+                "params",
+                "slug",
+                "summary",
+                "tags",
+                "title"
+            ]
+        );
+        assert_eq!(front["title"].as_str(), Some(blog().title.as_str()));
+        // No meta description: the excerpt describes the page.
+        assert_eq!(front["description"].as_str(), Some("An excerpt"));
+        assert_eq!(front["summary"].as_str(), Some("An excerpt"));
+        assert_eq!(
+            front["date"].as_datetime().unwrap().to_string(),
+            "2026-11-21T09:30:00Z"
+        );
         assert_eq!(
             front["lastmod"].as_datetime().unwrap().to_string(),
             "2026-11-22T10:00:00Z"
         );
-        assert_eq!(front["categories"].as_array().unwrap().len(), 2);
-        assert_eq!(front["images"].as_array().unwrap().len(), 1);
-        assert_eq!(front["params"]["word_count"].as_integer(), Some(5));
+        assert_eq!(front["slug"].as_str(), Some("hello-world"));
+        assert_eq!(
+            front["categories"].as_array().unwrap()[1].as_str(),
+            Some("Rust \"lang\"")
+        );
+        assert_eq!(front["tags"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            front["images"].as_array().unwrap()[0].as_str(),
+            Some("https://img.example/a.png?x=1&y=2")
+        );
+        let params = front["params"].as_table().unwrap();
+        assert_eq!(params["word_count"].as_integer(), Some(5));
+        assert_eq!(params["meta_title"].as_str(), Some("Meta"));
+        assert_eq!(params["excerpt"].as_str(), Some("An excerpt"));
+        assert_eq!(params["id"].as_str(), Some(blog().id.as_str()));
+        // The HTML content format: the body as written, blank lines included.
         assert_eq!(body, format!("{}\n", blog().content));
+    }
+
+    #[test]
+    fn hugo_omits_what_the_blog_does_not_have() {
+        let mut b = blog();
+        b.featured_image_url = None;
+        b.excerpt.clear();
+        let (_, text) = render(Format::Hugo, &b);
+        let (front, _) = split_front(&text);
+        assert!(!front.contains_key("images"));
+        assert!(!front.contains_key("summary"));
+        assert!(!front.contains_key("description"));
     }
 
     #[test]
