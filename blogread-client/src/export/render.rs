@@ -81,12 +81,23 @@ struct ZolaFront<'a> {
     extra: Extra<'a>,
 }
 
+/// Zola's `[taxonomies]`. Zola refuses to build a page with a term that is empty once
+/// trimmed, which the API allows (an entry of spaces), so such terms are left out.
 #[derive(Serialize)]
 struct Taxonomies<'a> {
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    categories: &'a [String],
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    tags: &'a [String],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    categories: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<&'a str>,
+}
+
+/// The terms Zola accepts: not empty once trimmed.
+fn zola_terms(terms: &[String]) -> Vec<&str> {
+    terms
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !t.trim().is_empty())
+        .collect()
 }
 
 impl Taxonomies<'_> {
@@ -123,8 +134,8 @@ fn zola(blog: &BlogDetail) -> String {
         updated: toml_datetime(&blog.updated_at),
         slug: &blog.slug,
         taxonomies: Taxonomies {
-            categories: &blog.categories,
-            tags: &blog.tags,
+            categories: zola_terms(&blog.categories),
+            tags: zola_terms(&blog.tags),
         },
         extra: extra(blog),
     };
@@ -377,6 +388,64 @@ mod tests {
         assert!(body.starts_with("<div class=\"blogread-content\">\n<p>One</p>\n<p>Two"));
         assert!(!body.contains("\n\n"), "{body}");
         assert!(body.contains("<pre>a\n&#10;&#10;b</pre>"), "{body}");
+    }
+
+    /// The top-level keys of Zola's page front matter (it ignores others, older releases
+    /// refused them).
+    const ZOLA_PAGE_KEYS: [&str; 14] = [
+        "title",
+        "description",
+        "updated",
+        "date",
+        "draft",
+        "render",
+        "slug",
+        "path",
+        "taxonomies",
+        "weight",
+        "authors",
+        "aliases",
+        "template",
+        "extra",
+    ];
+
+    #[test]
+    fn zola_front_matter_follows_zolas_page_rules() {
+        let mut b = blog();
+        b.tags = vec!["  ".into(), "b".into()];
+        b.categories = vec![" ".into()];
+        let (_, text) = render(Format::Zola, &b);
+        let (front, _) = split_front(&text);
+        for key in front.keys() {
+            assert!(
+                ZOLA_PAGE_KEYS.contains(&key.as_str()),
+                "{key} is not Zola's"
+            );
+        }
+        for key in ["title", "description", "slug"] {
+            assert!(front[key].is_str(), "{key}");
+        }
+        assert!(
+            !front["slug"].as_str().unwrap().is_empty(),
+            "slug can't be empty"
+        );
+        // Dates Zola parses: RFC 3339 offset date-times.
+        for key in ["date", "updated"] {
+            let d = front[key].as_datetime().unwrap();
+            assert!(
+                d.date.is_some() && d.time.is_some() && d.offset.is_some(),
+                "{key}"
+            );
+        }
+        // Taxonomies: a table of lists of strings, no term empty once trimmed.
+        let tax = front["taxonomies"].as_table().unwrap();
+        assert_eq!(tax.keys().collect::<Vec<_>>(), ["tags"]);
+        for terms in tax.values() {
+            for term in terms.as_array().unwrap() {
+                assert!(!term.as_str().unwrap().trim().is_empty());
+            }
+        }
+        assert!(front["extra"].is_table());
     }
 
     #[test]
