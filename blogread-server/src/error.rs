@@ -4,8 +4,9 @@
 //! [`ApiError`] maps each [`blogread_core::Error`] variant to a status in one place, and turns
 //! poem's own errors (unparsable parameters or bodies, wrong content type) into the same shape.
 //! [`Reply`] is the response type of every operation: the operation's success responses plus
-//! the error statuses it documents. [`ErrorShape`] wraps the whole app so that what poem
-//! answers by itself (unknown route, wrong method, body too large) has the same shape too.
+//! the error statuses it documents. [`crate::middleware::ErrorShape`] wraps the whole app so
+//! that what poem answers by itself (unknown route, wrong method, body too large) has the same
+//! shape too.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -13,12 +14,13 @@ use std::marker::PhantomData;
 use blogread_core::Error as CoreError;
 pub(crate) use blogread_core::error::error_chain;
 use poem::http::{HeaderValue, Method, StatusCode, header};
-use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
+use poem::{IntoResponse, Response};
 use poem_openapi::error::{ContentTypeError, ParseParamError, ParseRequestPayloadError};
 use poem_openapi::registry::{MetaHeader, MetaMediaType, MetaResponse, MetaResponses, Registry};
 use poem_openapi::types::Type;
 use poem_openapi::{ApiResponse, Object};
 
+use crate::serve::BODY_LIMIT;
 use crate::telemetry;
 
 /// The body of every error answer.
@@ -120,13 +122,13 @@ impl ApiError {
         Self::new(status, describe_status(status, &err.to_string()))
     }
 
-    /// 413 for a body over [`crate::BODY_LIMIT`].
+    /// 413 for a body over [`BODY_LIMIT`].
     pub fn payload_too_large() -> Self {
         Self::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             format!(
                 "the request body is larger than {} MiB",
-                crate::BODY_LIMIT / (1024 * 1024)
+                BODY_LIMIT / (1024 * 1024)
             ),
         )
     }
@@ -162,7 +164,8 @@ impl ApiError {
     }
 }
 
-fn describe_status(status: StatusCode, message: &str) -> String {
+/// The detail of an error with no better one: `message`, or the status's reason when empty.
+pub(crate) fn describe_status(status: StatusCode, message: &str) -> String {
     let message = message.trim();
     if message.is_empty() {
         status
@@ -352,6 +355,14 @@ impl<S, E: ErrorSet> From<Result<S, ApiError>> for Reply<S, E> {
     }
 }
 
+/// Runs a handler body written with `?` (on core errors and [`ApiError`]s alike) and converts
+/// its outcome to the operation's [`Reply`], once.
+pub(crate) async fn reply<S, E: ErrorSet>(
+    body: impl Future<Output = Result<S, ApiError>>,
+) -> Reply<S, E> {
+    body.await.into()
+}
+
 impl<S: IntoResponse, E: ErrorSet> IntoResponse for Reply<S, E> {
     fn into_response(self) -> Response {
         match self {
@@ -397,165 +408,5 @@ impl<S: ApiResponse, E: ErrorSet> ApiResponse for Reply<S, E> {
 
     fn from_parse_request_error(err: poem::Error) -> Self {
         ApiError::from_poem(&err).into()
-    }
-}
-
-/// Wraps the whole app: every error poem produces, and every error response that is not
-/// already JSON, becomes `{"detail": "..."}`; unknown routes and wrong methods get a detail
-/// that says where to look.
-pub struct ErrorShape {
-    routes: crate::api::RouteTable,
-}
-
-impl ErrorShape {
-    /// The middleware, knowing which methods each documented path accepts.
-    pub fn new(routes: crate::api::RouteTable) -> Self {
-        Self { routes }
-    }
-}
-
-impl<E: Endpoint> Middleware<E> for ErrorShape {
-    type Output = ErrorShapeEndpoint<E>;
-
-    fn transform(&self, ep: E) -> Self::Output {
-        ErrorShapeEndpoint {
-            inner: ep,
-            routes: self.routes.clone(),
-        }
-    }
-}
-
-/// The endpoint of [`ErrorShape`].
-pub struct ErrorShapeEndpoint<E> {
-    inner: E,
-    routes: crate::api::RouteTable,
-}
-
-impl<E: Endpoint> Endpoint for ErrorShapeEndpoint<E> {
-    type Output = Response;
-
-    async fn call(&self, req: Request) -> poem::Result<Response> {
-        let method = req.method().clone();
-        let path = req.uri().path().to_owned();
-        let resp = match self.inner.call(req).await {
-            Ok(resp) => resp.into_response(),
-            Err(err) => {
-                return Ok(self.shape(&method, &path, err.status(), Some(&err)));
-            }
-        };
-        let status = resp.status();
-        if !(status.is_client_error() || status.is_server_error()) || is_json(&resp) {
-            return Ok(resp);
-        }
-        // A plain-text error that poem produced inside a nested service.
-        Ok(self.shape(&method, &path, status, None))
-    }
-}
-
-impl<E> ErrorShapeEndpoint<E> {
-    fn shape(
-        &self,
-        method: &Method,
-        path: &str,
-        status: StatusCode,
-        err: Option<&poem::Error>,
-    ) -> Response {
-        let api_error = match status {
-            StatusCode::NOT_FOUND => match self.routes.allowed(path) {
-                Some(allowed) if !allowed.contains(method) => {
-                    ApiError::method_not_allowed(method, path, &allowed)
-                }
-                _ if err.is_some_and(|e| !e.is::<poem::error::NotFoundError>()) => {
-                    ApiError::from_poem(err.expect("checked"))
-                }
-                _ => ApiError::no_route(method, path),
-            },
-            StatusCode::METHOD_NOT_ALLOWED => {
-                let allowed = self.routes.allowed(path).unwrap_or_default();
-                ApiError::method_not_allowed(method, path, &allowed)
-            }
-            StatusCode::PAYLOAD_TOO_LARGE => ApiError::payload_too_large(),
-            _ => match err {
-                Some(err) => ApiError::from_poem(err),
-                None if status.is_server_error() => ApiError::internal(&PlainError(status)),
-                None => ApiError::new(status, describe_status(status, "")),
-            },
-        };
-        api_error.into_response()
-    }
-}
-
-#[derive(Debug)]
-struct PlainError(StatusCode);
-
-impl fmt::Display for PlainError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "an inner endpoint answered {}", self.0)
-    }
-}
-
-impl std::error::Error for PlainError {}
-
-fn is_json(resp: &Response) -> bool {
-    resp.headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"))
-}
-
-/// Limits request bodies to [`crate::BODY_LIMIT`] whatever the protocol or framing: a larger
-/// declared `Content-Length` is refused at once; a body without one (HTTP/1.1 chunked, HTTP/2
-/// with no `content-length`) is read here, never past the limit, before any handler sees it.
-/// (A declared length is enforced by the protocol layer: no more bytes than declared are read.)
-pub struct BodyLimit;
-
-impl<E: Endpoint> Middleware<E> for BodyLimit {
-    type Output = BodyLimitEndpoint<E>;
-
-    fn transform(&self, ep: E) -> Self::Output {
-        BodyLimitEndpoint { inner: ep }
-    }
-}
-
-/// The endpoint of [`BodyLimit`].
-pub struct BodyLimitEndpoint<E> {
-    inner: E,
-}
-
-impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
-    type Output = Response;
-
-    async fn call(&self, mut req: Request) -> poem::Result<Response> {
-        let declared = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .map(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
-        match declared {
-            Some(Some(n)) if n > crate::BODY_LIMIT as u64 => {
-                return Ok(ApiError::payload_too_large().into_response());
-            }
-            Some(Some(_)) => {}
-            Some(None) => {
-                return Ok(ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "the Content-Length header is not a number: send the body's length in bytes, or no Content-Length",
-                )
-                .into_response());
-            }
-            None => match req.take_body().into_bytes_limit(crate::BODY_LIMIT).await {
-                Ok(bytes) => req.set_body(bytes),
-                Err(poem::error::ReadBodyError::PayloadTooLarge) => {
-                    return Ok(ApiError::payload_too_large().into_response());
-                }
-                Err(e) => {
-                    return Ok(ApiError::new(
-                        StatusCode::BAD_REQUEST,
-                        format!("the request body could not be read: {e}"),
-                    )
-                    .into_response());
-                }
-            },
-        }
-        self.inner.call(req).await.map(IntoResponse::into_response)
     }
 }

@@ -14,6 +14,7 @@ pub mod api;
 pub mod config;
 pub mod demo;
 pub mod error;
+pub mod middleware;
 pub mod serve;
 pub mod telemetry;
 
@@ -25,10 +26,7 @@ use poem::{Endpoint, EndpointExt, IntoResponse, Route};
 
 pub use blogread_core as core;
 
-pub use serve::{Limits, SHUTDOWN_GRACE};
-
-/// Largest request body accepted, whatever the protocol or framing: 4 MiB.
-pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
+pub use serve::{BODY_LIMIT, Limits, SHUTDOWN_GRACE};
 
 /// The OpenAPI document as the server serves it at `/openapi.json`.
 pub fn spec() -> String {
@@ -45,12 +43,12 @@ pub fn app(service: Service) -> impl Endpoint<Output = poem::Response> + 'static
         .at("/openapi.json", spec)
         .nest("/docs", docs)
         .nest("/", api)
-        .with(error::BodyLimit)
+        .with(middleware::BodyLimit)
         .with(
             CatchPanic::new()
                 .with_handler(|_| error::ApiError::internal(&Panicked).into_response()),
         )
-        .with(error::ErrorShape::new(api::RouteTable::from_apis()))
+        .with(middleware::ErrorShape::new(api::RouteTable::from_apis()))
         .with(telemetry::RequestLog)
         .map_to_response()
 }

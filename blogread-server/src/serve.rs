@@ -18,8 +18,8 @@
 //! - **Connections** ([`Limits::max_connections`], 10,000): past the cap, new connections are
 //!   not accepted and wait in the kernel's backlog until one closes.
 //!
-//! Request bodies are capped by the application (see `BodyLimit` in [`crate::error`]), for
-//! every protocol and framing.
+//! Request bodies are capped by the application ([`BODY_LIMIT`], enforced by
+//! [`crate::middleware::BodyLimit`]), for every protocol and framing.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -57,6 +57,8 @@ pub const MAX_CONNECTIONS: usize = 10_000;
 const _: () = assert!(MAX_CONNECTIONS <= u32::MAX as usize);
 /// Default for [`Limits::shutdown_grace`]: 10 s.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// Largest request body accepted, whatever the protocol or framing: 4 MiB.
+pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 /// The smallest head cap hyper accepts (its minimum read buffer).
 const MIN_HEAD_BYTES: usize = 8 * 1024;

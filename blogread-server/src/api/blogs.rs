@@ -13,12 +13,12 @@ use poem_openapi::types::{Example, MaybeUndefined};
 use poem_openapi::{Enum, Object, OpenApi};
 use serde::Deserialize;
 
+use super::common::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use super::schema::{
     DateTime, JsonBody, LimitDoc, ManagementAuth, Nullable, OffsetDoc, OptionalJsonBody, PathId,
     Raw, StatusDoc, raw,
 };
-use super::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
-use crate::error::{self, ApiError, Reply};
+use crate::error::{self, ApiError, Reply, reply};
 
 /// A blog's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
@@ -267,26 +267,24 @@ impl BlogsApi {
         project_id: Path<PathId>,
         body: JsonBody<CreateBlog>,
     ) -> Reply<Created201<ManagedBlog>, error::ProjectWrite> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        let JsonBody(b) = body;
-        let input = NewBlog {
-            title: b.title,
-            slug: b.slug,
-            content: b.content,
-            excerpt: b.excerpt,
-            meta_title: b.meta_title,
-            meta_description: b.meta_description,
-            featured_image_url: b.featured_image_url,
-            categories: b.categories,
-            tags: b.tags,
-        };
-        match self.service.create_blog(auth.header(), id, input).await {
-            Ok(blog) => Reply::Ok(created(blog)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let JsonBody(b) = body;
+            let input = NewBlog {
+                title: b.title,
+                slug: b.slug,
+                content: b.content,
+                excerpt: b.excerpt,
+                meta_title: b.meta_title,
+                meta_description: b.meta_description,
+                featured_image_url: b.featured_image_url,
+                categories: b.categories,
+                tags: b.tags,
+            };
+            let blog = self.service.create_blog(auth.caller(), id, input).await?;
+            Ok(created(blog))
+        })
+        .await
     }
 
     /// List the project's blogs
@@ -309,23 +307,21 @@ impl BlogsApi {
         /// Blogs to skip: integer >= 0, default 0; negative values are clamped to 0.
         offset: Query<Option<Raw<OffsetDoc>>>,
     ) -> Reply<Ok200<ManagedBlogList>, error::ProjectList> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        let status = match status_filter(raw(&status)) {
-            Ok(s) => s,
-            Err(e) => return e.into(),
-        };
-        let params = RawListParams {
-            limit: raw(&limit).map(str::to_owned),
-            offset: raw(&offset).map(str::to_owned),
-            ..Default::default()
-        };
-        match self.service.blogs(auth.header(), id, status, params).await {
-            Ok(list) => Reply::Ok(ok(list)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let status = status_filter(raw(&status))?;
+            let params = RawListParams {
+                limit: raw(&limit).map(str::to_owned),
+                offset: raw(&offset).map(str::to_owned),
+                ..Default::default()
+            };
+            let list = self
+                .service
+                .blogs(auth.caller(), id, status, params)
+                .await?;
+            Ok(ok(list))
+        })
+        .await
     }
 
     /// Get a blog
@@ -342,14 +338,12 @@ impl BlogsApi {
         /// Blog id (a UUID).
         blog_id: Path<PathId>,
     ) -> Reply<Ok200<ManagedBlog>, error::ProjectRead> {
-        let (project, blog) = match ids(&project_id, &blog_id) {
-            Ok(ids) => ids,
-            Err(e) => return e.into(),
-        };
-        match self.service.blog(auth.header(), project, blog).await {
-            Ok(b) => Reply::Ok(ok(b)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let (project, blog) = ids(&project_id, &blog_id)?;
+            let b = self.service.blog(auth.caller(), project, blog).await?;
+            Ok(ok(b))
+        })
+        .await
     }
 
     /// Edit a blog's working copy
@@ -370,34 +364,31 @@ impl BlogsApi {
         blog_id: Path<PathId>,
         body: JsonBody<UpdateBlog>,
     ) -> Reply<Ok200<ManagedBlog>, error::ProjectWrite> {
-        let (project, blog) = match ids(&project_id, &blog_id) {
-            Ok(ids) => ids,
-            Err(e) => return e.into(),
-        };
-        let JsonBody(b) = body;
-        let patch = BlogPatch {
-            title: b.title,
-            slug: b.slug,
-            content: b.content,
-            excerpt: b.excerpt,
-            meta_title: b.meta_title,
-            meta_description: b.meta_description,
-            featured_image_url: match b.featured_image_url {
-                MaybeUndefined::Undefined => None,
-                MaybeUndefined::Null => Some(None),
-                MaybeUndefined::Value(v) => Some(Some(v)),
-            },
-            categories: b.categories,
-            tags: b.tags,
-        };
-        match self
-            .service
-            .edit_blog(auth.header(), project, blog, patch)
-            .await
-        {
-            Ok(w) => Reply::Ok(ok(w)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let (project, blog) = ids(&project_id, &blog_id)?;
+            let JsonBody(b) = body;
+            let patch = BlogPatch {
+                title: b.title,
+                slug: b.slug,
+                content: b.content,
+                excerpt: b.excerpt,
+                meta_title: b.meta_title,
+                meta_description: b.meta_description,
+                featured_image_url: match b.featured_image_url {
+                    MaybeUndefined::Undefined => None,
+                    MaybeUndefined::Null => Some(None),
+                    MaybeUndefined::Value(v) => Some(Some(v)),
+                },
+                categories: b.categories,
+                tags: b.tags,
+            };
+            let w = self
+                .service
+                .edit_blog(auth.caller(), project, blog, patch)
+                .await?;
+            Ok(ok(w))
+        })
+        .await
     }
 
     /// Publish or re-sync a blog
@@ -418,19 +409,16 @@ impl BlogsApi {
         blog_id: Path<PathId>,
         body: OptionalJsonBody<PublishBlog>,
     ) -> Reply<Ok200<ManagedBlog>, error::ProjectWrite> {
-        let (project, blog) = match ids(&project_id, &blog_id) {
-            Ok(ids) => ids,
-            Err(e) => return e.into(),
-        };
-        let published_at = body.0.and_then(|b| b.published_at).map(|t| t.0);
-        match self
-            .service
-            .publish_blog(auth.header(), project, blog, published_at)
-            .await
-        {
-            Ok(w) => Reply::Ok(ok(w)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let (project, blog) = ids(&project_id, &blog_id)?;
+            let published_at = body.0.and_then(|b| b.published_at).map(|t| t.0);
+            let w = self
+                .service
+                .publish_blog(auth.caller(), project, blog, published_at)
+                .await?;
+            Ok(ok(w))
+        })
+        .await
     }
 
     /// Unpublish a blog
@@ -449,18 +437,15 @@ impl BlogsApi {
         /// Blog id (a UUID).
         blog_id: Path<PathId>,
     ) -> Reply<Ok200<ManagedBlog>, error::ProjectConflict> {
-        let (project, blog) = match ids(&project_id, &blog_id) {
-            Ok(ids) => ids,
-            Err(e) => return e.into(),
-        };
-        match self
-            .service
-            .unpublish_blog(auth.header(), project, blog)
-            .await
-        {
-            Ok(w) => Reply::Ok(ok(w)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let (project, blog) = ids(&project_id, &blog_id)?;
+            let w = self
+                .service
+                .unpublish_blog(auth.caller(), project, blog)
+                .await?;
+            Ok(ok(w))
+        })
+        .await
     }
 
     /// Delete a blog
@@ -479,14 +464,14 @@ impl BlogsApi {
         /// Blog id (a UUID).
         blog_id: Path<PathId>,
     ) -> Reply<NoContent204, error::ProjectRead> {
-        let (project, blog) = match ids(&project_id, &blog_id) {
-            Ok(ids) => ids,
-            Err(e) => return e.into(),
-        };
-        match self.service.delete_blog(auth.header(), project, blog).await {
-            Ok(_) => Reply::Ok(NoContent204::NoContent),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let (project, blog) = ids(&project_id, &blog_id)?;
+            self.service
+                .delete_blog(auth.caller(), project, blog)
+                .await?;
+            Ok(NoContent204::NoContent)
+        })
+        .await
     }
 }
 

@@ -8,9 +8,9 @@ use poem_openapi::param::Path;
 use poem_openapi::{Object, OpenApi};
 use serde::Deserialize;
 
+use super::common::{ApiTags, NoContent204, Ok200, ok, path_id};
 use super::schema::{DateTime, JsonBody, ManagementAuth, Nullable, PathId};
-use super::{ApiTags, NoContent204, Ok200, ok, path_id};
-use crate::error::{self, Reply};
+use crate::error::{self, Reply, reply};
 
 /// The deploy hook (SPEC.md 2.5). The URL is a credential: only project admins see it.
 #[derive(Debug, Clone, Object)]
@@ -160,14 +160,12 @@ impl DeployHookApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Ok200<DeployHook>, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.deploy_hook(auth.header(), id).await {
-            Ok(v) => Reply::Ok(ok(v)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let v = self.service.deploy_hook(auth.caller(), id).await?;
+            Ok(ok(v))
+        })
+        .await
     }
 
     /// Save or replace the deploy hook
@@ -187,18 +185,15 @@ impl DeployHookApi {
         project_id: Path<PathId>,
         body: JsonBody<SaveDeployHook>,
     ) -> Reply<Ok200<DeployHook>, error::ProjectSave> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self
-            .service
-            .save_deploy_hook(auth.header(), id, body.0.deploy_hook_url)
-            .await
-        {
-            Ok(v) => Reply::Ok(ok(v)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let v = self
+                .service
+                .save_deploy_hook(auth.caller(), id, body.0.deploy_hook_url)
+                .await?;
+            Ok(ok(v))
+        })
+        .await
     }
 
     /// Remove the deploy hook
@@ -216,14 +211,12 @@ impl DeployHookApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<NoContent204, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.remove_deploy_hook(auth.header(), id).await {
-            Ok(()) => Reply::Ok(NoContent204::NoContent),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            self.service.remove_deploy_hook(auth.caller(), id).await?;
+            Ok(NoContent204::NoContent)
+        })
+        .await
     }
 
     /// Test the deploy hook
@@ -242,14 +235,12 @@ impl DeployHookApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Ok200<DeployHookTestResult>, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.test_deploy_hook(auth.header(), id).await {
-            Ok(r) => Reply::Ok(ok(r)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let r = self.service.test_deploy_hook(auth.caller(), id).await?;
+            Ok(ok(r))
+        })
+        .await
     }
 
     /// List deploy hook deliveries
@@ -266,13 +257,11 @@ impl DeployHookApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Ok200<DeliveryList>, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.deliveries(auth.header(), id).await {
-            Ok(d) => Reply::Ok(ok(d)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let d = self.service.deliveries(auth.caller(), id).await?;
+            Ok(ok(d))
+        })
+        .await
     }
 }

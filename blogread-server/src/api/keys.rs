@@ -11,9 +11,9 @@ use poem_openapi::param::Path;
 use poem_openapi::types::Example;
 use poem_openapi::{Object, OpenApi};
 
+use super::common::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use super::schema::{DateTime, ManagementAuth, PathId};
-use super::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
-use crate::error::{self, Reply};
+use crate::error::{self, Reply, reply};
 
 /// The project's public key.
 #[derive(Debug, Clone, Object)]
@@ -121,14 +121,12 @@ impl KeysApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Created201<PublicKey>, error::ProjectConflict> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.generate_public_key(auth.header(), id).await {
-            Ok(k) => Reply::Ok(created(k)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let k = self.service.generate_public_key(auth.caller(), id).await?;
+            Ok(created(k))
+        })
+        .await
     }
 
     /// Reveal the public key
@@ -145,14 +143,12 @@ impl KeysApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Ok200<PublicKey>, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.reveal_public_key(auth.header(), id).await {
-            Ok(k) => Reply::Ok(ok(k)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let k = self.service.reveal_public_key(auth.caller(), id).await?;
+            Ok(ok(k))
+        })
+        .await
     }
 
     /// Rotate the public key
@@ -170,14 +166,12 @@ impl KeysApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Created201<PublicKey>, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.rotate_public_key(auth.header(), id).await {
-            Ok(k) => Reply::Ok(created(k)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let k = self.service.rotate_public_key(auth.caller(), id).await?;
+            Ok(created(k))
+        })
+        .await
     }
 
     /// Revoke the public key
@@ -195,14 +189,12 @@ impl KeysApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<NoContent204, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.revoke_public_key(auth.header(), id).await {
-            Ok(()) => Reply::Ok(NoContent204::NoContent),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            self.service.revoke_public_key(auth.caller(), id).await?;
+            Ok(NoContent204::NoContent)
+        })
+        .await
     }
 
     /// Create an agent key
@@ -219,14 +211,12 @@ impl KeysApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Created201<IssuedAgentKey>, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.create_agent_key(auth.header(), id).await {
-            Ok(k) => Reply::Ok(created(k)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let k = self.service.create_agent_key(auth.caller(), id).await?;
+            Ok(created(k))
+        })
+        .await
     }
 
     /// List agent keys
@@ -241,14 +231,12 @@ impl KeysApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Ok200<AgentKeyList>, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.agent_keys(auth.header(), id).await {
-            Ok(k) => Reply::Ok(ok(k)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let k = self.service.agent_keys(auth.caller(), id).await?;
+            Ok(ok(k))
+        })
+        .await
     }
 
     /// Delete an agent key
@@ -267,19 +255,14 @@ impl KeysApi {
         /// Agent key id (a UUID).
         key_id: Path<PathId>,
     ) -> Reply<NoContent204, error::ProjectRead> {
-        let ids = path_id(&project_id, NotFound::Project)
-            .and_then(|p| Ok((p, path_id(&key_id, NotFound::AgentKey)?)));
-        let (project, key) = match ids {
-            Ok(ids) => ids,
-            Err(e) => return e.into(),
-        };
-        match self
-            .service
-            .delete_agent_key(auth.header(), project, key)
-            .await
-        {
-            Ok(()) => Reply::Ok(NoContent204::NoContent),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let project = path_id(&project_id, NotFound::Project)?;
+            let key = path_id(&key_id, NotFound::AgentKey)?;
+            self.service
+                .delete_agent_key(auth.caller(), project, key)
+                .await?;
+            Ok(NoContent204::NoContent)
+        })
+        .await
     }
 }

@@ -2,6 +2,7 @@
 //! handler is HTTP in, one core call, HTTP out.
 
 pub mod blogs;
+mod common;
 pub mod deploy_hook;
 pub mod health;
 pub mod keys;
@@ -13,26 +14,9 @@ use std::sync::Arc;
 
 use blogread_core::Service;
 use poem::http::Method;
-use poem_openapi::{OpenApi, OpenApiService, Tags};
+use poem_openapi::{OpenApi, OpenApiService};
 
-use crate::error::ApiError;
-
-/// Groups of operations in the document.
-#[derive(Tags)]
-pub enum ApiTags {
-    /// The public read API: published blogs of the key's project (SPEC.md 4.1 to 4.3).
-    Public,
-    /// Projects and their admin tokens (operator and project admins).
-    Projects,
-    /// Public key (Generate, Reveal, Rotate, Revoke) and agent keys.
-    Keys,
-    /// Blog content: drafts, publishing, unpublishing (admins and agents).
-    Blogs,
-    /// The deploy hook: an outgoing build trigger (SPEC.md 4.4 to 4.7).
-    DeployHook,
-    /// Operations: health.
-    Operations,
-}
+pub use common::{ApiTags, Created201, NoContent204, Ok200};
 
 /// All operations.
 pub type Apis = (
@@ -136,54 +120,4 @@ impl RouteTable {
 
 fn split(path: &str) -> impl Iterator<Item = &str> {
     path.split('/').filter(|s| !s.is_empty())
-}
-
-/// Parses a path id; a malformed one answers 404 like an unknown one (DECISIONS.md 7).
-pub(crate) fn path_id<T: std::str::FromStr>(
-    raw: &schema::PathId,
-    not_found: blogread_core::error::NotFound,
-) -> Result<T, ApiError> {
-    raw.as_str()
-        .parse()
-        .map_err(|_| ApiError::from(blogread_core::Error::NotFound(not_found)))
-}
-
-/// 200 with a JSON body.
-#[derive(poem_openapi::ApiResponse)]
-pub enum Ok200<T: poem_openapi::types::ToJSON + Send + Sync> {
-    /// Success.
-    #[oai(status = 200)]
-    Ok(poem_openapi::payload::Json<T>),
-}
-
-/// 201 with a JSON body.
-#[derive(poem_openapi::ApiResponse)]
-pub enum Created201<T: poem_openapi::types::ToJSON + Send + Sync> {
-    /// Created.
-    #[oai(status = 201)]
-    Created(poem_openapi::payload::Json<T>),
-}
-
-/// 204 with no body.
-#[derive(poem_openapi::ApiResponse)]
-pub enum NoContent204 {
-    /// Done; no body.
-    #[oai(status = 204)]
-    NoContent,
-}
-
-/// `Ok(Ok200)` from a core result converted with `Into`.
-pub(crate) fn ok<C, T>(v: C) -> Ok200<T>
-where
-    T: From<C> + poem_openapi::types::ToJSON + Send + Sync,
-{
-    Ok200::Ok(poem_openapi::payload::Json(v.into()))
-}
-
-/// `Created201` from a core result converted with `Into`.
-pub(crate) fn created<C, T>(v: C) -> Created201<T>
-where
-    T: From<C> + poem_openapi::types::ToJSON + Send + Sync,
-{
-    Created201::Created(poem_openapi::payload::Json(v.into()))
 }

@@ -9,9 +9,9 @@ use poem_openapi::types::{Example, MaybeUndefined};
 use poem_openapi::{Object, OpenApi};
 use serde::Deserialize;
 
+use super::common::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use super::schema::{DateTime, JsonBody, ManagementAuth, Nullable, PathId};
-use super::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
-use crate::error::{self, Reply};
+use crate::error::{self, Reply, reply};
 
 /// A project.
 #[derive(Debug, Clone, Object)]
@@ -109,15 +109,15 @@ impl ProjectsApi {
         auth: ManagementAuth,
         body: JsonBody<CreateProject>,
     ) -> Reply<Created201<Project>, error::OperatorCreate> {
-        let JsonBody(body) = body;
-        match self
-            .service
-            .create_project(auth.header(), body.name, body.site_url)
-            .await
-        {
-            Ok(p) => Reply::Ok(created(p)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let JsonBody(body) = body;
+            let p = self
+                .service
+                .create_project(auth.caller(), body.name, body.site_url)
+                .await?;
+            Ok(created(p))
+        })
+        .await
     }
 
     /// Get a project
@@ -128,14 +128,12 @@ impl ProjectsApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Ok200<Project>, error::ProjectRead> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.project(auth.header(), id).await {
-            Ok(p) => Reply::Ok(ok(p)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let p = self.service.project(auth.caller(), id).await?;
+            Ok(ok(p))
+        })
+        .await
     }
 
     /// Update a project
@@ -154,23 +152,24 @@ impl ProjectsApi {
         project_id: Path<PathId>,
         body: JsonBody<UpdateProject>,
     ) -> Reply<Ok200<Project>, error::ProjectWrite> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        let JsonBody(body) = body;
-        let update = ProjectUpdate {
-            name: body.name,
-            site_url: match body.site_url {
-                MaybeUndefined::Undefined => None,
-                MaybeUndefined::Null => Some(None),
-                MaybeUndefined::Value(v) => Some(Some(v)),
-            },
-        };
-        match self.service.update_project(auth.header(), id, update).await {
-            Ok(p) => Reply::Ok(ok(p)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let JsonBody(body) = body;
+            let update = ProjectUpdate {
+                name: body.name,
+                site_url: match body.site_url {
+                    MaybeUndefined::Undefined => None,
+                    MaybeUndefined::Null => Some(None),
+                    MaybeUndefined::Value(v) => Some(Some(v)),
+                },
+            };
+            let p = self
+                .service
+                .update_project(auth.caller(), id, update)
+                .await?;
+            Ok(ok(p))
+        })
+        .await
     }
 
     /// Create a project admin token
@@ -187,14 +186,12 @@ impl ProjectsApi {
         /// Project id (a UUID).
         project_id: Path<PathId>,
     ) -> Reply<Created201<IssuedAdminToken>, error::OperatorAction> {
-        let id = match path_id(&project_id, NotFound::Project) {
-            Ok(id) => id,
-            Err(e) => return e.into(),
-        };
-        match self.service.create_admin_token(auth.header(), id).await {
-            Ok(t) => Reply::Ok(created(t)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let id = path_id(&project_id, NotFound::Project)?;
+            let t = self.service.create_admin_token(auth.caller(), id).await?;
+            Ok(created(t))
+        })
+        .await
     }
 
     /// Revoke a project admin token
@@ -213,19 +210,14 @@ impl ProjectsApi {
         /// Admin token id (a UUID).
         token_id: Path<PathId>,
     ) -> Reply<NoContent204, error::OperatorAction> {
-        let ids = path_id(&project_id, NotFound::Project)
-            .and_then(|p| Ok((p, path_id(&token_id, NotFound::AdminToken)?)));
-        let (project, token) = match ids {
-            Ok(ids) => ids,
-            Err(e) => return e.into(),
-        };
-        match self
-            .service
-            .delete_admin_token(auth.header(), project, token)
-            .await
-        {
-            Ok(()) => Reply::Ok(NoContent204::NoContent),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let project = path_id(&project_id, NotFound::Project)?;
+            let token = path_id(&token_id, NotFound::AdminToken)?;
+            self.service
+                .delete_admin_token(auth.caller(), project, token)
+                .await?;
+            Ok(NoContent204::NoContent)
+        })
+        .await
     }
 }

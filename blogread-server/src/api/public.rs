@@ -14,9 +14,9 @@ use poem_openapi::registry::{MetaSchemaRef, Registry};
 use poem_openapi::types::{Example, Type};
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
-use super::ApiTags;
+use super::common::ApiTags;
 use super::schema::{BoolDoc, DateTime, LimitDoc, Nullable, OffsetDoc, PublicAuth, Raw, raw};
-use crate::error::{self, Reply};
+use crate::error::{self, Reply, reply};
 
 /// One blog of the list (SPEC.md 2.1). `content` is present only with `include_content=true`.
 #[derive(Debug, Clone, Object)]
@@ -341,20 +341,20 @@ impl PublicApi {
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
     ) -> Reply<Fresh<BlogList>, error::PublicList> {
-        let params = RawListParams {
-            limit: raw(&limit).map(str::to_owned),
-            offset: raw(&offset).map(str::to_owned),
-            category: category.0.clone(),
-            include_content: raw(&include_content).map(str::to_owned),
-        };
-        match self
-            .service
-            .list_blogs_json(auth.credentials(), params, if_none_match.as_deref())
-            .await
-        {
-            Ok(c) => Reply::Ok(fresh(c)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let params = RawListParams {
+                limit: raw(&limit).map(str::to_owned),
+                offset: raw(&offset).map(str::to_owned),
+                category: category.0.clone(),
+                include_content: raw(&include_content).map(str::to_owned),
+            };
+            let c = self
+                .service
+                .list_blogs_json(auth.caller(), params, if_none_match.as_deref())
+                .await?;
+            Ok(fresh(c))
+        })
+        .await
     }
 
     /// Get sitemap data
@@ -369,14 +369,14 @@ impl PublicApi {
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
     ) -> Reply<Fresh<Sitemap>, error::PublicSitemap> {
-        match self
-            .service
-            .sitemap_json(auth.credentials(), if_none_match.as_deref())
-            .await
-        {
-            Ok(c) => Reply::Ok(fresh(c)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let c = self
+                .service
+                .sitemap_json(auth.caller(), if_none_match.as_deref())
+                .await?;
+            Ok(fresh(c))
+        })
+        .await
     }
 
     /// Get a blog by slug
@@ -393,14 +393,14 @@ impl PublicApi {
         #[oai(name = "If-None-Match")]
         if_none_match: Header<Option<String>>,
     ) -> Reply<Fresh<BlogDetail>, error::PublicGet> {
-        match self
-            .service
-            .get_blog_json(auth.credentials(), &slug, if_none_match.as_deref())
-            .await
-        {
-            Ok(c) => Reply::Ok(fresh(c)),
-            Err(e) => e.into(),
-        }
+        reply(async {
+            let c = self
+                .service
+                .get_blog_json(auth.caller(), &slug, if_none_match.as_deref())
+                .await?;
+            Ok(fresh(c))
+        })
+        .await
     }
 }
 

@@ -9,6 +9,7 @@ use std::marker::PhantomData;
 
 use blogread_core::auth::Caller;
 use blogread_core::domain::Timestamp;
+use blogread_core::read::{DEFAULT_LIMIT, MAX_LIMIT};
 use poem::{Request, RequestBody};
 use poem_openapi::registry::{
     MetaMediaType, MetaRequest, MetaSchema, MetaSchemaRef, MetaSecurityScheme, Registry,
@@ -223,7 +224,8 @@ pub fn raw<D>(p: &Option<Raw<D>>) -> Option<&str> {
     p.as_ref().map(Raw::as_str)
 }
 
-/// `limit`: integer 1..=100, default 50; out-of-range values are clamped.
+/// `limit`: integer 1..=[`MAX_LIMIT`], default [`DEFAULT_LIMIT`] (the core's read rules);
+/// out-of-range values are clamped.
 #[derive(Debug, Clone)]
 pub struct LimitDoc;
 impl ParamDoc for LimitDoc {
@@ -232,8 +234,8 @@ impl ParamDoc for LimitDoc {
         MetaSchema {
             format: Some("int64"),
             minimum: Some(1.0),
-            maximum: Some(100.0),
-            default: Some(50.into()),
+            maximum: Some(f64::from(MAX_LIMIT)),
+            default: Some(DEFAULT_LIMIT.into()),
             ..MetaSchema::new("integer")
         }
     }
@@ -329,7 +331,7 @@ pub struct PublicAuth(pub Caller);
 
 impl PublicAuth {
     /// The caller, as the core takes it.
-    pub fn credentials(&self) -> &Caller {
+    pub fn caller(&self) -> &Caller {
         &self.0
     }
 }
@@ -393,7 +395,7 @@ pub struct ManagementAuth(pub Caller);
 
 impl ManagementAuth {
     /// The caller, as the core takes it.
-    pub fn header(&self) -> &Caller {
+    pub fn caller(&self) -> &Caller {
         &self.0
     }
 }
