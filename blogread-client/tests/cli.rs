@@ -162,6 +162,124 @@ async fn export_writes_files_and_reports() {
     std::fs::remove_dir_all(&site).unwrap();
 }
 
+/// What `hugo new site` writes into hugo.toml (Hugo 0.168).
+const FRESH_HUGO_TOML: &str =
+    "baseURL = 'https://example.org/'\nlocale = 'en-us'\ntitle = 'My New Hugo Project'\n";
+
+/// A site root with a fresh hugo.toml, for the `export --format hugo` tests.
+fn hugo_site(name: &str) -> std::path::PathBuf {
+    let site = std::env::temp_dir().join(format!("blogread-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&site);
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("hugo.toml"), FRESH_HUGO_TOML).unwrap();
+    site
+}
+
+#[tokio::test]
+async fn hugo_export_on_a_fresh_site_fails_with_the_lines_to_add_and_writes_nothing() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    let site = hugo_site("hugo-fresh");
+    let (base, dir) = (stub.base.clone(), site.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        blogread_in(
+            Some(&dir),
+            &base,
+            Some("k"),
+            &["export", "--format", "hugo", "--out", "content/blog"],
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&site.join("hugo.toml").display().to_string())
+            && err.contains("\n\n[security]\nallowContent = ['! ^text/org$']\n\n")
+            && err.contains("--configure-hugo")
+            && err.contains("Nothing was written"),
+        "{err}"
+    );
+    assert_eq!(names(&site), vec!["hugo.toml"], "nothing written");
+    assert_eq!(
+        std::fs::read_to_string(site.join("hugo.toml")).unwrap(),
+        FRESH_HUGO_TOML
+    );
+    assert_eq!(stub.count(), 0, "the API is not asked");
+    std::fs::remove_dir_all(&site).unwrap();
+}
+
+#[tokio::test]
+async fn configure_hugo_adds_the_policy_says_so_and_exports() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    let site = hugo_site("hugo-configure");
+    let (base, dir) = (stub.base.clone(), site.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        let args = [
+            "export",
+            "--format",
+            "hugo",
+            "--out",
+            "content/blog",
+            "--configure-hugo",
+        ];
+        (
+            blogread_in(Some(&dir), &base, Some("k"), &args),
+            blogread_in(Some(&dir), &base, Some("k"), &args),
+        )
+    })
+    .await
+    .unwrap();
+    let (first, second) = out;
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(
+        stderr(&first).contains("note: added allowContent = ['! ^text/org$'] under [security]"),
+        "{}",
+        stderr(&first)
+    );
+    assert_eq!(
+        std::fs::read_to_string(site.join("hugo.toml")).unwrap(),
+        format!("{FRESH_HUGO_TOML}\n[security]\nallowContent = ['! ^text/org$']\n")
+    );
+    assert_eq!(
+        names(&site.join("content/blog")),
+        vec!["blog-1.html", "blog-2.html"]
+    );
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert!(
+        !stderr(&second).contains("note: added"),
+        "{}",
+        stderr(&second)
+    );
+    std::fs::remove_dir_all(&site).unwrap();
+}
+
+#[tokio::test]
+async fn hugo_export_without_a_site_configuration_warns_and_exports() {
+    let stub = start_stub(|_, req| serve(&[1], req)).await;
+    let site = hugo_site("hugo-none");
+    std::fs::remove_file(site.join("hugo.toml")).unwrap();
+    let (base, dir) = (stub.base.clone(), site.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        blogread_in(
+            Some(&dir),
+            &base,
+            Some("k"),
+            &["export", "--format", "hugo", "--out", "content/blog"],
+        )
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: no Hugo configuration")
+            && err.contains("[security]\nallowContent = ['! ^text/org$']"),
+        "{err}"
+    );
+    assert_eq!(names(&site.join("content/blog")), vec!["blog-1.html"]);
+    std::fs::remove_dir_all(&site).unwrap();
+}
+
 /// The sorted names in `dir`.
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

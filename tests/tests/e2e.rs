@@ -19,6 +19,8 @@ mod management;
 mod ops;
 #[path = "e2e/public.rs"]
 mod public;
+#[path = "e2e/site_build.rs"]
+mod site_build;
 
 // The blogread-client static-site example, included for its `build_site` (its `main` unused).
 #[path = "../../blogread-client/examples/static_site.rs"]

@@ -81,7 +81,11 @@ enum Command {
     #[command(
         after_help = "Zola: `blogread export --format zola --out content/blog`, then `zola build`. \
         Declare the taxonomies in config.toml: taxonomies = [{name = \"categories\"}, {name = \"tags\"}].\n\
-        Hugo: `blogread export --format hugo --out content/blog`, then `hugo`.\n\
+        Hugo: `blogread export --format hugo --out content/blog --configure-hugo`, then \
+        `hugo --cleanDestinationDir`. Hugo builds .html content files only when the site's \
+        security.allowContent allows text/html, which its default does not: the export reads the \
+        site's configuration (from --out upwards) first and stops, writing nothing, with the lines \
+        to add; --configure-hugo adds them to a TOML configuration.\n\
         HTML: `blogread export --format html --out public/blog` writes <slug>/index.html pages.\n\n\
         Only content goes into the output folder. The state goes into the state folder (--state-dir, \
         default .blogread in the current directory: run from the site's root, next to config.toml or \
@@ -109,6 +113,11 @@ enum Command {
         /// the output folder and out of what the generator publishes.
         #[arg(long, env = "BLOGREAD_STATE_DIR", value_name = "DIR", default_value = DEFAULT_STATE_DIR)]
         state_dir: PathBuf,
+        /// With --format hugo: when the site's configuration sets no security.allowContent
+        /// (Hugo's default denies .html content files), add allowContent = ['! ^text/org$']
+        /// to its security table (TOML only, comments and layout kept) instead of stopping.
+        #[arg(long)]
+        configure_hugo: bool,
     },
 }
 
@@ -169,8 +178,13 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             format,
             out,
             state_dir,
+            configure_hugo,
             ..
-        } => Some(ExportOptions::new(out, *format).state_dir(state_dir)),
+        } => Some(
+            ExportOptions::new(out, *format)
+                .state_dir(state_dir)
+                .configure_hugo(*configure_hugo),
+        ),
         _ => None,
     };
     let no_cache = matches!(cli.command, Command::Export { no_cache: true, .. });
@@ -268,6 +282,9 @@ async fn export_command(client: &Client, options: &ExportOptions) -> Result<Exit
     // Keeps only the answers this export used.
     if let Err(e) = client.save_etag_cache() {
         eprintln!("warning: {e}");
+    }
+    if let Some(message) = report.hugo.as_ref().and_then(|site| site.message()) {
+        eprintln!("{message}");
     }
     let stats = client.cache_stats();
     eprintln!(

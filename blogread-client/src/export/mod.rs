@@ -53,6 +53,15 @@
 //! state and a site checked out at another place keeps the same names. The export creates
 //! the state folder if it is missing.
 //!
+//! # Hugo sites
+//!
+//! Hugo builds `.html` content files only when the site's `security.allowContent` allows
+//! `text/html`, which Hugo's default does not. Before an export for Hugo writes anything it
+//! reads the site's configuration (found from the output folder upwards) and stops with an
+//! error that prints the lines to add when the policy is missing or denies HTML;
+//! [`ExportOptions::configure_hugo`] adds them to a TOML configuration instead. See
+//! [`hugo_config`].
+//!
 //! # Requests
 //!
 //! The blog list is read with [`Client::all_blogs`] (a consistent snapshot), then each blog
@@ -62,6 +71,7 @@
 //! gets only 304 answers and transfers no bodies.
 
 mod guard;
+pub mod hugo_config;
 mod manifest;
 pub mod render;
 mod state;
@@ -74,6 +84,7 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+pub use hugo_config::{HugoConfigError, HugoSite};
 pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
 pub use render::render;
 pub use state::DEFAULT_STATE_DIR;
@@ -106,6 +117,10 @@ pub struct ExportOptions {
     /// [`DEFAULT_STATE_DIR`], relative to the current directory). See the
     /// [module docs](self#the-state-folder).
     pub state_dir: PathBuf,
+    /// For [`Format::Hugo`]: when the site's configuration sets no content policy, add
+    /// `allowContent = ['! ^text/org$']` under `[security]` (TOML files only) instead of
+    /// stopping. Default `false`. See [`hugo_config`].
+    pub configure_hugo: bool,
 }
 
 impl ExportOptions {
@@ -116,7 +131,15 @@ impl ExportOptions {
             format,
             concurrency: 8,
             state_dir: PathBuf::from(DEFAULT_STATE_DIR),
+            configure_hugo: false,
         }
+    }
+
+    /// Sets whether an export for Hugo adds the content policy to the site's TOML
+    /// configuration when none is set (see [`ExportOptions::configure_hugo`](Self#structfield.configure_hugo)).
+    pub fn configure_hugo(mut self, configure: bool) -> Self {
+        self.configure_hugo = configure;
+        self
     }
 
     /// Sets how many blogs are fetched at once.
@@ -169,6 +192,9 @@ pub struct ExportReport {
     pub conflicts: Vec<String>,
     /// Blogs listed but unpublished before they could be read (skipped).
     pub gone: Vec<String>,
+    /// For [`Format::Hugo`]: what the export found out about the site's configuration (its
+    /// [`HugoSite::message`] is the warning or note to show).
+    pub hugo: Option<HugoSite>,
 }
 
 /// Why an export failed. Nothing is removed unless the blog list was read completely.
@@ -181,6 +207,10 @@ pub enum ExportError {
     /// The manifest could not be read or written.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
+    /// The Hugo site would refuse the files (nothing was written), or its configuration could
+    /// not be read or changed.
+    #[error(transparent)]
+    HugoConfig(#[from] HugoConfigError),
     /// A file could not be written or removed.
     #[error("{path}: {source}")]
     Io {
@@ -273,6 +303,11 @@ pub async fn export(
             out: out.clone(),
         });
     }
+    // Whether Hugo will build the files is known before anything is written.
+    let hugo_plan = match options.format {
+        Format::Hugo => Some(hugo_config::check(out, options.configure_hugo)?),
+        Format::Zola | Format::Html => None,
+    };
     let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;
     // The manifest is read and checked, and the paths it lists too, before the first folder
     // is made.
@@ -331,6 +366,12 @@ pub async fn export(
         next.files.insert(rel.clone(), blog.slug.clone());
         files.insert(rel, text);
         report.blogs += 1;
+    }
+
+    // The site's configuration is changed (when asked to) once the blogs are read, right
+    // before the first file is written.
+    if let Some(plan) = hugo_plan {
+        report.hugo = Some(plan.apply()?);
     }
 
     // Record every file about to be written before writing it, so that an export cut short

@@ -81,12 +81,23 @@ struct ZolaFront<'a> {
     extra: Extra<'a>,
 }
 
+/// Zola's `[taxonomies]`. Zola refuses to build a page with a term that is empty once
+/// trimmed, which the API allows (an entry of spaces), so such terms are left out.
 #[derive(Serialize)]
 struct Taxonomies<'a> {
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    categories: &'a [String],
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    tags: &'a [String],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    categories: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<&'a str>,
+}
+
+/// The terms Zola accepts: not empty once trimmed.
+fn zola_terms(terms: &[String]) -> Vec<&str> {
+    terms
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !t.trim().is_empty())
+        .collect()
 }
 
 impl Taxonomies<'_> {
@@ -123,8 +134,8 @@ fn zola(blog: &BlogDetail) -> String {
         updated: toml_datetime(&blog.updated_at),
         slug: &blog.slug,
         taxonomies: Taxonomies {
-            categories: &blog.categories,
-            tags: &blog.tags,
+            categories: zola_terms(&blog.categories),
+            tags: zola_terms(&blog.tags),
         },
         extra: extra(blog),
     };
@@ -136,6 +147,10 @@ fn zola(blog: &BlogDetail) -> String {
     format!("+++\n{front}+++\n<div class=\"blogread-content\">\n{body}</div>\n")
 }
 
+/// Hugo's front matter: every field the API gives, under the names Hugo reads (`title`,
+/// `description`, `summary`, `date`, `lastmod`, `slug`, the default taxonomies `categories`
+/// and `tags`, `images` for Hugo's Open Graph and Twitter card templates); the rest under
+/// `params` (`.Params` in templates).
 #[derive(Serialize)]
 struct HugoFront<'a> {
     title: &'a str,
@@ -150,6 +165,9 @@ struct HugoFront<'a> {
     tags: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     images: Vec<&'a str>,
+    // ALIASES: the API has no slug history yet. When it gives a blog's former slugs, write
+    // them here as `aliases = ["/blog/<former-slug>/"]` (skipped when empty), and Hugo
+    // generates a redirect page at each former address.
     params: Extra<'a>,
 }
 
@@ -372,6 +390,64 @@ mod tests {
         assert!(body.contains("<pre>a\n&#10;&#10;b</pre>"), "{body}");
     }
 
+    /// The top-level keys of Zola's page front matter (it ignores others, older releases
+    /// refused them).
+    const ZOLA_PAGE_KEYS: [&str; 14] = [
+        "title",
+        "description",
+        "updated",
+        "date",
+        "draft",
+        "render",
+        "slug",
+        "path",
+        "taxonomies",
+        "weight",
+        "authors",
+        "aliases",
+        "template",
+        "extra",
+    ];
+
+    #[test]
+    fn zola_front_matter_follows_zolas_page_rules() {
+        let mut b = blog();
+        b.tags = vec!["  ".into(), "b".into()];
+        b.categories = vec![" ".into()];
+        let (_, text) = render(Format::Zola, &b);
+        let (front, _) = split_front(&text);
+        for key in front.keys() {
+            assert!(
+                ZOLA_PAGE_KEYS.contains(&key.as_str()),
+                "{key} is not Zola's"
+            );
+        }
+        for key in ["title", "description", "slug"] {
+            assert!(front[key].is_str(), "{key}");
+        }
+        assert!(
+            !front["slug"].as_str().unwrap().is_empty(),
+            "slug can't be empty"
+        );
+        // Dates Zola parses: RFC 3339 offset date-times.
+        for key in ["date", "updated"] {
+            let d = front[key].as_datetime().unwrap();
+            assert!(
+                d.date.is_some() && d.time.is_some() && d.offset.is_some(),
+                "{key}"
+            );
+        }
+        // Taxonomies: a table of lists of strings, no term empty once trimmed.
+        let tax = front["taxonomies"].as_table().unwrap();
+        assert_eq!(tax.keys().collect::<Vec<_>>(), ["tags"]);
+        for terms in tax.values() {
+            for term in terms.as_array().unwrap() {
+                assert!(!term.as_str().unwrap().trim().is_empty());
+            }
+        }
+        assert!(front["extra"].is_table());
+    }
+
     #[test]
     fn an_empty_zola_body_has_no_blank_line() {
         let mut b = blog();
@@ -401,18 +477,67 @@ mod tests {
     }
 
     #[test]
-    fn hugo_front_matter_and_raw_html_body() {
+    fn hugo_front_matter_names_every_api_field_as_hugo_reads_it_and_keeps_the_body() {
         let (path, text) = render(Format::Hugo, &blog());
         assert_eq!(path, "hello-world.html");
         let (front, body) = split_front(&text);
+        let keys: Vec<&str> = front.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "categories",
+                "date",
+                "description",
+                "images",
+                "lastmod",
+                "params",
+                "slug",
+                "summary",
+                "tags",
+                "title"
+            ]
+        );
+        assert_eq!(front["title"].as_str(), Some(blog().title.as_str()));
+        // No meta description: the excerpt describes the page.
+        assert_eq!(front["description"].as_str(), Some("An excerpt"));
+        assert_eq!(front["summary"].as_str(), Some("An excerpt"));
+        assert_eq!(
+            front["date"].as_datetime().unwrap().to_string(),
+            "2026-11-21T09:30:00Z"
+        );
         assert_eq!(
             front["lastmod"].as_datetime().unwrap().to_string(),
             "2026-11-22T10:00:00Z"
         );
-        assert_eq!(front["categories"].as_array().unwrap().len(), 2);
-        assert_eq!(front["images"].as_array().unwrap().len(), 1);
-        assert_eq!(front["params"]["word_count"].as_integer(), Some(5));
+        assert_eq!(front["slug"].as_str(), Some("hello-world"));
+        assert_eq!(
+            front["categories"].as_array().unwrap()[1].as_str(),
+            Some("Rust \"lang\"")
+        );
+        assert_eq!(front["tags"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            front["images"].as_array().unwrap()[0].as_str(),
+            Some("https://img.example/a.png?x=1&y=2")
+        );
+        let params = front["params"].as_table().unwrap();
+        assert_eq!(params["word_count"].as_integer(), Some(5));
+        assert_eq!(params["meta_title"].as_str(), Some("Meta"));
+        assert_eq!(params["excerpt"].as_str(), Some("An excerpt"));
+        assert_eq!(params["id"].as_str(), Some(blog().id.as_str()));
+        // The HTML content format: the body as written, blank lines included.
         assert_eq!(body, format!("{}\n", blog().content));
+    }
+
+    #[test]
+    fn hugo_omits_what_the_blog_does_not_have() {
+        let mut b = blog();
+        b.featured_image_url = None;
+        b.excerpt.clear();
+        let (_, text) = render(Format::Hugo, &b);
+        let (front, _) = split_front(&text);
+        assert!(!front.contains_key("images"));
+        assert!(!front.contains_key("summary"));
+        assert!(!front.contains_key("description"));
     }
 
     #[test]

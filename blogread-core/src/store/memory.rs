@@ -6,14 +6,15 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use async_trait::async_trait;
 
+use super::rules::{Conflict, VisibleChange};
 use super::{
-    BlogChange, BlogPage, KeyWrite, PageQuery, ProjectChange, PublishedPage, Store, category_key,
+    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store, category_key,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
-    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogState,
-    BlogStatus, Delivery, FiringId, ManagedBlog, PendingFiring, Project, ProjectId, PublicProject,
-    PublishedBlog, SecretHash, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
+    FiringId, ManagedBlog, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog,
+    SecretHash, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 
@@ -146,7 +147,7 @@ impl Store for MemoryStore {
     async fn insert_project(&self, project: &Project) -> Result<()> {
         let mut inner = self.write();
         if inner.projects.contains_key(&project.id) {
-            return Err(Error::Conflict("a project with this id exists".into()));
+            return Err(Conflict::ProjectExists.into());
         }
         inner.projects.insert(
             project.id,
@@ -220,11 +221,7 @@ impl Store for MemoryStore {
         let mut inner = self.write();
         let entry = inner.entry(project)?;
         match (mode, &entry.public_key) {
-            (KeyWrite::Create, Some(_)) => {
-                return Err(Error::Conflict(
-                    "this project already has a public key; rotate or revoke it instead".into(),
-                ));
-            }
+            (KeyWrite::Create, Some(_)) => return Err(Conflict::PublicKeyExists.into()),
             (KeyWrite::Replace, None) => return Err(Error::NotFound(NotFound::PublicKey)),
             _ => {}
         }
@@ -320,9 +317,9 @@ impl Store for MemoryStore {
         let mut inner = self.write();
         inner.entry(blog.project_id)?;
         if inner.slug_taken(blog) {
-            return Err(slug_conflict(blog));
+            return Err(Conflict::slug_taken(blog).into());
         }
-        if blog.state.snapshot().is_some() {
+        if VisibleChange::of_insert(blog).bumps_version {
             inner.entry(blog.project_id)?.content_version += 1;
         }
         inner.blogs.insert(blog.id, blog.clone());
@@ -344,7 +341,7 @@ impl Store for MemoryStore {
         status: Option<BlogStatus>,
         limit: u32,
         offset: u64,
-    ) -> Result<BlogPage> {
+    ) -> Result<ManagedPage> {
         let inner = self.read();
         let mut all: Vec<&Blog> = inner
             .blogs
@@ -353,7 +350,7 @@ impl Store for MemoryStore {
             .filter(|b| status.is_none_or(|s| b.state.status() == s))
             .collect();
         all.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-        Ok(BlogPage {
+        Ok(ManagedPage {
             total: all.len() as u64,
             blogs: all
                 .into_iter()
@@ -378,11 +375,14 @@ impl Store for MemoryStore {
             .cloned()
             .ok_or(Error::NotFound(NotFound::Blog))?;
         let before = blog.state.snapshot().map(|s| s.fields.slug().to_string());
+        let was_published = before.is_some();
         let event = change(&mut blog)?;
         if inner.slug_taken(&blog) {
-            return Err(slug_conflict(&blog));
+            return Err(Conflict::slug_taken(&blog).into());
         }
-        if event.is_some() {
+        let visible =
+            VisibleChange::of_blog_write(was_published, blog.state.snapshot().is_some(), event);
+        if visible.bumps_version {
             inner.entry(project)?.content_version += 1;
         }
         inner.record_firing(&blog, event, crate::lifecycle::firing_slug(before, &blog));
@@ -399,11 +399,12 @@ impl Store for MemoryStore {
             .blogs
             .remove(&id)
             .ok_or(Error::NotFound(NotFound::Blog))?;
-        if matches!(blog.state, BlogState::Published(_)) {
+        let event = crate::lifecycle::deletion_event(&blog);
+        if VisibleChange::of_delete(&blog, event).bumps_version {
             inner.entry(project)?.content_version += 1;
         }
         let slug = crate::lifecycle::firing_slug(None, &blog);
-        inner.record_firing(&blog, crate::lifecycle::deletion_event(&blog), slug);
+        inner.record_firing(&blog, event, slug);
         Ok(blog)
     }
 
@@ -548,11 +549,4 @@ impl Store for MemoryStore {
         }
         Ok(true)
     }
-}
-
-fn slug_conflict(blog: &Blog) -> Error {
-    Error::Conflict(format!(
-        "slug `{}` is already used by another blog of this project",
-        blog.working.slug()
-    ))
 }

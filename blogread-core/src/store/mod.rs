@@ -16,6 +16,7 @@ mod faults;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod rules;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
 #[cfg(feature = "sqlite")]
@@ -105,10 +106,12 @@ pub struct PublishedPage {
     pub total: u64,
 }
 
-/// The management list of a project's blogs: each blog's working copy and lifecycle data,
-/// never its published snapshot (a page of 100 would otherwise carry up to 200 bodies).
+/// One page of the management list of a project's blogs, as the store reads it (the service
+/// returns it as a [`ManagedBlogList`](crate::service::ManagedBlogList)): each blog's working
+/// copy and lifecycle data, never its published snapshot (a page of 100 would otherwise carry
+/// up to 200 bodies). Not the public list: that is [`PublishedPage`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlogPage {
+pub struct ManagedPage {
     /// The page, newest created first.
     pub blogs: Vec<ManagedBlog>,
     /// All blogs matching the status filter.
@@ -208,14 +211,15 @@ pub trait Store: Send + Sync + 'static {
     async fn insert_blog(&self, blog: &Blog) -> Result<()>;
     /// A blog by id within a project.
     async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>>;
-    /// The project's blogs, optionally of one status, newest created first.
+    /// One page of the project's management list, optionally of one status, newest created
+    /// first.
     async fn blogs(
         &self,
         project: ProjectId,
         status: Option<BlogStatus>,
         limit: u32,
         offset: u64,
-    ) -> Result<BlogPage>;
+    ) -> Result<ManagedPage>;
     /// Applies `change` to the blog in one transaction and returns the blog as written and
     /// the event. `NotFound` when absent; `Conflict` when the new slug is taken. When the
     /// change reports an event, the project's content version is bumped in the same

@@ -17,10 +17,11 @@ use std::sync::Arc;
 use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use super::connection::{ClosingPool, Dialect, WriteTx};
+use super::Store;
+use super::connection::{ClosingPool, Dialect};
 use super::faults;
-use super::sql::{DbId, SitemapRow, blog_columns, sql_store, storage};
-use crate::domain::{ProjectId, SitemapEntry};
+use super::sql::{self, DbId, SitemapRow, SqlBackend, SqlDialect, SqlStore, storage};
+use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::{Error, Result};
 
 /// How long a query waits for a connection (a free one, or a new one while the server does
@@ -30,17 +31,16 @@ const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 /// A pooled connection idle for this long is pinged before its next query.
 const PING_WHEN_IDLE_FOR: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// A plain `BEGIN`. PostgreSQL accepts `ROLLBACK` in any state of a live connection, so a
-/// connection whose `ROLLBACK` failed is broken and closed.
-static DIALECT: Dialect = Dialect {
-    begin: "BEGIN",
-    probe: None,
-};
-
-/// A [`Store`](super::Store) in a PostgreSQL database.
+/// A [`Store`] in a PostgreSQL database.
 #[derive(Debug, Clone)]
 pub struct PostgresStore {
-    pool: ClosingPool<Postgres>,
+    /// The pool (for reads and writes alike) and the PostgreSQL dialect.
+    sql: SqlStore<PostgresDialect>,
+}
+
+/// What the PostgreSQL backend does its own way (see [`SqlDialect`]).
+#[derive(Debug, Clone)]
+pub(crate) struct PostgresDialect {
     /// Public key checks, batched.
     keys: Arc<keys::KeyBatcher>,
 }
@@ -89,43 +89,58 @@ impl PostgresStore {
             .map_err(storage)?;
         MIGRATOR.run(&pool).await.map_err(Error::storage)?;
         let pool = ClosingPool::new(pool);
-        Ok(Self {
+        let dialect = PostgresDialect {
             keys: keys::KeyBatcher::new(pool.clone()),
-            pool,
+        };
+        Ok(Self {
+            sql: SqlStore::new(pool.clone(), pool, dialect),
         })
     }
 
     /// Closes every connection.
     pub async fn close(&self) {
-        self.pool.pool().close().await;
+        self.sql.close().await
+    }
+}
+
+impl SqlBackend for PostgresStore {
+    type Dialect = PostgresDialect;
+
+    fn sql(&self) -> &SqlStore<PostgresDialect> {
+        &self.sql
+    }
+}
+
+impl SqlDialect for PostgresDialect {
+    type Db = Postgres;
+
+    /// A plain `BEGIN`. PostgreSQL accepts `ROLLBACK` in any state of a live connection, so a
+    /// connection whose `ROLLBACK` failed is broken and closed.
+    const TRANSACTIONS: &'static Dialect = &Dialect {
+        begin: "BEGIN",
+        probe: None,
+    };
+
+    /// The blog's row stays locked until the transaction ends, so concurrent writes to one
+    /// blog apply one after the other.
+    const LOCK_BLOG: &'static str = sql::BLOG_FOR_UPDATE;
+
+    fn rows_affected(result: &sqlx::postgres::PgQueryResult) -> u64 {
+        result.rows_affected()
     }
 
-    /// The project a public key hash opens, from a query shared with the checks waiting at
-    /// the same moment (see [`keys`]).
-    async fn key_check(&self, key_hash: String) -> Result<Option<crate::domain::PublicProject>> {
+    /// From a query shared with the checks waiting at the same moment (see [`keys`]); the
+    /// batcher has its own handle on the pool.
+    async fn key_check(
+        &self,
+        _read: &ClosingPool<Postgres>,
+        key_hash: String,
+    ) -> Result<Option<PublicProject>> {
         self.keys.check(key_hash).await
     }
 
-    fn read_pool(&self) -> &ClosingPool<Postgres> {
-        &self.pool
-    }
-
-    fn write_pool(&self) -> &ClosingPool<Postgres> {
-        &self.pool
-    }
-
-    async fn begin_write(&self) -> Result<WriteTx<Postgres>> {
-        WriteTx::begin(self.pool.pool(), &DIALECT).await
-    }
-
-    const LOCK_BLOG: &'static str = concat!(
-        "SELECT ",
-        blog_columns!(),
-        " FROM blogs WHERE id = $1 AND project_id = $2 FOR UPDATE"
-    );
-
-    async fn titles(
-        &self,
+    async fn published_titles(
+        read: &ClosingPool<Postgres>,
         project: ProjectId,
         slugs: &[String],
     ) -> Result<HashMap<String, String>> {
@@ -135,13 +150,17 @@ impl PostgresStore {
         )
         .bind(DbId::from(project))
         .bind(slugs)
-        .fetch_all(&self.pool)
+        .fetch_all(read)
         .await
         .map_err(storage)?;
         Ok(rows.into_iter().collect())
     }
 
-    async fn sitemap_entries(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
+    async fn sitemap(
+        read: &ClosingPool<Postgres>,
+        project: ProjectId,
+        cap: u32,
+    ) -> Result<Vec<SitemapEntry>> {
         let rows: Vec<SitemapRow> = sqlx::query_as(
             "SELECT pub_slug AS slug, published_at, published_updated_at AS updated_at \
              FROM blogs WHERE project_id = $1 AND status = 'published' \
@@ -149,11 +168,9 @@ impl PostgresStore {
         )
         .bind(DbId::from(project))
         .bind(i64::from(cap))
-        .fetch_all(&self.pool)
+        .fetch_all(read)
         .await
         .map_err(storage)?;
         rows.into_iter().map(SitemapRow::into_entry).collect()
     }
 }
-
-sql_store!(PostgresStore, Postgres);

@@ -21,27 +21,27 @@ use std::time::Duration;
 use sqlx::Sqlite;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-use super::connection::{ClosingPool, Dialect, WriteTx};
-use super::sql::{DbId, PublicProjectRow, blog_columns, corrupt, sql_store, storage, timestamp};
+use super::Store;
+use super::connection::{ClosingPool, Dialect};
+use super::sql::{
+    self, DbId, PublicProjectRow, SqlBackend, SqlDialect, SqlStore, corrupt, storage, timestamp,
+};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::{Error, Result};
 
 /// How long a connection waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// `BEGIN IMMEDIATE` takes the write lock first. After an error, a connection whose `ROLLBACK`
-/// failed is clean only if a new transaction can start on it (SQLite refuses `BEGIN` inside
-/// one).
-static DIALECT: Dialect = Dialect {
-    begin: "BEGIN IMMEDIATE",
-    probe: Some("BEGIN DEFERRED; ROLLBACK"),
-};
-
-/// A [`Store`](super::Store) in a SQLite database file.
+/// A [`Store`] in a SQLite database file.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
-    writer: ClosingPool<Sqlite>,
-    reader: ClosingPool<Sqlite>,
+    /// The writer connection, the reader connections, and the SQLite dialect.
+    sql: SqlStore<SqliteDialect>,
+}
+
+/// What the SQLite backend does its own way (see [`SqlDialect`]).
+#[derive(Debug, Clone)]
+pub(crate) struct SqliteDialect {
     /// The public key check without a thread hand-off (a file database only).
     keys: Option<Arc<keys::KeyReader>>,
 }
@@ -75,9 +75,7 @@ impl SqliteStore {
             MIGRATOR.run(&pool).await.map_err(Error::storage)?;
             let pool = ClosingPool::new(pool);
             return Ok(Self {
-                writer: pool.clone(),
-                reader: pool,
-                keys: None,
+                sql: SqlStore::new(pool.clone(), pool, SqliteDialect { keys: None }),
             });
         }
         let options = options
@@ -108,63 +106,75 @@ impl SqliteStore {
             .await
             .map_err(storage)?;
         Ok(Self {
-            writer: ClosingPool::new(writer),
-            reader: ClosingPool::new(reader),
-            keys,
+            sql: SqlStore::new(
+                ClosingPool::new(reader),
+                ClosingPool::new(writer),
+                SqliteDialect { keys },
+            ),
         })
     }
 
     /// Closes every connection (checkpointing the WAL when the last one closes: the
     /// read-only key-check connections close first, since they cannot checkpoint).
     pub async fn close(&self) {
-        if let Some(keys) = &self.keys {
-            keys.close();
-        }
-        self.reader.pool().close().await;
-        self.writer.pool().close().await;
+        self.sql.close().await
     }
+}
 
+impl SqlBackend for SqliteStore {
+    type Dialect = SqliteDialect;
+
+    fn sql(&self) -> &SqlStore<SqliteDialect> {
+        &self.sql
+    }
+}
+
+impl SqliteDialect {
     /// The key check on the calling thread, when the database answers at once; `None` sends
     /// the caller to the reader pool.
     fn quick_key_check(&self, key_hash: &str) -> Option<Option<PublicProject>> {
         self.keys.as_ref()?.lookup(key_hash)
     }
+}
 
-    /// The project a public key hash opens: on the calling thread when the database answers
-    /// at once, through the reader pool otherwise (see [`keys`]).
-    async fn key_check(&self, key_hash: String) -> Result<Option<PublicProject>> {
+impl SqlDialect for SqliteDialect {
+    type Db = Sqlite;
+
+    /// `BEGIN IMMEDIATE` takes the write lock first. After an error, a connection whose
+    /// `ROLLBACK` failed is clean only if a new transaction can start on it (SQLite refuses
+    /// `BEGIN` inside one).
+    const TRANSACTIONS: &'static Dialect = &Dialect {
+        begin: "BEGIN IMMEDIATE",
+        probe: Some("BEGIN DEFERRED; ROLLBACK"),
+    };
+
+    /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.
+    const LOCK_BLOG: &'static str = sql::BLOG;
+
+    fn rows_affected(result: &sqlx::sqlite::SqliteQueryResult) -> u64 {
+        result.rows_affected()
+    }
+
+    /// On the calling thread when the database answers at once, through the reader pool
+    /// otherwise (see [`keys`]).
+    async fn key_check(
+        &self,
+        read: &ClosingPool<Sqlite>,
+        key_hash: String,
+    ) -> Result<Option<PublicProject>> {
         if let Some(answer) = self.quick_key_check(&key_hash) {
             return Ok(answer);
         }
         let row: Option<PublicProjectRow> = sqlx::query_as(keys::QUERY)
             .bind(key_hash)
-            .fetch_optional(&self.reader)
+            .fetch_optional(read)
             .await
             .map_err(storage)?;
         Ok(row.map(PublicProjectRow::into_public))
     }
 
-    fn read_pool(&self) -> &ClosingPool<Sqlite> {
-        &self.reader
-    }
-
-    fn write_pool(&self) -> &ClosingPool<Sqlite> {
-        &self.writer
-    }
-
-    async fn begin_write(&self) -> Result<WriteTx<Sqlite>> {
-        WriteTx::begin(self.writer.pool(), &DIALECT).await
-    }
-
-    /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.
-    const LOCK_BLOG: &'static str = concat!(
-        "SELECT ",
-        blog_columns!(),
-        " FROM blogs WHERE id = $1 AND project_id = $2"
-    );
-
-    async fn titles(
-        &self,
+    async fn published_titles(
+        read: &ClosingPool<Sqlite>,
         project: ProjectId,
         slugs: &[String],
     ) -> Result<HashMap<String, String>> {
@@ -176,13 +186,17 @@ impl SqliteStore {
         )
         .bind(DbId::from(project))
         .bind(slugs)
-        .fetch_all(&self.reader)
+        .fetch_all(read)
         .await
         .map_err(storage)?;
         Ok(rows.into_iter().collect())
     }
 
-    async fn sitemap_entries(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
+    async fn sitemap(
+        read: &ClosingPool<Sqlite>,
+        project: ProjectId,
+        cap: u32,
+    ) -> Result<Vec<SitemapEntry>> {
         // One row holding the whole sitemap as a JSON array, read from the covering index:
         // the driver hands each row from SQLite's thread to the caller's task, which for 5000
         // small rows costs several times what the query itself does. The aggregate's own
@@ -196,7 +210,7 @@ impl SqliteStore {
         )
         .bind(DbId::from(project))
         .bind(i64::from(cap))
-        .fetch_one(&self.reader)
+        .fetch_one(read)
         .await
         .map_err(storage)?;
         let rows: Vec<(String, i64, i64)> =
@@ -211,22 +225,47 @@ impl SqliteStore {
             })
             .collect()
     }
+
+    /// The read-only key-check connections close before the pools, since they cannot
+    /// checkpoint the WAL.
+    fn close(&self) {
+        if let Some(keys) = &self.keys {
+            keys.close();
+        }
+    }
 }
 
 fn is_in_memory(url: &str) -> bool {
     url.contains(":memory:") || url.contains("mode=memory")
 }
 
-sql_store!(SqliteStore, Sqlite);
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
     use super::SqliteStore;
-    use crate::domain::SecretHash;
+    use crate::domain::{PublicProject, SecretHash};
+    use crate::error::Result;
     use crate::store::Store;
+    use crate::store::sql::SqlDialect;
     use crate::testing::{Fixture, blog_id};
+
+    impl SqliteStore {
+        fn quick_key_check(&self, key_hash: &str) -> Option<Option<PublicProject>> {
+            self.sql.dialect().quick_key_check(key_hash)
+        }
+
+        async fn key_check(&self, key_hash: String) -> Result<Option<PublicProject>> {
+            self.sql
+                .dialect()
+                .key_check(self.sql.read_pool(), key_hash)
+                .await
+        }
+
+        fn writer(&self) -> &sqlx::SqlitePool {
+            self.sql.write_pool().pool()
+        }
+    }
 
     async fn file_store() -> (SqliteStore, String, tempfile::TempDir) {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -276,7 +315,7 @@ mod tests {
         {
             // The writer's next COMMIT is refused, and SQLite rolls the transaction back by
             // itself, as when the disk fills during COMMIT.
-            let mut conn = store.writer.pool().acquire().await.unwrap();
+            let mut conn = store.writer().acquire().await.unwrap();
             let mut handle = conn.lock_handle().await.unwrap();
             let mut refuse = true;
             handle.set_commit_hook(move || !std::mem::replace(&mut refuse, false));
@@ -313,7 +352,7 @@ mod tests {
             "PRAGMA ignore_check_constraints = ON; UPDATE blogs SET pub_content = NULL; \
              PRAGMA ignore_check_constraints = OFF;",
         )
-        .execute(store.writer.pool())
+        .execute(store.writer())
         .await
         .unwrap();
         let list = f

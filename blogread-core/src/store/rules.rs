@@ -1,0 +1,135 @@
+//! What every backend decides the same way, written once: the message of each conflict a
+//! write can meet, and when a write changes what the public API shows (the content version,
+//! which every ETag and cached response depends on, and the count of published blogs).
+//!
+//! The SQL store and the memory store both apply these; no backend words a conflict or
+//! decides a bump on its own.
+
+use crate::domain::{Blog, Slug, Trigger};
+use crate::error::Error;
+
+/// A write refused because of something already stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// The memory store meets only some of these; the SQL store (a feature) meets every one.
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+pub(crate) enum Conflict<'a> {
+    /// The blog's slug is held by another blog of the project (as its working or its
+    /// published slug).
+    SlugTaken(&'a Slug),
+    /// A project with the new project's id exists.
+    ProjectExists,
+    /// A blog with the new blog's id exists.
+    BlogExists,
+    /// The project already has a public key (generating one needs none).
+    PublicKeyExists,
+    /// The new public key is already some project's key.
+    PublicKeyInUse,
+    /// An agent key with the new key's id or hash exists.
+    AgentKeyExists,
+    /// An admin token with the new token's id or hash exists.
+    AdminTokenExists,
+    /// A delivery with the new delivery's id exists.
+    DeliveryExists,
+}
+
+impl Conflict<'_> {
+    /// The message the caller gets, saying what to change where the caller can change it.
+    pub(crate) fn message(self) -> String {
+        match self {
+            Conflict::SlugTaken(slug) => format!(
+                "slug `{slug}` is already used by another blog of this project; choose another slug"
+            ),
+            Conflict::ProjectExists => "a project with this id exists".into(),
+            Conflict::BlogExists => "a blog with this id exists".into(),
+            Conflict::PublicKeyExists => {
+                "this project already has a public key; rotate or revoke it instead".into()
+            }
+            Conflict::PublicKeyInUse => "this public key is in use".into(),
+            Conflict::AgentKeyExists => "this agent key exists".into(),
+            Conflict::AdminTokenExists => "this admin token exists".into(),
+            Conflict::DeliveryExists => "a delivery with this id exists".into(),
+        }
+    }
+
+    /// The conflict of writing `blog` when one of its slugs is taken.
+    pub(crate) fn slug_taken(blog: &'_ Blog) -> Conflict<'_> {
+        Conflict::SlugTaken(blog.working.slug())
+    }
+}
+
+impl From<Conflict<'_>> for Error {
+    fn from(conflict: Conflict<'_>) -> Self {
+        Error::Conflict(conflict.message())
+    }
+}
+
+/// What a write of one blog does to the project's public counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct VisibleChange {
+    /// Whether the project's content version goes up.
+    pub(crate) bumps_version: bool,
+    /// How the number of published blogs moves: -1, 0 or 1.
+    pub(crate) published_delta: i64,
+}
+
+impl VisibleChange {
+    /// The rule: a blog write bumps the content version when it is a visible-content event
+    /// (publish, re-sync, unpublish, deletion of a published blog) or when it changes whether
+    /// the blog is published (inserting or deleting a published blog). Edits of the working
+    /// copy change nothing the public API shows, so they bump nothing.
+    pub(crate) fn of_blog_write(
+        was_published: bool,
+        is_published: bool,
+        event: Option<Trigger>,
+    ) -> Self {
+        let published_delta = i64::from(is_published) - i64::from(was_published);
+        VisibleChange {
+            bumps_version: event.is_some() || published_delta != 0,
+            published_delta,
+        }
+    }
+
+    /// Inserting `blog`.
+    pub(crate) fn of_insert(blog: &Blog) -> Self {
+        Self::of_blog_write(false, blog.state.snapshot().is_some(), None)
+    }
+
+    /// Deleting `blog`, which is the event `event` (see [`crate::lifecycle::deletion_event`]).
+    pub(crate) fn of_delete(blog: &Blog, event: Option<Trigger>) -> Self {
+        Self::of_blog_write(blog.state.snapshot().is_some(), false, event)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_events_and_publication_changes_bump_the_content_version() {
+        let edit = VisibleChange::of_blog_write(true, true, None);
+        assert!(
+            !edit.bumps_version,
+            "an edit of the working copy is invisible"
+        );
+        assert_eq!(edit.published_delta, 0);
+
+        let resync = VisibleChange::of_blog_write(true, true, Some(Trigger::Updated));
+        assert!(resync.bumps_version);
+        assert_eq!(resync.published_delta, 0);
+
+        let publish = VisibleChange::of_blog_write(false, true, Some(Trigger::Published));
+        assert_eq!((publish.bumps_version, publish.published_delta), (true, 1));
+
+        let unpublish = VisibleChange::of_blog_write(true, false, Some(Trigger::Unpublished));
+        assert_eq!(
+            (unpublish.bumps_version, unpublish.published_delta),
+            (true, -1)
+        );
+
+        let quiet_flip = VisibleChange::of_blog_write(false, true, None);
+        assert!(
+            quiet_flip.bumps_version,
+            "a change of publication bumps even without an event"
+        );
+    }
+}

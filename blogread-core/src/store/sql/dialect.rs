@@ -1,0 +1,65 @@
+//! What differs between the SQL backends, as one small trait that each backend implements
+//! and the shared store ([`SqlStore`](super::store::SqlStore)) is generic over.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::future::Future;
+
+use sqlx::Database;
+
+use crate::domain::{ProjectId, PublicProject, SitemapEntry};
+use crate::error::Result;
+use crate::store::connection::{ClosingPool, Dialect};
+
+/// A SQL backend's dialect: its database, how its write transactions start and lock a blog,
+/// and the reads it answers in its own way. Everything else (every other statement, the
+/// order of a write's steps, the rules) is the same on every backend and lives in
+/// [`SqlStore`](super::store::SqlStore).
+///
+/// An implementation holds the backend's own state for these reads (SQLite: the read-only
+/// connections of the key check; PostgreSQL: the key check batcher).
+pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
+    /// The sqlx database.
+    type Db: Database;
+
+    /// How a write transaction starts (SQLite: `BEGIN IMMEDIATE`, taking the write lock
+    /// first; PostgreSQL: `BEGIN`) and how a connection is proven clean after a failed one.
+    const TRANSACTIONS: &'static Dialect;
+
+    /// Selects the columns of blog `$1` in project `$2` (a `BlogRow`), holding the blog for
+    /// the rest of the write transaction (SQLite: a plain select, since `BEGIN IMMEDIATE`
+    /// holds the write lock already; PostgreSQL: `FOR UPDATE`).
+    const LOCK_BLOG: &'static str;
+
+    /// The number of rows a statement changed (sqlx has no trait for it).
+    fn rows_affected(result: &<Self::Db as Database>::QueryResult) -> u64;
+
+    /// The project the public key with this hash (lower-case hex) opens, with what a public
+    /// read needs of it; `read` is the store's read pool. It runs before every public read
+    /// and must see every change committed before it was called.
+    fn key_check(
+        &self,
+        read: &ClosingPool<Self::Db>,
+        key_hash: String,
+    ) -> impl Future<Output = Result<Option<PublicProject>>> + Send;
+
+    /// Published title by published slug for those of `slugs` (at least one) that name a
+    /// published blog of `project`, in one query.
+    fn published_titles(
+        read: &ClosingPool<Self::Db>,
+        project: ProjectId,
+        slugs: &[String],
+    ) -> impl Future<Output = Result<HashMap<String, String>>> + Send;
+
+    /// The sitemap entries of the newest `cap` published blogs of `project`, newest first,
+    /// in one query.
+    fn sitemap(
+        read: &ClosingPool<Self::Db>,
+        project: ProjectId,
+        cap: u32,
+    ) -> impl Future<Output = Result<Vec<SitemapEntry>>> + Send;
+
+    /// Closes what the dialect holds besides the store's pools, before they close (SQLite:
+    /// its read-only key-check connections, which cannot checkpoint the WAL).
+    fn close(&self) {}
+}

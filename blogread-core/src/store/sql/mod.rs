@@ -1,0 +1,42 @@
+//! What the SQL backends share: the [`Store`](super::Store) operations written once as
+//! generic code ([`SqlStore`]) over what differs between the backends ([`SqlDialect`]).
+//!
+//! - `dialect.rs`: the [`SqlDialect`] trait: how a write transaction starts and locks a blog
+//!   (SQLite: `BEGIN IMMEDIATE` on the one writer connection; PostgreSQL: `BEGIN` plus
+//!   `SELECT … FOR UPDATE`), the public key check, and the titles and sitemap look-ups.
+//! - `store.rs`: [`SqlStore`], every `Store` operation.
+//! - `backend.rs`: the `Store` of each backend's public type, which holds a [`SqlStore`]
+//!   ([`SqlBackend`]).
+//! - `queries.rs`: the SQL text, the same on both backends (SQLite accepts PostgreSQL's `$N`
+//!   parameters), and the helpers that bind values.
+//! - `rows.rs`: the id column type ([`DbId`]) and the row types with their conversion to
+//!   domain values.
+//! - `errors.rs`: sqlx errors and unreadable rows as [`crate::Error`]s.
+//!
+//! The conflict messages and the content-version rule are not here: they live in
+//! [`crate::store::rules`], for every backend.
+
+mod backend;
+mod dialect;
+mod errors;
+mod queries;
+mod rows;
+mod store;
+
+pub(crate) use backend::SqlBackend;
+pub(crate) use dialect::SqlDialect;
+pub(crate) use errors::storage;
+pub(crate) use rows::{DbId, PublicProjectRow};
+pub(crate) use store::SqlStore;
+
+#[cfg(feature = "sqlite")]
+pub(crate) use errors::corrupt;
+#[cfg(feature = "sqlite")]
+pub(crate) use queries::BLOG;
+#[cfg(feature = "sqlite")]
+pub(crate) use rows::timestamp;
+
+#[cfg(feature = "postgres")]
+pub(crate) use queries::BLOG_FOR_UPDATE;
+#[cfg(feature = "postgres")]
+pub(crate) use rows::SitemapRow;

@@ -1,0 +1,307 @@
+//! The SQL text of the store, one constant per statement, and the small helpers that bind
+//! and read back its values.
+//!
+//! Every statement runs unchanged on both backends: SQLite accepts PostgreSQL's numbered
+//! `$N` parameters (and reuses a number's value wherever it appears). Each constant's doc
+//! lists its parameters; the code binds them in that order. The statements that differ
+//! between the backends (the row lock of a write, the titles and sitemap look-ups, the key
+//! check) live with their backend's [`SqlDialect`](super::dialect::SqlDialect).
+
+use sqlx::query::Query;
+use sqlx::{Database, Encode, Type};
+
+use super::rows::{BlogValues, DbId};
+
+/// The columns of `blogs`, in table order (keep in step with `BlogRow` and [`BlogValues`]).
+macro_rules! blog_columns {
+    () => {
+        "id, project_id, status, created_at, updated_at, published_at, published_updated_at, \
+         pub_title, pub_slug, pub_excerpt, pub_meta_title, pub_meta_description, \
+         pub_featured_image_url, pub_categories, pub_tags, title, slug, excerpt, meta_title, \
+         meta_description, featured_image_url, categories, tags, pub_content, content"
+    };
+}
+
+/// The columns of a published blog for public reads (`PublishedRow`), without the body.
+macro_rules! published_columns {
+    () => {
+        "b.id, b.pub_title AS title, b.pub_slug AS slug, b.pub_excerpt AS excerpt, \
+         b.pub_meta_title AS meta_title, b.pub_meta_description AS meta_description, \
+         b.pub_featured_image_url AS featured_image_url, b.pub_categories AS categories, \
+         b.pub_tags AS tags, b.published_at, b.published_updated_at AS updated_at"
+    };
+}
+
+/// A page of published blogs with the total: the published columns, then `$content` (the
+/// body column, or nothing).
+macro_rules! page_query {
+    ($($content:literal)?) => {
+        concat!(
+            "SELECT ", published_columns!(), $($content,)?
+            ", (SELECT published_count FROM projects p WHERE p.id = $1) AS total \
+             FROM blogs b WHERE b.project_id = $1 AND b.status = 'published' \
+             ORDER BY b.published_at DESC, b.id DESC LIMIT $2 OFFSET $3"
+        )
+    };
+}
+
+/// `page_query!` within one category.
+macro_rules! category_page_query {
+    ($($content:literal)?) => {
+        concat!(
+            "SELECT ", published_columns!(), $($content,)?
+            ", (SELECT COUNT(*) FROM blog_categories k WHERE k.project_id = $1 \
+             AND k.category_key = $2) AS total \
+             FROM blog_categories c JOIN blogs b ON b.id = c.blog_id \
+             WHERE c.project_id = $1 AND c.category_key = $2 \
+             ORDER BY c.published_at DESC, c.blog_id DESC LIMIT $3 OFFSET $4"
+        )
+    };
+}
+
+// ---- the database ----
+
+/// Whether the database answers.
+pub(crate) const PING: &str = "SELECT 1";
+/// The database's ETag epoch.
+pub(crate) const ETAG_EPOCH: &str = "SELECT etag_epoch FROM blogread_meta WHERE id = 1";
+
+// ---- projects ----
+
+/// A new project: `$1` id, `$2` name, `$3` site URL, `$4` created at.
+pub(crate) const INSERT_PROJECT: &str =
+    "INSERT INTO projects (id, name, site_url, created_at) VALUES ($1, $2, $3, $4)";
+/// Project `$1` (`ProjectRow`).
+pub(crate) const PROJECT: &str =
+    "SELECT id, name, site_url, created_at FROM projects WHERE id = $1";
+/// Every project, oldest first (`ProjectRow`).
+pub(crate) const PROJECTS: &str =
+    "SELECT id, name, site_url, created_at FROM projects ORDER BY created_at, id";
+/// Whether project `$1` exists.
+pub(crate) const PROJECT_EXISTS: &str = "SELECT 1 FROM projects WHERE id = $1";
+/// Changes project `$1` in one statement, returning it (`ProjectRow`): `$2` whether to set the
+/// name, `$3` the name, `$4` whether to set the site URL, `$5` the site URL. Only the named
+/// columns change, and the comparison reads the old site URL, so concurrent changes of
+/// different fields both apply. A changed site URL bumps the content version.
+pub(crate) const UPDATE_PROJECT: &str = "UPDATE projects SET \
+     name = CASE WHEN $2 THEN $3 ELSE name END, \
+     site_url = CASE WHEN $4 THEN $5 ELSE site_url END, \
+     content_version = content_version + \
+     CASE WHEN $4 AND site_url IS DISTINCT FROM $5 THEN 1 ELSE 0 END \
+     WHERE id = $1 RETURNING id, name, site_url, created_at";
+/// Bumps the content version of project `$1` and moves its published count by `$2`.
+pub(crate) const BUMP_VERSION: &str = "UPDATE projects SET content_version = content_version + 1, \
+     published_count = published_count + $2 WHERE id = $1";
+
+// ---- credentials ----
+
+/// The public key of project `$1` (`PublicKeyRow`).
+pub(crate) const PUBLIC_KEY: &str = "SELECT key, created_at FROM public_keys WHERE project_id = $1";
+/// A project's first public key: `$1` project, `$2` key, `$3` key hash, `$4` created at. The
+/// primary key on `project_id` allows one key per project.
+pub(crate) const INSERT_PUBLIC_KEY: &str = "INSERT INTO public_keys (project_id, key, key_hash, created_at) \
+     VALUES ($1, $2, $3, $4)";
+/// Replaces the public key of project `$1` (parameters as [`INSERT_PUBLIC_KEY`]): one
+/// statement, so the old hash stops matching in the same write.
+pub(crate) const REPLACE_PUBLIC_KEY: &str = "UPDATE public_keys SET key = $2, key_hash = $3, created_at = $4 \
+     WHERE project_id = $1";
+/// Revokes the public key of project `$1`.
+pub(crate) const DELETE_PUBLIC_KEY: &str = "DELETE FROM public_keys WHERE project_id = $1";
+/// A new agent key: `$1` id, `$2` project, `$3` key hash, `$4` prefix, `$5` created at.
+pub(crate) const INSERT_AGENT_KEY: &str = "INSERT INTO agent_keys (id, project_id, key_hash, prefix, created_at) \
+     VALUES ($1, $2, $3, $4, $5)";
+/// The agent keys of project `$1`, oldest first (`AgentKeyRow`).
+pub(crate) const AGENT_KEYS: &str = "SELECT id, project_id, key_hash, prefix, created_at FROM agent_keys \
+     WHERE project_id = $1 ORDER BY created_at, id";
+/// Deletes agent key `$2` of project `$1`.
+pub(crate) const DELETE_AGENT_KEY: &str =
+    "DELETE FROM agent_keys WHERE project_id = $1 AND id = $2";
+/// The agent key with hash `$1` (`AgentKeyRow`).
+pub(crate) const AGENT_KEY_BY_HASH: &str = "SELECT id, project_id, key_hash, prefix, created_at FROM agent_keys \
+     WHERE key_hash = $1";
+/// A new admin token: `$1` id, `$2` project, `$3` token hash, `$4` created at.
+pub(crate) const INSERT_ADMIN_TOKEN: &str = "INSERT INTO admin_tokens (id, project_id, token_hash, created_at) \
+     VALUES ($1, $2, $3, $4)";
+/// Deletes admin token `$2` of project `$1`.
+pub(crate) const DELETE_ADMIN_TOKEN: &str =
+    "DELETE FROM admin_tokens WHERE project_id = $1 AND id = $2";
+/// The admin token with hash `$1` (`AdminTokenRow`).
+pub(crate) const ADMIN_TOKEN_BY_HASH: &str = "SELECT id, project_id, token_hash, created_at FROM admin_tokens \
+     WHERE token_hash = $1";
+
+// ---- blogs: management ----
+
+/// A new blog: `$1..=$25` are its [`BlogValues`] (see [`bind_blog`]).
+pub(crate) const INSERT_BLOG: &str = concat!(
+    "INSERT INTO blogs (",
+    blog_columns!(),
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
+     $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
+);
+/// Blog `$1` of project `$2` (`BlogRow`).
+pub(crate) const BLOG: &str = concat!(
+    "SELECT ",
+    blog_columns!(),
+    " FROM blogs WHERE id = $1 AND project_id = $2"
+);
+/// [`BLOG`], its row locked for the rest of the transaction (PostgreSQL).
+#[cfg(feature = "postgres")]
+pub(crate) const BLOG_FOR_UPDATE: &str = concat!(
+    "SELECT ",
+    blog_columns!(),
+    " FROM blogs WHERE id = $1 AND project_id = $2 FOR UPDATE"
+);
+/// Writes every column of blog `$1` of project `$2` from its [`BlogValues`] (see
+/// [`bind_blog`]).
+pub(crate) const UPDATE_BLOG: &str = "UPDATE blogs SET status = $3, created_at = $4, \
+     updated_at = $5, published_at = $6, published_updated_at = $7, pub_title = $8, \
+     pub_slug = $9, pub_excerpt = $10, pub_meta_title = $11, \
+     pub_meta_description = $12, pub_featured_image_url = $13, \
+     pub_categories = $14, pub_tags = $15, title = $16, slug = $17, \
+     excerpt = $18, meta_title = $19, meta_description = $20, \
+     featured_image_url = $21, categories = $22, tags = $23, \
+     pub_content = $24, content = $25 \
+     WHERE id = $1 AND project_id = $2";
+/// Deletes blog `$1`; its slugs and category rows go with it (ON DELETE CASCADE).
+pub(crate) const DELETE_BLOG: &str = "DELETE FROM blogs WHERE id = $1";
+/// Frees slug `$2` of project `$1` held by blog `$3`.
+pub(crate) const DELETE_BLOG_SLUG: &str =
+    "DELETE FROM blog_slugs WHERE project_id = $1 AND slug = $2 AND blog_id = $3";
+/// Takes slug `$2` of project `$1` for blog `$3` (a unique violation when it is taken).
+pub(crate) const INSERT_BLOG_SLUG: &str =
+    "INSERT INTO blog_slugs (project_id, slug, blog_id) VALUES ($1, $2, $3)";
+/// Deletes the category rows of blog `$1`.
+pub(crate) const DELETE_BLOG_CATEGORIES: &str = "DELETE FROM blog_categories WHERE blog_id = $1";
+/// A category row: `$1` blog, `$2` project, `$3` category key, `$4` published at.
+pub(crate) const INSERT_BLOG_CATEGORY: &str = "INSERT INTO blog_categories (blog_id, project_id, category_key, published_at) \
+     VALUES ($1, $2, $3, $4)";
+/// A page of the management list (`ManagedRow`): `$1` project, `$2` status or NULL, `$3`
+/// limit, `$4` offset. The working copy only: never the published body, which may be as
+/// large.
+pub(crate) const MANAGED_PAGE: &str = "SELECT id, status, created_at, updated_at, published_at, title, slug, \
+     excerpt, meta_title, meta_description, featured_image_url, categories, \
+     tags, content FROM blogs \
+     WHERE project_id = $1 AND ($2 IS NULL OR status = $2) \
+     ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4";
+/// The total of [`MANAGED_PAGE`]: `$1` project, `$2` status or NULL.
+pub(crate) const MANAGED_COUNT: &str =
+    "SELECT COUNT(*) FROM blogs WHERE project_id = $1 AND ($2 IS NULL OR status = $2)";
+
+// ---- blogs: public reads ----
+
+/// A page of published blogs (`$1` project, `$2` limit, `$3` offset) with the total.
+pub(crate) const PAGE: &str = page_query!();
+/// [`PAGE`] with the bodies.
+pub(crate) const PAGE_WITH_CONTENT: &str = page_query!(", b.pub_content AS content");
+/// A page of published blogs in one category (`$1` project, `$2` category key, `$3` limit,
+/// `$4` offset) with the total.
+pub(crate) const CATEGORY_PAGE: &str = category_page_query!();
+/// [`CATEGORY_PAGE`] with the bodies.
+pub(crate) const CATEGORY_PAGE_WITH_CONTENT: &str =
+    category_page_query!(", b.pub_content AS content");
+/// The number of published blogs of project `$1` (the total of an empty [`PAGE`]).
+pub(crate) const PUBLISHED_COUNT: &str = "SELECT published_count FROM projects WHERE id = $1";
+/// The number of published blogs of project `$1` in category `$2` (the total of an empty
+/// [`CATEGORY_PAGE`]).
+pub(crate) const CATEGORY_COUNT: &str = "SELECT COUNT(*) FROM blog_categories \
+     WHERE project_id = $1 AND category_key = $2";
+/// The published blog of project `$1` with published slug `$2`, with its body.
+pub(crate) const PUBLISHED_BY_SLUG: &str = concat!(
+    "SELECT ",
+    published_columns!(),
+    ", b.pub_content AS content FROM blogs b \
+     WHERE b.project_id = $1 AND b.status = 'published' AND b.pub_slug = $2"
+);
+
+// ---- deploy hook ----
+
+/// The deploy hook URL of project `$1`.
+pub(crate) const DEPLOY_HOOK: &str = "SELECT deploy_hook_url FROM projects WHERE id = $1";
+/// Sets the deploy hook URL of project `$1` to `$2` (NULL clears it).
+pub(crate) const SET_DEPLOY_HOOK: &str = "UPDATE projects SET deploy_hook_url = $2 WHERE id = $1";
+/// A delivery: `$1` id, `$2` project, `$3` trigger, `$4` blog slug, `$5` attempted at,
+/// `$6` success, `$7` status code, `$8` message, `$9` duration in ms.
+pub(crate) const INSERT_DELIVERY: &str = "INSERT INTO deliveries (id, project_id, kind, blog_slug, attempted_at, \
+     success, status_code, message, duration_ms) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+/// Drops the deliveries of project `$1` older than the newest `$2 + 1` (no row when there are
+/// fewer, and `seq < NULL` deletes nothing).
+pub(crate) const TRIM_DELIVERIES: &str = "DELETE FROM deliveries WHERE project_id = $1 AND seq < (\
+     SELECT seq FROM deliveries WHERE project_id = $1 \
+     ORDER BY seq DESC LIMIT 1 OFFSET $2)";
+/// The newest `$2` deliveries of project `$1`, newest first (`DeliveryRow`).
+pub(crate) const DELIVERIES: &str = "SELECT id, kind, blog_slug, attempted_at, success, status_code, message, \
+     duration_ms FROM deliveries WHERE project_id = $1 \
+     ORDER BY seq DESC LIMIT $2";
+
+// ---- firings ----
+
+/// Records a firing when project `$2` has a deploy hook: `$1` id, `$3` trigger, `$4` blog
+/// slug, `$5` created at.
+pub(crate) const INSERT_FIRING: &str = "INSERT INTO pending_firings (id, project_id, kind, blog_slug, created_at) \
+     SELECT $1, $2, $3, $4, $5 FROM projects \
+     WHERE id = $2 AND deploy_hook_url IS NOT NULL";
+/// Claims the unclaimed firings of project `$1` (NULL: of every project) at `$2`, returning
+/// them (`FiringRow`). One statement: two claimers at once never both get a row.
+pub(crate) const CLAIM_FIRINGS: &str = "UPDATE pending_firings SET claimed_at = $2 \
+     WHERE claimed_at IS NULL AND ($1 IS NULL OR project_id = $1) \
+     RETURNING id, project_id, kind, blog_slug";
+/// The firings claimed before `$1` (`FiringRow`).
+pub(crate) const STALE_FIRINGS: &str = "SELECT id, project_id, kind, blog_slug FROM pending_firings \
+     WHERE claimed_at < $1";
+/// Forgets firing `$1`.
+pub(crate) const DELETE_FIRING: &str = "DELETE FROM pending_firings WHERE id = $1";
+
+// ---- values ----
+
+/// An offset or limit as the SQL `bigint` both backends take.
+pub(crate) fn sql_count(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A `COUNT(*)` read back.
+pub(crate) fn count(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or_default()
+}
+
+/// Binds a blog's [`BlogValues`] to a query whose parameters `$1..=$25` follow the `blogs`
+/// columns ([`INSERT_BLOG`], [`UPDATE_BLOG`]).
+pub(crate) fn bind_blog<'q, DB>(
+    query: Query<'q, DB, DB::Arguments>,
+    v: BlogValues<'_>,
+) -> Query<'q, DB, DB::Arguments>
+where
+    DB: Database,
+    for<'t> DbId: Encode<'t, DB> + Type<DB>,
+    for<'t> i64: Encode<'t, DB> + Type<DB>,
+    for<'t> Option<i64>: Encode<'t, DB>,
+    for<'t> &'t str: Encode<'t, DB> + Type<DB>,
+    for<'t> Option<&'t str>: Encode<'t, DB>,
+{
+    query
+        .bind(v.id)
+        .bind(v.project_id)
+        .bind(v.status)
+        .bind(v.created_at)
+        .bind(v.updated_at)
+        .bind(v.published_at)
+        .bind(v.published_updated_at)
+        .bind(v.pub_title)
+        .bind(v.pub_slug)
+        .bind(v.pub_excerpt)
+        .bind(v.pub_meta_title)
+        .bind(v.pub_meta_description)
+        .bind(v.pub_featured_image_url)
+        .bind(v.pub_categories.as_deref())
+        .bind(v.pub_tags.as_deref())
+        .bind(v.title)
+        .bind(v.slug)
+        .bind(v.excerpt)
+        .bind(v.meta_title)
+        .bind(v.meta_description)
+        .bind(v.featured_image_url)
+        .bind(v.categories.as_str())
+        .bind(v.tags.as_str())
+        .bind(v.pub_content)
+        .bind(v.content)
+}

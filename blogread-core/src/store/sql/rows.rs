@@ -1,0 +1,580 @@
+//! The rows of the SQL schema as Rust values: the id column type, one struct per row shape
+//! that a query reads (each with its conversion to domain values, checking stored data again),
+//! and the column values of a blog to write.
+
+use sqlx::FromRow;
+use uuid::Uuid;
+
+use super::errors::corrupt;
+use crate::domain::{
+    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields, BlogId,
+    BlogState, Delivery, DeliveryId, ManagedBlog, Project, ProjectId, ProjectName, PublicKey,
+    PublicProject, PublishedBlog, PublishedSnapshot, SecretHash, SiteUrl, StoredPublicKey,
+    Timestamp, Trigger,
+};
+use crate::error::Result;
+use crate::store::category_key;
+
+/// An id column: UUID text (lower-case, hyphenated) on SQLite, `uuid` on PostgreSQL. Both
+/// order like the UUID's bytes, which is the id tie-break of every backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DbId(pub(crate) Uuid);
+
+#[cfg(feature = "sqlite")]
+mod sqlite_id {
+    use sqlx::encode::IsNull;
+    use sqlx::error::BoxDynError;
+    use sqlx::sqlite::{SqliteArgumentsBuffer, SqliteTypeInfo, SqliteValueRef};
+    use sqlx::{Decode, Encode, Sqlite, Type};
+
+    use super::DbId;
+
+    impl Type<Sqlite> for DbId {
+        fn type_info() -> SqliteTypeInfo {
+            <String as Type<Sqlite>>::type_info()
+        }
+        fn compatible(ty: &SqliteTypeInfo) -> bool {
+            <String as Type<Sqlite>>::compatible(ty)
+        }
+    }
+
+    impl Encode<'_, Sqlite> for DbId {
+        fn encode_by_ref(&self, buf: &mut SqliteArgumentsBuffer) -> Result<IsNull, BoxDynError> {
+            <String as Encode<Sqlite>>::encode(self.0.hyphenated().to_string(), buf)
+        }
+    }
+
+    impl<'r> Decode<'r, Sqlite> for DbId {
+        fn decode(value: SqliteValueRef<'r>) -> Result<Self, BoxDynError> {
+            let text = <&str as Decode<Sqlite>>::decode(value)?;
+            Ok(DbId(uuid::Uuid::parse_str(text)?))
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+mod postgres_id {
+    use sqlx::encode::IsNull;
+    use sqlx::error::BoxDynError;
+    use sqlx::postgres::{PgArgumentBuffer, PgTypeInfo, PgValueRef};
+    use sqlx::{Decode, Encode, Postgres, Type};
+
+    use super::DbId;
+
+    impl Type<Postgres> for DbId {
+        fn type_info() -> PgTypeInfo {
+            <uuid::Uuid as Type<Postgres>>::type_info()
+        }
+    }
+
+    impl Encode<'_, Postgres> for DbId {
+        fn encode_by_ref(&self, buf: &mut PgArgumentBuffer) -> Result<IsNull, BoxDynError> {
+            <uuid::Uuid as Encode<Postgres>>::encode_by_ref(&self.0, buf)
+        }
+    }
+
+    impl<'r> Decode<'r, Postgres> for DbId {
+        fn decode(value: PgValueRef<'r>) -> Result<Self, BoxDynError> {
+            Ok(DbId(<uuid::Uuid as Decode<Postgres>>::decode(value)?))
+        }
+    }
+}
+
+macro_rules! db_id_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for DbId {
+            fn from(id: $t) -> Self {
+                DbId(id.as_uuid())
+            }
+        }
+    )*};
+}
+db_id_from!(
+    ProjectId,
+    BlogId,
+    AgentKeyId,
+    AdminTokenId,
+    DeliveryId,
+    crate::domain::FiringId
+);
+
+/// A stored Unix time as a [`Timestamp`]; `what` names the column for the error.
+pub(crate) fn timestamp(what: &'static str, seconds: i64) -> Result<Timestamp> {
+    Timestamp::from_unix_seconds(seconds).ok_or_else(|| corrupt(what, seconds))
+}
+
+/// A list column's value: a JSON array of strings.
+fn json_list(list: &[String]) -> String {
+    serde_json::to_string(list).expect("a list of strings serialises")
+}
+
+fn parse_list(what: &'static str, json: &str) -> Result<Vec<String>> {
+    serde_json::from_str(json).map_err(|e| corrupt(what, e))
+}
+
+/// A row of `pending_firings`.
+#[derive(Debug, FromRow)]
+pub(crate) struct FiringRow {
+    id: DbId,
+    project_id: DbId,
+    kind: String,
+    blog_slug: String,
+}
+
+impl FiringRow {
+    /// The recorded firing.
+    pub(crate) fn into_firing(self) -> Result<crate::domain::PendingFiring> {
+        Ok(crate::domain::PendingFiring {
+            id: crate::domain::FiringId::from_uuid(self.id.0),
+            project: ProjectId::from_uuid(self.project_id.0),
+            trigger: Trigger::parse(&self.kind)
+                .ok_or_else(|| corrupt("firing kind", &self.kind))?,
+            slug: self.blog_slug,
+        })
+    }
+}
+
+/// A row of the management list: the working copy and the lifecycle data, no published
+/// snapshot.
+#[derive(Debug, FromRow)]
+pub(crate) struct ManagedRow {
+    id: DbId,
+    status: String,
+    created_at: i64,
+    updated_at: i64,
+    published_at: Option<i64>,
+    title: String,
+    slug: String,
+    excerpt: String,
+    meta_title: String,
+    meta_description: String,
+    featured_image_url: Option<String>,
+    categories: String,
+    tags: String,
+    content: String,
+}
+
+impl ManagedRow {
+    /// The management view of the row.
+    pub(crate) fn into_managed(self) -> Result<ManagedBlog> {
+        Ok(ManagedBlog {
+            id: BlogId::from_uuid(self.id.0),
+            title: self.title,
+            slug: self.slug,
+            content: self.content,
+            excerpt: self.excerpt,
+            meta_title: self.meta_title,
+            meta_description: self.meta_description,
+            featured_image_url: self.featured_image_url,
+            categories: parse_list("categories", &self.categories)?,
+            tags: parse_list("tags", &self.tags)?,
+            status: self
+                .status
+                .parse()
+                .map_err(|e| corrupt("blog status", format!("{e:?}")))?,
+            published_at: self
+                .published_at
+                .map(|t| timestamp("published_at", t))
+                .transpose()?,
+            updated_at: timestamp("updated_at", self.updated_at)?,
+            created_at: timestamp("created_at", self.created_at)?,
+        })
+    }
+}
+
+/// A row of `blogs`.
+#[derive(Debug, FromRow)]
+pub(crate) struct BlogRow {
+    id: DbId,
+    project_id: DbId,
+    status: String,
+    created_at: i64,
+    updated_at: i64,
+    published_at: Option<i64>,
+    published_updated_at: Option<i64>,
+    pub_title: Option<String>,
+    pub_slug: Option<String>,
+    pub_excerpt: Option<String>,
+    pub_meta_title: Option<String>,
+    pub_meta_description: Option<String>,
+    pub_featured_image_url: Option<String>,
+    pub_categories: Option<String>,
+    pub_tags: Option<String>,
+    title: String,
+    slug: String,
+    excerpt: String,
+    meta_title: String,
+    meta_description: String,
+    featured_image_url: Option<String>,
+    categories: String,
+    tags: String,
+    pub_content: Option<String>,
+    content: String,
+}
+
+fn required<T>(value: Option<T>, column: &'static str) -> Result<T> {
+    value.ok_or_else(|| corrupt("published blog", format!("{column} is NULL")))
+}
+
+impl BlogRow {
+    /// The domain blog, its fields checked again.
+    pub(crate) fn into_blog(self) -> Result<Blog> {
+        let working = BlogFields::from_stored(
+            self.title,
+            self.slug,
+            self.content,
+            self.excerpt,
+            self.meta_title,
+            self.meta_description,
+            self.featured_image_url,
+            parse_list("categories", &self.categories)?,
+            parse_list("tags", &self.tags)?,
+        )
+        .map_err(|e| corrupt("blog", e))?;
+        let state = match self.status.as_str() {
+            "draft" => BlogState::Draft,
+            "unpublished" => BlogState::Unpublished {
+                published_at: timestamp(
+                    "published_at",
+                    required(self.published_at, "published_at")?,
+                )?,
+            },
+            "published" => {
+                let fields = BlogFields::from_stored(
+                    required(self.pub_title, "pub_title")?,
+                    required(self.pub_slug, "pub_slug")?,
+                    required(self.pub_content, "pub_content")?,
+                    required(self.pub_excerpt, "pub_excerpt")?,
+                    required(self.pub_meta_title, "pub_meta_title")?,
+                    required(self.pub_meta_description, "pub_meta_description")?,
+                    self.pub_featured_image_url,
+                    parse_list(
+                        "pub_categories",
+                        &required(self.pub_categories, "pub_categories")?,
+                    )?,
+                    parse_list("pub_tags", &required(self.pub_tags, "pub_tags")?)?,
+                )
+                .map_err(|e| corrupt("published snapshot", e))?;
+                BlogState::Published(Box::new(PublishedSnapshot {
+                    fields,
+                    published_at: timestamp(
+                        "published_at",
+                        required(self.published_at, "published_at")?,
+                    )?,
+                    updated_at: timestamp(
+                        "published_updated_at",
+                        required(self.published_updated_at, "published_updated_at")?,
+                    )?,
+                }))
+            }
+            other => return Err(corrupt("blog status", other)),
+        };
+        Ok(Blog {
+            id: BlogId::from_uuid(self.id.0),
+            project_id: ProjectId::from_uuid(self.project_id.0),
+            working,
+            state,
+            created_at: timestamp("created_at", self.created_at)?,
+            updated_at: timestamp("updated_at", self.updated_at)?,
+        })
+    }
+}
+
+/// The column values of a blog to write, in the order of the `blogs` columns
+/// (`blog_columns!` in `queries.rs`, whose `bind_blog` binds them).
+pub(crate) struct BlogValues<'a> {
+    pub(crate) id: DbId,
+    pub(crate) project_id: DbId,
+    pub(crate) status: &'static str,
+    pub(crate) created_at: i64,
+    pub(crate) updated_at: i64,
+    pub(crate) published_at: Option<i64>,
+    pub(crate) published_updated_at: Option<i64>,
+    pub(crate) pub_title: Option<&'a str>,
+    pub(crate) pub_slug: Option<&'a str>,
+    pub(crate) pub_excerpt: Option<&'a str>,
+    pub(crate) pub_meta_title: Option<&'a str>,
+    pub(crate) pub_meta_description: Option<&'a str>,
+    pub(crate) pub_featured_image_url: Option<&'a str>,
+    pub(crate) pub_categories: Option<String>,
+    pub(crate) pub_tags: Option<String>,
+    pub(crate) title: &'a str,
+    pub(crate) slug: &'a str,
+    pub(crate) excerpt: &'a str,
+    pub(crate) meta_title: &'a str,
+    pub(crate) meta_description: &'a str,
+    pub(crate) featured_image_url: Option<&'a str>,
+    pub(crate) categories: String,
+    pub(crate) tags: String,
+    pub(crate) pub_content: Option<&'a str>,
+    pub(crate) content: &'a str,
+}
+
+impl<'a> BlogValues<'a> {
+    /// The values of `blog`.
+    pub(crate) fn of(blog: &'a Blog) -> Self {
+        let w = &blog.working;
+        let s = blog.state.snapshot().map(|s| &s.fields);
+        BlogValues {
+            id: blog.id.into(),
+            project_id: blog.project_id.into(),
+            status: blog.state.status().as_str(),
+            created_at: blog.created_at.unix_seconds(),
+            updated_at: blog.updated_at.unix_seconds(),
+            published_at: blog.state.published_at().map(|t| t.unix_seconds()),
+            published_updated_at: blog.state.snapshot().map(|s| s.updated_at.unix_seconds()),
+            pub_title: s.map(BlogFields::title),
+            pub_slug: s.map(|f| f.slug().as_str()),
+            pub_excerpt: s.map(BlogFields::excerpt),
+            pub_meta_title: s.map(BlogFields::meta_title),
+            pub_meta_description: s.map(BlogFields::meta_description),
+            pub_featured_image_url: s.and_then(BlogFields::featured_image_url),
+            pub_categories: s.map(|f| json_list(f.categories())),
+            pub_tags: s.map(|f| json_list(f.tags())),
+            title: w.title(),
+            slug: w.slug().as_str(),
+            excerpt: w.excerpt(),
+            meta_title: w.meta_title(),
+            meta_description: w.meta_description(),
+            featured_image_url: w.featured_image_url(),
+            categories: json_list(w.categories()),
+            tags: json_list(w.tags()),
+            pub_content: s.map(BlogFields::content),
+            content: w.content(),
+        }
+    }
+}
+
+/// The derived rows a blog has besides its own: the slugs it holds and, while published, the
+/// category keys of its snapshot (with the snapshot's `published_at`).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Derived {
+    pub(crate) slugs: Vec<String>,
+    pub(crate) categories: Vec<String>,
+    pub(crate) published_at: i64,
+}
+
+impl Derived {
+    /// The derived rows of `blog` as it is.
+    pub(crate) fn of(blog: &Blog) -> Self {
+        let slugs = blog.slugs().map(|s| s.as_str().to_owned()).collect();
+        let (mut categories, published_at) = match blog.state.snapshot() {
+            Some(s) => (
+                s.fields
+                    .categories()
+                    .iter()
+                    .map(|c| category_key(c))
+                    .collect::<Vec<_>>(),
+                s.published_at.unix_seconds(),
+            ),
+            None => (Vec::new(), 0),
+        };
+        categories.sort();
+        categories.dedup();
+        Derived {
+            slugs,
+            categories,
+            published_at,
+        }
+    }
+}
+
+/// A published blog for public reads; `content` and `total` are present only when selected.
+#[derive(Debug, FromRow)]
+pub(crate) struct PublishedRow {
+    id: DbId,
+    title: String,
+    slug: String,
+    excerpt: String,
+    meta_title: String,
+    meta_description: String,
+    featured_image_url: Option<String>,
+    categories: String,
+    tags: String,
+    published_at: i64,
+    updated_at: i64,
+    #[sqlx(default)]
+    content: Option<String>,
+    #[sqlx(default)]
+    pub(crate) total: Option<i64>,
+}
+
+impl PublishedRow {
+    pub(crate) fn into_published(self) -> Result<PublishedBlog> {
+        Ok(PublishedBlog {
+            id: BlogId::from_uuid(self.id.0),
+            title: self.title,
+            slug: self.slug,
+            excerpt: self.excerpt,
+            meta_title: self.meta_title,
+            meta_description: self.meta_description,
+            featured_image_url: self.featured_image_url,
+            categories: parse_list("pub_categories", &self.categories)?,
+            tags: parse_list("pub_tags", &self.tags)?,
+            published_at: timestamp("published_at", self.published_at)?,
+            updated_at: timestamp("published_updated_at", self.updated_at)?,
+            content: self.content,
+        })
+    }
+}
+
+/// A sitemap row (SQLite reads the sitemap as one JSON value instead).
+#[cfg(feature = "postgres")]
+#[derive(Debug, FromRow)]
+pub(crate) struct SitemapRow {
+    slug: String,
+    published_at: i64,
+    updated_at: i64,
+}
+
+#[cfg(feature = "postgres")]
+impl SitemapRow {
+    pub(crate) fn into_entry(self) -> Result<crate::domain::SitemapEntry> {
+        Ok(crate::domain::SitemapEntry::new(
+            self.slug,
+            timestamp("published_at", self.published_at)?,
+            timestamp("published_updated_at", self.updated_at)?,
+        ))
+    }
+}
+
+/// A row of `projects`.
+#[derive(Debug, FromRow)]
+pub(crate) struct ProjectRow {
+    id: DbId,
+    name: String,
+    site_url: Option<String>,
+    created_at: i64,
+}
+
+impl ProjectRow {
+    pub(crate) fn into_project(self) -> Result<Project> {
+        Ok(Project::from_stored(
+            ProjectId::from_uuid(self.id.0),
+            ProjectName::parse(self.name).map_err(|e| corrupt("project name", e))?,
+            self.site_url
+                .map(SiteUrl::parse)
+                .transpose()
+                .map_err(|e| corrupt("project site_url", e))?,
+            timestamp("created_at", self.created_at)?,
+        ))
+    }
+}
+
+/// What a public read needs of the project a key belongs to.
+#[derive(Debug, FromRow)]
+pub(crate) struct PublicProjectRow {
+    id: DbId,
+    site_url: Option<String>,
+    content_version: i64,
+}
+
+impl PublicProjectRow {
+    /// The row as read by a binding other than sqlx (SQLite's key check reads it with
+    /// rusqlite).
+    #[cfg(feature = "sqlite")]
+    pub(crate) fn new(id: uuid::Uuid, site_url: Option<String>, content_version: i64) -> Self {
+        Self {
+            id: DbId(id),
+            site_url,
+            content_version,
+        }
+    }
+
+    pub(crate) fn into_public(self) -> PublicProject {
+        PublicProject {
+            id: ProjectId::from_uuid(self.id.0),
+            site_url: self.site_url,
+            // Only ever incremented from 0.
+            content_version: u64::try_from(self.content_version).unwrap_or_default(),
+        }
+    }
+}
+
+/// A row of `public_keys`.
+#[derive(Debug, FromRow)]
+pub(crate) struct PublicKeyRow {
+    key: String,
+    created_at: i64,
+}
+
+impl PublicKeyRow {
+    pub(crate) fn into_key(self) -> Result<StoredPublicKey> {
+        Ok(StoredPublicKey {
+            key: PublicKey::parse(&self.key).map_err(|e| corrupt("public key", e))?,
+            created_at: timestamp("created_at", self.created_at)?,
+        })
+    }
+}
+
+/// A row of `agent_keys`.
+#[derive(Debug, FromRow)]
+pub(crate) struct AgentKeyRow {
+    id: DbId,
+    project_id: DbId,
+    key_hash: String,
+    prefix: String,
+    created_at: i64,
+}
+
+impl AgentKeyRow {
+    pub(crate) fn into_record(self) -> Result<AgentKeyRecord> {
+        Ok(AgentKeyRecord {
+            id: AgentKeyId::from_uuid(self.id.0),
+            project_id: ProjectId::from_uuid(self.project_id.0),
+            hash: SecretHash::from_hex(&self.key_hash)
+                .ok_or_else(|| corrupt("agent key hash", "not 64 hex digits"))?,
+            prefix: self.prefix,
+            created_at: timestamp("created_at", self.created_at)?,
+        })
+    }
+}
+
+/// A row of `admin_tokens`.
+#[derive(Debug, FromRow)]
+pub(crate) struct AdminTokenRow {
+    id: DbId,
+    project_id: DbId,
+    token_hash: String,
+    created_at: i64,
+}
+
+impl AdminTokenRow {
+    pub(crate) fn into_record(self) -> Result<AdminTokenRecord> {
+        Ok(AdminTokenRecord {
+            id: AdminTokenId::from_uuid(self.id.0),
+            project_id: ProjectId::from_uuid(self.project_id.0),
+            hash: SecretHash::from_hex(&self.token_hash)
+                .ok_or_else(|| corrupt("admin token hash", "not 64 hex digits"))?,
+            created_at: timestamp("created_at", self.created_at)?,
+        })
+    }
+}
+
+/// A row of `deliveries`.
+#[derive(Debug, FromRow)]
+pub(crate) struct DeliveryRow {
+    id: DbId,
+    kind: String,
+    blog_slug: Option<String>,
+    attempted_at: i64,
+    success: bool,
+    status_code: i32,
+    message: String,
+    duration_ms: i64,
+}
+
+impl DeliveryRow {
+    pub(crate) fn into_delivery(self) -> Result<Delivery> {
+        Ok(Delivery::new(
+            DeliveryId::from_uuid(self.id.0),
+            Trigger::parse(&self.kind).ok_or_else(|| corrupt("delivery trigger", &self.kind))?,
+            self.blog_slug,
+            timestamp("attempted_at", self.attempted_at)?,
+            self.success,
+            u16::try_from(self.status_code).map_err(|e| corrupt("delivery status_code", e))?,
+            self.message,
+            u64::try_from(self.duration_ms).map_err(|e| corrupt("delivery duration_ms", e))?,
+        ))
+    }
+}

@@ -1,0 +1,769 @@
+//! The [`Store`] of the SQL backends, written once as generic code over their [`SqlDialect`].
+//! Each backend's public type holds a [`SqlStore`] (see [`SqlBackend`](super::SqlBackend)).
+//!
+//! Every lifecycle write is one transaction ([`WriteTx`]): it locks the blog the dialect's
+//! way, applies the change the lifecycle rules computed, writes the blog and its derived rows
+//! (slugs, categories), bumps the content version by the rule of
+//! [`VisibleChange`], and records the firing, so no crash can leave a half-published blog.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Type};
+
+use super::dialect::SqlDialect;
+use super::errors::{storage, write_error};
+use super::queries::{self, bind_blog, count, sql_count};
+use super::rows::{
+    AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, DbId, DeliveryRow, Derived, FiringRow,
+    ManagedRow, ProjectRow, PublicKeyRow, PublishedRow,
+};
+use crate::domain::delivery::DELIVERY_LOG_LEN;
+use crate::domain::{
+    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
+    FiringId, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog, SecretHash, SiteUrl,
+    SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+};
+use crate::error::{Error, NotFound, Result};
+use crate::lifecycle::{deletion_event, firing_slug};
+use crate::store::connection::{ClosingPool, WriteTx};
+use crate::store::rules::{Conflict, VisibleChange};
+use crate::store::{
+    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store,
+};
+
+/// A SQL store: its read and write pools (the same pool on PostgreSQL; on SQLite the one
+/// writer connection and the readers) and its dialect. Single-statement writes go to the
+/// write pool, write transactions to its connection.
+pub(crate) struct SqlStore<D: SqlDialect> {
+    read: ClosingPool<D::Db>,
+    write: ClosingPool<D::Db>,
+    dialect: D,
+}
+
+// By hand: a derive would ask the database marker type itself to be `Clone` and `Debug`.
+impl<D: SqlDialect> Clone for SqlStore<D> {
+    fn clone(&self) -> Self {
+        Self {
+            read: self.read.clone(),
+            write: self.write.clone(),
+            dialect: self.dialect.clone(),
+        }
+    }
+}
+
+impl<D: SqlDialect> std::fmt::Debug for SqlStore<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqlStore")
+            .field("read", &self.read)
+            .field("write", &self.write)
+            .field("dialect", &self.dialect)
+            .finish()
+    }
+}
+
+impl<D: SqlDialect> SqlStore<D> {
+    /// A store reading through `read` and writing through `write`.
+    pub(crate) fn new(read: ClosingPool<D::Db>, write: ClosingPool<D::Db>, dialect: D) -> Self {
+        Self {
+            read,
+            write,
+            dialect,
+        }
+    }
+
+    /// The pool of reads (SQLite's tests reach past the store).
+    #[cfg(all(test, feature = "sqlite"))]
+    pub(crate) fn read_pool(&self) -> &ClosingPool<D::Db> {
+        &self.read
+    }
+
+    /// The pool of writes (SQLite's tests reach past the store).
+    #[cfg(all(test, feature = "sqlite"))]
+    pub(crate) fn write_pool(&self) -> &ClosingPool<D::Db> {
+        &self.write
+    }
+
+    /// The dialect, with the backend's own state (SQLite's tests reach past the store).
+    #[cfg(all(test, feature = "sqlite"))]
+    pub(crate) fn dialect(&self) -> &D {
+        &self.dialect
+    }
+}
+
+/// The steps of a write. The bounds say what the code needs of the database, and both sqlx
+/// databases have it: queries run on a connection (a transaction's, or one of a
+/// [`ClosingPool`]), bind these value types, and read these column types back. (Rust does not
+/// let a trait carry such bounds for its users, so the `Store` implementation below repeats
+/// them.)
+impl<D> SqlStore<D>
+where
+    D: SqlDialect,
+    for<'c> &'c mut <D::Db as Database>::Connection: Executor<'c, Database = D::Db>,
+    <D::Db as Database>::Arguments: IntoArguments<D::Db>,
+    // Bound values.
+    for<'q> DbId: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> Option<DbId>: Encode<'q, D::Db>,
+    for<'q> i64: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> Option<i64>: Encode<'q, D::Db>,
+    for<'q> i32: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> bool: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> String: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> Option<String>: Encode<'q, D::Db>,
+    for<'q> &'q str: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> Option<&'q str>: Encode<'q, D::Db>,
+    // Columns read back, by name (rows) or by position (scalars).
+    for<'r> DbId: Decode<'r, D::Db>,
+    for<'r> i64: Decode<'r, D::Db>,
+    for<'r> i32: Decode<'r, D::Db>,
+    for<'r> bool: Decode<'r, D::Db>,
+    for<'r> String: Decode<'r, D::Db>,
+    for<'r> &'r str: ColumnIndex<<D::Db as Database>::Row>,
+    usize: ColumnIndex<<D::Db as Database>::Row>,
+{
+    /// A write transaction, started the dialect's way.
+    async fn begin_write(&self) -> Result<WriteTx<D::Db>> {
+        WriteTx::begin(self.write.pool(), D::TRANSACTIONS).await
+    }
+
+    /// Blog `id` of `project`, locked for the rest of `tx` (`NotFound` when absent).
+    async fn locked_blog(tx: &mut WriteTx<D::Db>, project: ProjectId, id: BlogId) -> Result<Blog> {
+        let row: Option<BlogRow> = sqlx::query_as(D::LOCK_BLOG)
+            .bind(DbId::from(id))
+            .bind(DbId::from(project))
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(storage)?;
+        row.ok_or(Error::NotFound(NotFound::Blog))?.into_blog()
+    }
+
+    /// Brings the slugs and category rows of `blog` from `old` to `new`.
+    async fn write_derived(
+        tx: &mut WriteTx<D::Db>,
+        blog: &Blog,
+        old: &Derived,
+        new: &Derived,
+    ) -> Result<()> {
+        let project = DbId::from(blog.project_id);
+        let id = DbId::from(blog.id);
+        for slug in old.slugs.iter().filter(|s| !new.slugs.contains(s)) {
+            sqlx::query(queries::DELETE_BLOG_SLUG)
+                .bind(project)
+                .bind(slug.as_str())
+                .bind(id)
+                .execute(&mut **tx)
+                .await
+                .map_err(storage)?;
+        }
+        for slug in new.slugs.iter().filter(|s| !old.slugs.contains(s)) {
+            sqlx::query(queries::INSERT_BLOG_SLUG)
+                .bind(project)
+                .bind(slug.as_str())
+                .bind(id)
+                .execute(&mut **tx)
+                .await
+                .map_err(|e| write_error(e, Conflict::slug_taken(blog)))?;
+        }
+        if (&old.categories, old.published_at) != (&new.categories, new.published_at) {
+            if !old.categories.is_empty() {
+                sqlx::query(queries::DELETE_BLOG_CATEGORIES)
+                    .bind(id)
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(storage)?;
+            }
+            for key in &new.categories {
+                sqlx::query(queries::INSERT_BLOG_CATEGORY)
+                    .bind(id)
+                    .bind(project)
+                    .bind(key.as_str())
+                    .bind(new.published_at)
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(storage)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies `change` to the project's counters: bumps the content version and moves the
+    /// published count, when the rule says so.
+    async fn apply_visible_change(
+        tx: &mut WriteTx<D::Db>,
+        project: ProjectId,
+        change: VisibleChange,
+    ) -> Result<()> {
+        if !change.bumps_version {
+            return Ok(());
+        }
+        sqlx::query(queries::BUMP_VERSION)
+            .bind(DbId::from(project))
+            .bind(change.published_delta)
+            .execute(&mut **tx)
+            .await
+            .map_err(storage)?;
+        Ok(())
+    }
+
+    /// Records the firing of `event` on `blog` (named by `slug`) in the write's own
+    /// transaction, when the project has a deploy hook.
+    async fn record_firing(
+        tx: &mut WriteTx<D::Db>,
+        blog: &Blog,
+        event: Option<Trigger>,
+        slug: String,
+    ) -> Result<()> {
+        let Some(trigger) = event else { return Ok(()) };
+        sqlx::query(queries::INSERT_FIRING)
+            .bind(DbId::from(FiringId::generate()))
+            .bind(DbId::from(blog.project_id))
+            .bind(trigger.as_str())
+            .bind(slug)
+            .bind(Timestamp::now().unix_seconds())
+            .execute(&mut **tx)
+            .await
+            .map_err(storage)?;
+        Ok(())
+    }
+
+    /// Appends `delivery` to the project's log, keeping the newest `DELIVERY_LOG_LEN`.
+    async fn insert_delivery(
+        tx: &mut WriteTx<D::Db>,
+        project: ProjectId,
+        delivery: &Delivery,
+    ) -> Result<()> {
+        sqlx::query(queries::INSERT_DELIVERY)
+            .bind(DbId::from(delivery.id))
+            .bind(DbId::from(project))
+            .bind(delivery.trigger.as_str())
+            .bind(delivery.blog_slug.as_deref())
+            .bind(delivery.attempted_at.unix_seconds())
+            .bind(delivery.success)
+            .bind(i32::from(delivery.status_code))
+            .bind(delivery.message.as_str())
+            .bind(sql_count(delivery.duration_ms))
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| write_error(e, Conflict::DeliveryExists))?;
+        sqlx::query(queries::TRIM_DELIVERIES)
+            .bind(DbId::from(project))
+            .bind(sql_count(DELIVERY_LOG_LEN as u64 - 1))
+            .execute(&mut **tx)
+            .await
+            .map_err(storage)?;
+        Ok(())
+    }
+
+    async fn project_exists(&self, project: ProjectId) -> Result<bool> {
+        let found: Option<i32> = sqlx::query_scalar(queries::PROJECT_EXISTS)
+            .bind(DbId::from(project))
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        Ok(found.is_some())
+    }
+}
+
+/// Every operation, for both backends (the bounds are those of the write steps above).
+#[async_trait]
+impl<D> Store for SqlStore<D>
+where
+    D: SqlDialect,
+    for<'c> &'c mut <D::Db as Database>::Connection: Executor<'c, Database = D::Db>,
+    <D::Db as Database>::Arguments: IntoArguments<D::Db>,
+    // Bound values.
+    for<'q> DbId: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> Option<DbId>: Encode<'q, D::Db>,
+    for<'q> i64: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> Option<i64>: Encode<'q, D::Db>,
+    for<'q> i32: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> bool: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> String: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> Option<String>: Encode<'q, D::Db>,
+    for<'q> &'q str: Encode<'q, D::Db> + Type<D::Db>,
+    for<'q> Option<&'q str>: Encode<'q, D::Db>,
+    // Columns read back, by name (rows) or by position (scalars).
+    for<'r> DbId: Decode<'r, D::Db>,
+    for<'r> i64: Decode<'r, D::Db>,
+    for<'r> i32: Decode<'r, D::Db>,
+    for<'r> bool: Decode<'r, D::Db>,
+    for<'r> String: Decode<'r, D::Db>,
+    for<'r> &'r str: ColumnIndex<<D::Db as Database>::Row>,
+    usize: ColumnIndex<<D::Db as Database>::Row>,
+{
+    async fn ping(&self) -> Result<()> {
+        sqlx::query(queries::PING)
+            .execute(&self.read)
+            .await
+            .map_err(storage)?;
+        Ok(())
+    }
+
+    async fn close(&self) {
+        self.dialect.close();
+        // On PostgreSQL both are the one pool; closing it again returns at once.
+        self.read.pool().close().await;
+        self.write.pool().close().await;
+    }
+
+    async fn etag_epoch(&self) -> Result<String> {
+        sqlx::query_scalar(queries::ETAG_EPOCH)
+            .fetch_one(&self.read)
+            .await
+            .map_err(storage)
+    }
+
+    async fn insert_project(&self, project: &Project) -> Result<()> {
+        sqlx::query(queries::INSERT_PROJECT)
+            .bind(DbId::from(project.id))
+            .bind(project.name.as_str())
+            .bind(project.site_url.as_ref().map(SiteUrl::as_str))
+            .bind(project.created_at.unix_seconds())
+            .execute(&self.write)
+            .await
+            .map_err(|e| write_error(e, Conflict::ProjectExists))?;
+        Ok(())
+    }
+
+    async fn project(&self, id: ProjectId) -> Result<Option<Project>> {
+        let row: Option<ProjectRow> = sqlx::query_as(queries::PROJECT)
+            .bind(DbId::from(id))
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        row.map(ProjectRow::into_project).transpose()
+    }
+
+    async fn projects(&self) -> Result<Vec<Project>> {
+        let rows: Vec<ProjectRow> = sqlx::query_as(queries::PROJECTS)
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        rows.into_iter().map(ProjectRow::into_project).collect()
+    }
+
+    async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
+        let row: Option<ProjectRow> = sqlx::query_as(queries::UPDATE_PROJECT)
+            .bind(DbId::from(id))
+            .bind(change.name.is_some())
+            .bind(change.name.as_ref().map(|n| n.as_str().to_owned()))
+            .bind(change.site_url.is_some())
+            .bind(
+                change
+                    .site_url
+                    .clone()
+                    .flatten()
+                    .map(|u| u.as_str().to_owned()),
+            )
+            .fetch_optional(&self.write)
+            .await
+            .map_err(storage)?;
+        row.ok_or(Error::NotFound(NotFound::Project))?
+            .into_project()
+    }
+
+    async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
+        let row: Option<PublicKeyRow> = sqlx::query_as(queries::PUBLIC_KEY)
+            .bind(DbId::from(project))
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        row.map(PublicKeyRow::into_key).transpose()
+    }
+
+    async fn put_public_key(
+        &self,
+        project: ProjectId,
+        key: &StoredPublicKey,
+        mode: KeyWrite,
+    ) -> Result<()> {
+        let hash = key.key.hash().to_hex();
+        let (sql, conflict) = match mode {
+            KeyWrite::Create => (queries::INSERT_PUBLIC_KEY, Conflict::PublicKeyExists),
+            KeyWrite::Replace => (queries::REPLACE_PUBLIC_KEY, Conflict::PublicKeyInUse),
+        };
+        let done = sqlx::query(sql)
+            .bind(DbId::from(project))
+            .bind(key.key.expose_secret())
+            .bind(hash.as_str())
+            .bind(key.created_at.unix_seconds())
+            .execute(&self.write)
+            .await
+            .map_err(|e| write_error(e, conflict))?;
+        if mode == KeyWrite::Replace && D::rows_affected(&done) == 0 {
+            return Err(if self.project_exists(project).await? {
+                Error::NotFound(NotFound::PublicKey)
+            } else {
+                Error::NotFound(NotFound::Project)
+            });
+        }
+        Ok(())
+    }
+
+    async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
+        let done = sqlx::query(queries::DELETE_PUBLIC_KEY)
+            .bind(DbId::from(project))
+            .execute(&self.write)
+            .await
+            .map_err(storage)?;
+        Ok(D::rows_affected(&done) > 0)
+    }
+
+    async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>> {
+        self.dialect.key_check(&self.read, hash.to_hex()).await
+    }
+
+    async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()> {
+        sqlx::query(queries::INSERT_AGENT_KEY)
+            .bind(DbId::from(record.id))
+            .bind(DbId::from(record.project_id))
+            .bind(record.hash.to_hex())
+            .bind(record.prefix.as_str())
+            .bind(record.created_at.unix_seconds())
+            .execute(&self.write)
+            .await
+            .map_err(|e| write_error(e, Conflict::AgentKeyExists))?;
+        Ok(())
+    }
+
+    async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>> {
+        let rows: Vec<AgentKeyRow> = sqlx::query_as(queries::AGENT_KEYS)
+            .bind(DbId::from(project))
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        rows.into_iter().map(AgentKeyRow::into_record).collect()
+    }
+
+    async fn delete_agent_key(&self, project: ProjectId, id: AgentKeyId) -> Result<bool> {
+        let done = sqlx::query(queries::DELETE_AGENT_KEY)
+            .bind(DbId::from(project))
+            .bind(DbId::from(id))
+            .execute(&self.write)
+            .await
+            .map_err(storage)?;
+        Ok(D::rows_affected(&done) > 0)
+    }
+
+    async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>> {
+        let row: Option<AgentKeyRow> = sqlx::query_as(queries::AGENT_KEY_BY_HASH)
+            .bind(hash.to_hex())
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        row.map(AgentKeyRow::into_record).transpose()
+    }
+
+    async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()> {
+        sqlx::query(queries::INSERT_ADMIN_TOKEN)
+            .bind(DbId::from(record.id))
+            .bind(DbId::from(record.project_id))
+            .bind(record.hash.to_hex())
+            .bind(record.created_at.unix_seconds())
+            .execute(&self.write)
+            .await
+            .map_err(|e| write_error(e, Conflict::AdminTokenExists))?;
+        Ok(())
+    }
+
+    async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool> {
+        let done = sqlx::query(queries::DELETE_ADMIN_TOKEN)
+            .bind(DbId::from(project))
+            .bind(DbId::from(id))
+            .execute(&self.write)
+            .await
+            .map_err(storage)?;
+        Ok(D::rows_affected(&done) > 0)
+    }
+
+    async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>> {
+        let row: Option<AdminTokenRow> = sqlx::query_as(queries::ADMIN_TOKEN_BY_HASH)
+            .bind(hash.to_hex())
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        row.map(AdminTokenRow::into_record).transpose()
+    }
+
+    async fn insert_blog(&self, blog: &Blog) -> Result<()> {
+        let mut tx = self.begin_write().await?;
+        let result = async {
+            bind_blog(sqlx::query(queries::INSERT_BLOG), BlogValues::of(blog))
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| write_error(e, Conflict::BlogExists))?;
+            Self::write_derived(&mut tx, blog, &Derived::default(), &Derived::of(blog)).await?;
+            Self::apply_visible_change(&mut tx, blog.project_id, VisibleChange::of_insert(blog))
+                .await
+        }
+        .await;
+        tx.finish(result).await
+    }
+
+    async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
+        let row: Option<BlogRow> = sqlx::query_as(queries::BLOG)
+            .bind(DbId::from(id))
+            .bind(DbId::from(project))
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        row.map(BlogRow::into_blog).transpose()
+    }
+
+    async fn blogs(
+        &self,
+        project: ProjectId,
+        status: Option<BlogStatus>,
+        limit: u32,
+        offset: u64,
+    ) -> Result<ManagedPage> {
+        let status = status.map(|s| s.as_str());
+        let rows: Vec<ManagedRow> = sqlx::query_as(queries::MANAGED_PAGE)
+            .bind(DbId::from(project))
+            .bind(status)
+            .bind(i64::from(limit))
+            .bind(sql_count(offset))
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        let total: i64 = sqlx::query_scalar(queries::MANAGED_COUNT)
+            .bind(DbId::from(project))
+            .bind(status)
+            .fetch_one(&self.read)
+            .await
+            .map_err(storage)?;
+        Ok(ManagedPage {
+            blogs: rows
+                .into_iter()
+                .map(ManagedRow::into_managed)
+                .collect::<Result<_>>()?,
+            total: count(total),
+        })
+    }
+
+    async fn update_blog(
+        &self,
+        project: ProjectId,
+        id: BlogId,
+        change: BlogChange,
+    ) -> Result<(Blog, Option<Trigger>)> {
+        let mut tx = self.begin_write().await?;
+        let result = async {
+            let mut blog = Self::locked_blog(&mut tx, project, id).await?;
+            let before = Derived::of(&blog);
+            let before_slug = blog.state.snapshot().map(|s| s.fields.slug().to_string());
+            let was_published = blog.state.snapshot().is_some();
+            // On error `finish` rolls the transaction back.
+            let event = change(&mut blog)?;
+            let visible =
+                VisibleChange::of_blog_write(was_published, blog.state.snapshot().is_some(), event);
+            debug_assert_eq!((blog.id, blog.project_id), (id, project));
+            bind_blog(sqlx::query(queries::UPDATE_BLOG), BlogValues::of(&blog))
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| write_error(e, Conflict::slug_taken(&blog)))?;
+            Self::write_derived(&mut tx, &blog, &before, &Derived::of(&blog)).await?;
+            Self::apply_visible_change(&mut tx, project, visible).await?;
+            let slug = firing_slug(before_slug, &blog);
+            Self::record_firing(&mut tx, &blog, event, slug).await?;
+            Ok((blog, event))
+        }
+        .await;
+        tx.finish(result).await
+    }
+
+    async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog> {
+        let mut tx = self.begin_write().await?;
+        let result = async {
+            let blog = Self::locked_blog(&mut tx, project, id).await?;
+            sqlx::query(queries::DELETE_BLOG)
+                .bind(DbId::from(id))
+                .execute(&mut *tx)
+                .await
+                .map_err(storage)?;
+            let event = deletion_event(&blog);
+            Self::apply_visible_change(&mut tx, project, VisibleChange::of_delete(&blog, event))
+                .await?;
+            let slug = firing_slug(None, &blog);
+            Self::record_firing(&mut tx, &blog, event, slug).await?;
+            Ok(blog)
+        }
+        .await;
+        tx.finish(result).await
+    }
+
+    async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
+        // One query: the page in index order and, as a scalar subquery read from the same
+        // snapshot, the total. Only an empty page needs a second query.
+        let project_id = DbId::from(project);
+        let limit = i64::from(query.limit);
+        let offset = sql_count(query.offset);
+        let rows: Vec<PublishedRow> = match &query.category {
+            None => {
+                let sql = if query.include_content {
+                    queries::PAGE_WITH_CONTENT
+                } else {
+                    queries::PAGE
+                };
+                sqlx::query_as(sql)
+                    .bind(project_id)
+                    .bind(limit)
+                    .bind(offset)
+                    .fetch_all(&self.read)
+                    .await
+            }
+            Some(category) => {
+                let sql = if query.include_content {
+                    queries::CATEGORY_PAGE_WITH_CONTENT
+                } else {
+                    queries::CATEGORY_PAGE
+                };
+                sqlx::query_as(sql)
+                    .bind(project_id)
+                    .bind(category.as_str())
+                    .bind(limit)
+                    .bind(offset)
+                    .fetch_all(&self.read)
+                    .await
+            }
+        }
+        .map_err(storage)?;
+        let total = match rows.first() {
+            Some(first) => first.total.unwrap_or_default(),
+            None => match &query.category {
+                None => sqlx::query_scalar(queries::PUBLISHED_COUNT)
+                    .bind(project_id)
+                    .fetch_optional(&self.read)
+                    .await
+                    .map(Option::unwrap_or_default),
+                Some(category) => {
+                    sqlx::query_scalar(queries::CATEGORY_COUNT)
+                        .bind(project_id)
+                        .bind(category.as_str())
+                        .fetch_one(&self.read)
+                        .await
+                }
+            }
+            .map_err(storage)?,
+        };
+        Ok(PublishedPage {
+            blogs: rows
+                .into_iter()
+                .map(PublishedRow::into_published)
+                .collect::<Result<_>>()?,
+            total: count(total),
+        })
+    }
+
+    async fn published_by_slug(
+        &self,
+        project: ProjectId,
+        slug: &str,
+    ) -> Result<Option<PublishedBlog>> {
+        let row: Option<PublishedRow> = sqlx::query_as(queries::PUBLISHED_BY_SLUG)
+            .bind(DbId::from(project))
+            .bind(slug)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        row.map(PublishedRow::into_published).transpose()
+    }
+
+    async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
+        D::sitemap(&self.read, project, cap).await
+    }
+
+    async fn published_titles(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+    ) -> Result<HashMap<String, String>> {
+        if slugs.is_empty() {
+            return Ok(HashMap::new());
+        }
+        D::published_titles(&self.read, project, slugs).await
+    }
+
+    async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>> {
+        let url: Option<Option<String>> = sqlx::query_scalar(queries::DEPLOY_HOOK)
+            .bind(DbId::from(project))
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        Ok(url.flatten())
+    }
+
+    async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()> {
+        let done = sqlx::query(queries::SET_DEPLOY_HOOK)
+            .bind(DbId::from(project))
+            .bind(url)
+            .execute(&self.write)
+            .await
+            .map_err(storage)?;
+        if D::rows_affected(&done) == 0 {
+            return Err(Error::NotFound(NotFound::Project));
+        }
+        Ok(())
+    }
+
+    async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()> {
+        let mut tx = self.begin_write().await?;
+        let result = Self::insert_delivery(&mut tx, project, delivery).await;
+        tx.finish(result).await
+    }
+
+    async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>> {
+        let rows: Vec<DeliveryRow> = sqlx::query_as(queries::DELIVERIES)
+            .bind(DbId::from(project))
+            .bind(sql_count(DELIVERY_LOG_LEN as u64))
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        rows.into_iter().map(DeliveryRow::into_delivery).collect()
+    }
+
+    async fn claim_firings(
+        &self,
+        project: Option<ProjectId>,
+        now: Timestamp,
+    ) -> Result<Vec<PendingFiring>> {
+        let rows: Vec<FiringRow> = sqlx::query_as(queries::CLAIM_FIRINGS)
+            .bind(project.map(DbId::from))
+            .bind(now.unix_seconds())
+            .fetch_all(&self.write)
+            .await
+            .map_err(storage)?;
+        rows.into_iter().map(FiringRow::into_firing).collect()
+    }
+
+    async fn stale_firings(&self, claimed_before: Timestamp) -> Result<Vec<PendingFiring>> {
+        let rows: Vec<FiringRow> = sqlx::query_as(queries::STALE_FIRINGS)
+            .bind(claimed_before.unix_seconds())
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        rows.into_iter().map(FiringRow::into_firing).collect()
+    }
+
+    async fn complete_firing(
+        &self,
+        firing: &PendingFiring,
+        delivery: Option<&Delivery>,
+    ) -> Result<bool> {
+        let mut tx = self.begin_write().await?;
+        let result = async {
+            let done = sqlx::query(queries::DELETE_FIRING)
+                .bind(DbId::from(firing.id))
+                .execute(&mut *tx)
+                .await
+                .map_err(storage)?;
+            let was_recorded = D::rows_affected(&done) == 1;
+            if let (true, Some(delivery)) = (was_recorded, delivery) {
+                Self::insert_delivery(&mut tx, firing.project, delivery).await?;
+            }
+            Ok(was_recorded)
+        }
+        .await;
+        tx.finish(result).await
+    }
+}

@@ -1,0 +1,424 @@
+//! The export built into a site for real: the Hugo output with the real Hugo (the README's
+//! steps on a site made by `hugo new site`), the plain HTML output checked file by file. Posts
+//! link to each other, to a draft, to an unpublished and to a missing post; after an
+//! unpublish, a second export and build must drop the page.
+//!
+//! Hugo comes from `BLOGREAD_TEST_HUGO` (the binary's path, as `scripts/with-hugo` exports
+//! it). Without it the Hugo tests print that they were skipped and pass, unless
+//! `BLOGREAD_REQUIRE_HUGO=1` (CI sets it), which makes a missing Hugo a failure.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use blogread_client::export::{
+    self, ExportError, ExportOptions, Format, HugoConfigError, HugoSite,
+};
+use blogread_client::{Client, ListParams};
+use blogread_tests::{TestApp, TestProject, spawn_app};
+use reqwest::Method;
+use serde_json::json;
+
+/// The `baseURL` that `hugo new site` writes, and so the project's site URL.
+const SITE_URL: &str = "https://example.org";
+
+/// The README, whose Hugo steps the test follows.
+const README: &str = include_str!("../../../README.md");
+
+/// The Hugo binary, or `None` (with a note) when the test is to be skipped.
+fn hugo() -> Option<PathBuf> {
+    match std::env::var_os("BLOGREAD_TEST_HUGO") {
+        Some(path) if !path.is_empty() => Some(PathBuf::from(path)),
+        _ if std::env::var("BLOGREAD_REQUIRE_HUGO").as_deref() == Ok("1") => panic!(
+            "BLOGREAD_REQUIRE_HUGO=1 but BLOGREAD_TEST_HUGO is not set: run under scripts/with-hugo"
+        ),
+        _ => {
+            eprintln!(
+                "skipped: BLOGREAD_TEST_HUGO is not set (run under scripts/with-hugo to build with the real Hugo)"
+            );
+            None
+        }
+    }
+}
+
+/// Runs `hugo args...` in `dir`; panics with its output when it fails.
+async fn run_hugo(hugo: &Path, dir: &Path, args: &[&str]) -> String {
+    let mut cmd = Command::new(hugo);
+    cmd.current_dir(dir)
+        .args(args)
+        // Hugo's cache and module folders inside the test's own folder.
+        .env("HUGO_CACHEDIR", dir.join(".hugo-cache"))
+        .env_remove("HUGO_ENVIRONMENT")
+        .env_remove("HUGO_ENV");
+    let out = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .expect("hugo runs")
+        .expect("hugo starts");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "hugo {args:?} failed:\n{text}");
+    text
+}
+
+/// A new, empty folder for one test.
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("blogread-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every file below `dir`, relative, with `/`.
+fn walk(dir: &Path) -> BTreeSet<String> {
+    fn go(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                go(root, &path, out);
+            } else {
+                let rel = path.strip_prefix(root).unwrap();
+                out.insert(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    if dir.exists() {
+        go(dir, dir, &mut out);
+    }
+    out
+}
+
+/// The body of the README's `cat > layouts/<name> <<'EOF'` step.
+fn readme_layout(name: &str) -> String {
+    let start = format!("cat > layouts/{name} <<'EOF'\n");
+    let at = README
+        .find(&start)
+        .unwrap_or_else(|| panic!("the README writes layouts/{name}"));
+    let rest = &README[at + start.len()..];
+    rest[..rest.find("\nEOF\n").expect("the heredoc ends")].to_owned() + "\n"
+}
+
+/// A project whose posts link to each other, to a draft, to an unpublished and to a missing
+/// post. Returns the project and the id of `post-b` (to unpublish later).
+async fn seed(app: &TestApp) -> (TestProject, String) {
+    let p = app.new_project(Some(SITE_URL)).await;
+    app.published_blog(
+        &p,
+        "post-a",
+        "2026-01-01T10:00:00Z",
+        json!({
+            "content": "<p>See <a href=\"[INTERNAL:post-b]\">B</a>, <a href=\"[INTERNAL:post-c]\">C</a>, \
+                        <a href=\"[INTERNAL:draft-post]\">the draft</a>, \
+                        <a href=\"[INTERNAL:gone-post]\">the gone one</a> and \
+                        <a href=\"[INTERNAL:missing-post]\">the missing one</a>.</p>\n\n\
+                        <p>Bare: [INTERNAL:post-c].</p>",
+            "categories": ["Engineering", "News"],
+            "tags": ["rust", "hugo"],
+            "featured_image_url": "https://img.example.com/a.jpg",
+            "excerpt": "About A",
+            "meta_description": "A, described",
+        }),
+    )
+    .await;
+    let b = app
+        .published_blog(
+            &p,
+            "post-b",
+            "2026-02-01T10:00:00Z",
+            json!({"content": "<p>Back to <a href=\"[INTERNAL:post-a]\">A</a>.</p>", "categories": ["News"]}),
+        )
+        .await;
+    app.published_blog(
+        &p,
+        "post-c",
+        "2026-03-01T10:00:00Z",
+        json!({"content": "<p>To <a href=\"[INTERNAL:post-b]\">B</a> and <a href=\"[INTERNAL:post-a]\">A</a>.</p>", "tags": ["rust"]}),
+    )
+    .await;
+    let gone = app
+        .published_blog(&p, "gone-post", "2026-01-15T10:00:00Z", json!({}))
+        .await;
+    unpublish(app, &p, &gone).await;
+    app.create_blog(&p, json!({"title": "Draft", "slug": "draft-post"}))
+        .await;
+    (p, b)
+}
+
+async fn unpublish(app: &TestApp, p: &TestProject, id: &str) {
+    let r = app
+        .send(
+            Method::POST,
+            &p.path(&format!("/blogs/{id}/unpublish")),
+            Some(&p.admin),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+}
+
+/// The API's `total` of published posts.
+async fn total(client: &Client) -> usize {
+    client.list(&ListParams::new()).await.unwrap().total as usize
+}
+
+/// The links in `text` (`href` and `src` values, sitemap `<loc>`s).
+fn links(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for marker in ["href=\"", "src=\"", "<loc>"] {
+        for (i, _) in text.match_indices(marker) {
+            let rest = &text[i + marker.len()..];
+            if let Some(end) = rest.find(['"', '<']) {
+                out.push(&rest[..end]);
+            }
+        }
+    }
+    out
+}
+
+/// Checks every file of the built site `public`: no raw placeholder, and every link to the
+/// site (absolute under `SITE_URL`, or root-relative) points at a file that was built.
+/// Returns how many internal links were checked.
+fn check_links(public: &Path) -> usize {
+    let files = walk(public);
+    let mut internal = 0;
+    for rel in &files {
+        let Ok(text) = std::fs::read_to_string(public.join(rel)) else {
+            continue;
+        };
+        assert!(!text.contains("[INTERNAL:"), "{rel}: raw placeholder");
+        for link in links(&text) {
+            let path = match link.strip_prefix(SITE_URL) {
+                Some(path) => path,
+                None if link.starts_with('/') && !link.starts_with("//") => link,
+                None => continue,
+            };
+            internal += 1;
+            let path = path
+                .split(['#', '?'])
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches('/');
+            let target = if path.is_empty() || path.ends_with('/') {
+                format!("{path}index.html")
+            } else {
+                path.to_owned()
+            };
+            assert!(
+                files.contains(&target),
+                "{rel}: {link} points at no built page"
+            );
+        }
+    }
+    internal
+}
+
+/// The posts built into `public/blog/`: the folders holding an `index.html`.
+fn built_posts(public: &Path) -> BTreeSet<String> {
+    walk(&public.join("blog"))
+        .into_iter()
+        .filter_map(|rel| rel.strip_suffix("/index.html").map(str::to_owned))
+        .filter(|slug| !slug.contains('/'))
+        .collect()
+}
+
+/// Makes a site the way the README says: `hugo new site`, then the two layouts.
+async fn new_hugo_site(hugo: &Path, root: &Path) -> PathBuf {
+    run_hugo(hugo, root, &["new", "site", "mysite"]).await;
+    let site = root.join("mysite");
+    for name in ["single.html", "list.html"] {
+        std::fs::write(site.join("layouts").join(name), readme_layout(name)).unwrap();
+    }
+    site
+}
+
+#[tokio::test]
+async fn the_readme_hugo_steps_build_every_published_post_with_working_links() {
+    let Some(hugo) = hugo() else { return };
+    for step in [
+        "hugo new site mysite && cd mysite",
+        "blogread export --format hugo --out content/blog --configure-hugo",
+        "hugo --cleanDestinationDir",
+    ] {
+        assert!(
+            README.contains(step),
+            "the README's Hugo steps include `{step}`"
+        );
+    }
+    let app = spawn_app().await;
+    let (p, b) = seed(&app).await;
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let root = tempdir("hugo");
+    let site = new_hugo_site(&hugo, &root).await;
+    let config = site.join("hugo.toml");
+    let fresh_config = std::fs::read_to_string(&config).unwrap();
+
+    // `blogread export --format hugo --out content/blog --configure-hugo`, from the site's root.
+    let options = ExportOptions::new(site.join("content/blog"), Format::Hugo)
+        .state_dir(site.join(".blogread"))
+        .configure_hugo(true);
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(
+        report.hugo,
+        Some(HugoSite::Configured {
+            file: config.clone()
+        })
+    );
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        format!("{fresh_config}\n[security]\nallowContent = ['! ^text/org$']\n"),
+        "the site's own lines are kept; the policy is added"
+    );
+    run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
+
+    let public = site.join("public");
+    let api_total = total(&client).await;
+    assert_eq!(api_total, 3);
+    assert_eq!(
+        built_posts(&public),
+        BTreeSet::from(["post-a".into(), "post-b".into(), "post-c".into()])
+    );
+    assert_eq!(built_posts(&public).len(), api_total);
+    let internal = check_links(&public);
+    assert!(internal >= 6, "links were checked: {internal}");
+
+    // The body reached the page unchanged: resolved links, and the anchor text of the links
+    // to the draft, the unpublished and the missing post.
+    let a = std::fs::read_to_string(public.join("blog/post-a/index.html")).unwrap();
+    assert!(
+        a.contains(&format!("<a href=\"{SITE_URL}/blog/post-b/\">B</a>")),
+        "{a}"
+    );
+    assert!(
+        a.contains(&format!(
+            "Bare: <a href=\"{SITE_URL}/blog/post-c/\">Title of post-c</a>."
+        )),
+        "{a}"
+    );
+    for text in ["the draft", "the gone one", "the missing one"] {
+        assert!(a.contains(text), "{text}: {a}");
+    }
+    for slug in ["draft-post", "gone-post", "missing-post"] {
+        assert!(!a.contains(slug), "{slug}: {a}");
+    }
+    // Hugo read the front matter: the taxonomies have pages.
+    let files = walk(&public);
+    for page in [
+        "categories/engineering/index.html",
+        "categories/news/index.html",
+        "tags/rust/index.html",
+        "tags/hugo/index.html",
+    ] {
+        assert!(files.contains(page), "{page}: {files:?}");
+    }
+
+    // Unpublish B: the second export removes its file, the build its page, and no link to it
+    // is left.
+    unpublish(&app, &p, &b).await;
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.removed, vec!["post-b.html"]);
+    assert_eq!(report.hugo, Some(HugoSite::Allowed { file: config }));
+    run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
+    assert_eq!(
+        built_posts(&public),
+        BTreeSet::from(["post-a".into(), "post-c".into()])
+    );
+    assert_eq!(built_posts(&public).len(), total(&client).await);
+    assert!(check_links(&public) >= 3);
+    let a = std::fs::read_to_string(public.join("blog/post-a/index.html")).unwrap();
+    assert!(!a.contains("/blog/post-b/"), "{a}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[tokio::test]
+async fn a_fresh_hugo_site_without_configure_hugo_stops_with_the_lines_to_add_and_writes_nothing() {
+    let Some(hugo) = hugo() else { return };
+    let app = spawn_app().await;
+    let (p, _) = seed(&app).await;
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let root = tempdir("hugo-fresh");
+    let site = new_hugo_site(&hugo, &root).await;
+    let config = site.join("hugo.toml");
+    let fresh_config = std::fs::read_to_string(&config).unwrap();
+    let before = walk(&site);
+
+    let options = ExportOptions::new(site.join("content/blog"), Format::Hugo)
+        .state_dir(site.join(".blogread"));
+    let err = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap_err();
+    let ExportError::HugoConfig(HugoConfigError::Missing { file, lines, .. }) = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(file, &config);
+    assert_eq!(lines, "[security]\nallowContent = ['! ^text/org$']");
+    let message = err.to_string();
+    assert!(
+        message.contains(&config.display().to_string())
+            && message.contains(lines.as_str())
+            && message.contains("--configure-hugo"),
+        "{message}"
+    );
+    assert_eq!(walk(&site), before, "nothing written");
+    assert!(!site.join("content/blog").exists() && !site.join(".blogread").exists());
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), fresh_config);
+
+    // The lines, added as printed, are what Hugo needs.
+    std::fs::write(&config, format!("{fresh_config}{lines}\n")).unwrap();
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.blogs, 3);
+    run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
+    assert_eq!(
+        built_posts(&site.join("public")).len(),
+        total(&client).await
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[tokio::test]
+async fn the_html_export_has_every_published_post_and_no_broken_internal_link() {
+    let app = spawn_app().await;
+    let (p, b) = seed(&app).await;
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let site = tempdir("html-build");
+    let public = site.join("public");
+    let options =
+        ExportOptions::new(public.join("blog"), Format::Html).state_dir(site.join(".blogread"));
+
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.hugo, None);
+    assert_eq!(built_posts(&public).len(), total(&client).await);
+    assert_eq!(
+        built_posts(&public),
+        BTreeSet::from(["post-a".into(), "post-b".into(), "post-c".into()])
+    );
+    let internal = check_links(&public);
+    assert!(internal >= 6, "links were checked: {internal}");
+    let a = std::fs::read_to_string(public.join("blog/post-a/index.html")).unwrap();
+    for text in ["the draft", "the gone one", "the missing one"] {
+        assert!(a.contains(text), "{text}: {a}");
+    }
+
+    unpublish(&app, &p, &b).await;
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.removed, vec!["post-b/index.html"]);
+    assert_eq!(
+        built_posts(&public),
+        BTreeSet::from(["post-a".into(), "post-c".into()])
+    );
+    assert_eq!(built_posts(&public).len(), total(&client).await);
+    check_links(&public);
+    std::fs::remove_dir_all(&site).unwrap();
+}
