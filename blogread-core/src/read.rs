@@ -315,6 +315,7 @@ mod tests {
             id: crate::domain::ProjectId::generate(),
             site_url: None,
             content_version: 7,
+            next_go_live: None,
         };
         assert_eq!(
             etag("a", &project, &["sitemap"]),

@@ -78,7 +78,8 @@ pub async fn run(
 /// accepting, lets in-flight requests finish (up to [`Limits::shutdown_grace`]), waits for
 /// deploy hook firings in flight (at least the notifier's time-out plus 2 s), closes the store
 /// and returns. At start it attempts the firings that writes recorded before the last stop and
-/// nobody attempted.
+/// nobody attempted. While it serves, the scheduler publishes scheduled blogs at their time
+/// (at once for those whose time passed while no server ran) and fires the deploy hook.
 pub async fn run_with_limits(
     listener: tokio::net::TcpListener,
     service: Service,
@@ -92,7 +93,10 @@ pub async fn run_with_limits(
             tracing::error!(error = %crate::error::error_chain(&err), "could not resume recorded deploy hook firings");
         }
     });
+    let scheduling = service.clone();
+    let scheduler = tokio::spawn(async move { scheduling.run_scheduler().await });
     let served = serve::serve(listener, app(service.clone()), limits, shutdown).await;
+    scheduler.abort();
     service.stop().await;
     served
 }

@@ -19,6 +19,8 @@ mod management;
 mod ops;
 #[path = "e2e/public.rs"]
 mod public;
+#[path = "e2e/schedule.rs"]
+mod schedule;
 #[path = "e2e/site_build.rs"]
 mod site_build;
 

@@ -43,6 +43,8 @@ pub enum BlogStatus {
     Published,
     /// Was published, then taken down.
     Unpublished,
+    /// Published with a future `published_at`: its snapshot goes live at that time.
+    Scheduled,
 }
 
 impl BlogStatus {
@@ -52,6 +54,7 @@ impl BlogStatus {
             BlogStatus::Draft => "draft",
             BlogStatus::Published => "published",
             BlogStatus::Unpublished => "unpublished",
+            BlogStatus::Scheduled => "scheduled",
         }
     }
 }
@@ -70,9 +73,10 @@ impl FromStr for BlogStatus {
             "draft" => Ok(BlogStatus::Draft),
             "published" => Ok(BlogStatus::Published),
             "unpublished" => Ok(BlogStatus::Unpublished),
+            "scheduled" => Ok(BlogStatus::Scheduled),
             _ => Err(FieldError::new(
                 "status",
-                "must be one of draft, published, unpublished",
+                "must be one of draft, published, unpublished, scheduled",
             )),
         }
     }
@@ -395,6 +399,10 @@ pub enum BlogState {
         /// When it was first published.
         published_at: Timestamp,
     },
+    /// Waiting to go live: the snapshot taken when it was scheduled, whose `published_at` is
+    /// the go-live time. Public reads see it from that time on (see
+    /// [`BlogState::is_due`]); until then nothing public shows it.
+    Scheduled(Box<PublishedSnapshot>),
 }
 
 impl BlogState {
@@ -404,14 +412,16 @@ impl BlogState {
             BlogState::Draft => BlogStatus::Draft,
             BlogState::Published(_) => BlogStatus::Published,
             BlogState::Unpublished { .. } => BlogStatus::Unpublished,
+            BlogState::Scheduled(_) => BlogStatus::Scheduled,
         }
     }
 
-    /// The first publication time, if the blog was ever published.
+    /// The first publication time, if the blog was ever published (the go-live time, when
+    /// scheduled).
     pub fn published_at(&self) -> Option<Timestamp> {
         match self {
             BlogState::Draft => None,
-            BlogState::Published(s) => Some(s.published_at),
+            BlogState::Published(s) | BlogState::Scheduled(s) => Some(s.published_at),
             BlogState::Unpublished { published_at } => Some(*published_at),
         }
     }
@@ -422,6 +432,20 @@ impl BlogState {
             BlogState::Published(s) => Some(s.as_ref()),
             _ => None,
         }
+    }
+
+    /// The snapshot the blog holds: published, or scheduled to go live.
+    pub fn held_snapshot(&self) -> Option<&PublishedSnapshot> {
+        match self {
+            BlogState::Published(s) | BlogState::Scheduled(s) => Some(s.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// Whether the blog is scheduled and its go-live time has come at `now`: from then on it
+    /// is public, whether or not anything has recorded it as published yet.
+    pub fn is_due(&self, now: Timestamp) -> bool {
+        matches!(self, BlogState::Scheduled(s) if s.published_at <= now)
     }
 }
 
@@ -448,7 +472,7 @@ impl Blog {
     pub fn slugs(&self) -> impl Iterator<Item = &Slug> {
         let published = self
             .state
-            .snapshot()
+            .held_snapshot()
             .map(|s| s.fields.slug())
             .filter(|s| *s != self.working.slug());
         std::iter::once(self.working.slug()).chain(published)

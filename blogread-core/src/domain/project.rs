@@ -139,6 +139,10 @@ pub struct PublicProject {
     /// A counter bumped in the same transaction as every write that changes what the public
     /// API returns for this project; the ETag is derived from it.
     pub content_version: u64,
+    /// The earliest go-live time of the project's scheduled blogs, if any: once the clock
+    /// reaches it, the read records the go-live before it answers (see
+    /// [`crate::Service::go_live_due`]).
+    pub next_go_live: Option<Timestamp>,
 }
 
 /// A stored public key (retrievable, so that Reveal can show it).

@@ -113,7 +113,10 @@ impl Service {
         .await
     }
 
-    /// Publishes or re-syncs (agent or admin): fires `published` or `updated`.
+    /// Publishes or re-syncs (agent or admin): fires `published` or `updated`. With a
+    /// `published_at` later than now (from draft, unpublished or scheduled) it schedules
+    /// instead: nothing public changes until that time, when the post goes live and the hook
+    /// fires `published` (see [`Service::run_scheduler`]).
     pub async fn publish_blog(
         &self,
         caller: &Caller,
@@ -124,10 +127,34 @@ impl Service {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
         let now = self.now();
+        let written = self
+            .write_blog(
+                project,
+                id,
+                Box::new(move |b| lifecycle::publish(b, published_at, now)),
+            )
+            .await?;
+        if written.blog.status == BlogStatus::Scheduled {
+            self.schedule_changed();
+        }
+        Ok(written)
+    }
+
+    /// Returns a scheduled blog to draft (agent or admin); 409 unless scheduled (a blog whose
+    /// go-live has passed is published). Never fires the hook.
+    pub async fn unschedule_blog(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: BlogId,
+    ) -> Result<BlogWrite> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        let now = self.now();
         self.write_blog(
             project,
             id,
-            Box::new(move |b| lifecycle::publish(b, published_at, now)),
+            Box::new(move |b| lifecycle::unschedule(b, now)),
         )
         .await
     }
@@ -155,6 +182,8 @@ impl Service {
     ) -> Result<Option<Trigger>> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
+        // A scheduled blog whose time has come is public: its deletion is a visible change.
+        self.go_live_due(Some(project)).await?;
         let blog = self.store.delete_blog(project, id).await?;
         let event = lifecycle::deletion_event(&blog);
         if event.is_some() {

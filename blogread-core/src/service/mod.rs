@@ -8,10 +8,12 @@ mod hooks;
 mod keys;
 mod projects;
 mod public;
+mod schedule;
 
 pub use blogs::{BlogWrite, ManagedBlogList};
 pub use keys::{AgentKeyView, IssuedAdminToken, IssuedAgentKey, PublicKeyView};
 pub use projects::ProjectUpdate;
+pub use schedule::SCHEDULER_MAX_SLEEP;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,6 +40,8 @@ pub struct Service {
     responses: ResponseCache,
     /// The store's ETag epoch, read once.
     etag_epoch: Arc<tokio::sync::OnceCell<String>>,
+    /// Wakes the scheduler when this service schedules a blog.
+    scheduler_wake: Arc<tokio::sync::Notify>,
 }
 
 impl Service {
@@ -55,6 +59,7 @@ impl Service {
             firings: Firings::default(),
             responses: ResponseCache::default(),
             etag_epoch: Arc::default(),
+            scheduler_wake: Arc::default(),
         }
     }
 
@@ -82,6 +87,10 @@ impl Service {
 
     pub(crate) fn firings(&self) -> &Firings {
         &self.firings
+    }
+
+    pub(crate) fn scheduler_wake(&self) -> &tokio::sync::Notify {
+        &self.scheduler_wake
     }
 
     /// Waits until no deploy hook firing is in flight, at most `timeout` (a server drains

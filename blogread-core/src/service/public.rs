@@ -28,9 +28,18 @@ struct ListPlan {
 
 impl Service {
     /// The project a public request's key belongs to: the one indexed look-up every public
-    /// read starts with (401 for a missing, malformed, rotated or revoked key).
+    /// read starts with (401 for a missing, malformed, rotated or revoked key). When one of
+    /// the project's scheduled blogs has reached its go-live time, the go-live is recorded
+    /// first (see `service/schedule.rs`), so that every answer, and its ETag, includes it.
     pub async fn public_project(&self, caller: &Caller) -> Result<PublicProject> {
-        authenticate_public(self.store(), caller).await
+        let project = authenticate_public(self.store(), caller).await?;
+        match project.next_go_live {
+            Some(next) if next <= self.now() => {
+                self.go_live_due(Some(project.id)).await?;
+                authenticate_public(self.store(), caller).await
+            }
+            _ => Ok(project),
+        }
     }
 
     async fn plan_list(
@@ -38,7 +47,7 @@ impl Service {
         caller: &Caller,
         request: impl Into<ListRequest>,
     ) -> Result<ListPlan> {
-        let project = authenticate_public(self.store(), caller).await?;
+        let project = self.public_project(caller).await?;
         let params = request.into().into_params()?;
         let category = params.category.as_deref().map(category_key);
         let limit = params.limit.to_string();
@@ -136,7 +145,7 @@ impl Service {
         slug: &str,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Bytes>> {
-        let project = authenticate_public(self.store(), caller).await?;
+        let project = self.public_project(caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
         self.conditional(
             &etag,
@@ -163,7 +172,7 @@ impl Service {
         caller: &Caller,
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Bytes>> {
-        let project = authenticate_public(self.store(), caller).await?;
+        let project = self.public_project(caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
         self.conditional(&etag, if_none_match, None, self.compute_sitemap(&project))
             .await

@@ -257,6 +257,12 @@ impl Store for MemoryStore {
                 id: p.id,
                 site_url: p.site_url.as_ref().map(|u| u.as_str().to_owned()),
                 content_version: e.content_version,
+                next_go_live: inner
+                    .blogs
+                    .values()
+                    .filter(|b| b.project_id == p.id && b.state.status() == BlogStatus::Scheduled)
+                    .filter_map(|b| b.state.published_at())
+                    .min(),
             })
         }))
     }
@@ -458,6 +464,32 @@ impl Store for MemoryStore {
                 SitemapEntry::new(s.fields.slug().to_string(), s.published_at, s.updated_at)
             })
             .collect())
+    }
+
+    async fn due_scheduled(
+        &self,
+        project: Option<ProjectId>,
+        now: Timestamp,
+    ) -> Result<Vec<(ProjectId, BlogId)>> {
+        let inner = self.read();
+        let mut due: Vec<(Timestamp, ProjectId, BlogId)> = inner
+            .blogs
+            .values()
+            .filter(|b| project.is_none_or(|p| b.project_id == p) && b.state.is_due(now))
+            .filter_map(|b| Some((b.state.published_at()?, b.project_id, b.id)))
+            .collect();
+        due.sort();
+        Ok(due.into_iter().map(|(_, p, b)| (p, b)).collect())
+    }
+
+    async fn next_go_live(&self) -> Result<Option<Timestamp>> {
+        Ok(self
+            .read()
+            .blogs
+            .values()
+            .filter(|b| b.state.status() == BlogStatus::Scheduled)
+            .filter_map(|b| b.state.published_at())
+            .min())
     }
 
     async fn published_titles(

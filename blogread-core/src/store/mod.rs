@@ -230,6 +230,17 @@ pub trait Store: Send + Sync + 'static {
         id: BlogId,
         change: BlogChange,
     ) -> Result<(Blog, Option<Trigger>)>;
+    /// The scheduled blogs whose go-live time is at or before `now`, of `project` or of every
+    /// project, oldest go-live first: the go-lives not recorded yet (see
+    /// [`crate::lifecycle::go_live`], applied to each with [`Store::update_blog`]).
+    async fn due_scheduled(
+        &self,
+        project: Option<ProjectId>,
+        now: Timestamp,
+    ) -> Result<Vec<(ProjectId, BlogId)>>;
+    /// The earliest go-live time of every project's scheduled blogs, if any: when the
+    /// scheduler wakes next.
+    async fn next_go_live(&self) -> Result<Option<Timestamp>>;
     /// Deletes a blog and returns it as it was (`NotFound` when absent). Deleting a published
     /// blog bumps the content version in the same transaction.
     async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog>;

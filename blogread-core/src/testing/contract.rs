@@ -1171,6 +1171,203 @@ pub async fn recorded_firings_are_claimed_once_and_only_with_a_hook(store: Arc<d
     );
 }
 
+/// A post published with a future time is scheduled: no public path shows it (list, total,
+/// single, sitemap, link resolution) until the clock reaches its time; the first read after
+/// that shows it everywhere, with an ETag no earlier answer had, and records the go-live.
+pub async fn scheduled_posts_are_public_from_their_time_on_every_read_path(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some("https://www.example.com")).await;
+    f.published("linker", "Linker", "<p>[INTERNAL:later]</p>")
+        .await;
+    let draft = f.draft("later", "Later", "<p>soon</p>").await;
+    let scheduled = f.publish(&draft, Some("2026-01-01T01:00:00Z")).await;
+    assert_eq!(scheduled.status, BlogStatus::Scheduled);
+
+    let page = list(&f, RawListParams::default()).await;
+    assert_eq!((slugs(&page), page.total), (vec!["linker"], 1));
+    assert!(matches!(
+        f.service.get_blog(&f.key(), "later", None).await,
+        Err(Error::NotFound(_))
+    ));
+    let sitemap = fresh(f.service.sitemap(&f.key(), None).await.unwrap());
+    assert_eq!(sitemap.blogs.len(), 1);
+    let linker = fresh(f.service.get_blog(&f.key(), "linker", None).await.unwrap());
+    assert!(
+        !linker.content.contains("/blog/later/"),
+        "no link to a post before its time: {}",
+        linker.content
+    );
+    let etag_before = etag_of_list(&f).await;
+
+    f.clock
+        .set(Timestamp::parse("2026-01-01T01:00:01Z").unwrap());
+    let after = f
+        .service
+        .list_blogs_json(&f.key(), RawListParams::default(), Some(&etag_before))
+        .await
+        .unwrap();
+    assert!(
+        after.into_value().is_some(),
+        "never a 304 for an answer a go-live changed"
+    );
+    assert_ne!(etag_of_list(&f).await, etag_before);
+    let page = list(&f, RawListParams::default()).await;
+    assert_eq!((slugs(&page), page.total), (vec!["later", "linker"], 2));
+    let single = fresh(f.service.get_blog(&f.key(), "later", None).await.unwrap());
+    assert_eq!(
+        single.published_at,
+        Timestamp::parse("2026-01-01T01:00:00Z").unwrap()
+    );
+    assert_eq!(
+        fresh(f.service.sitemap(&f.key(), None).await.unwrap())
+            .blogs
+            .len(),
+        2
+    );
+    let linker = fresh(f.service.get_blog(&f.key(), "linker", None).await.unwrap());
+    assert!(
+        linker
+            .content
+            .contains("https://www.example.com/blog/later/"),
+        "{}",
+        linker.content
+    );
+    let managed = f
+        .service
+        .blog(&f.admin, f.project, blog_id(&draft))
+        .await
+        .unwrap();
+    assert_eq!(
+        managed.status,
+        BlogStatus::Published,
+        "the read recorded the go-live"
+    );
+}
+
+async fn etag_of_list(f: &Fixture) -> String {
+    f.service
+        .list_blogs_json(&f.key(), RawListParams::default(), None)
+        .await
+        .unwrap()
+        .etag()
+        .to_owned()
+}
+
+/// The store reports what is due and the next go-live; applying a go-live to the same post
+/// from two writers at once publishes it once, with one recorded firing.
+pub async fn a_go_live_is_applied_once_with_one_firing(store: Arc<dyn Store>) {
+    let f = Fixture::new(store.clone(), None).await;
+    store
+        .set_deploy_hook(f.project, Some("https://hooks.example.com/build"))
+        .await
+        .unwrap();
+    let first = f.draft("first", "First", "").await;
+    let second = f.draft("second", "Second", "").await;
+    f.publish(&second, Some("2026-01-03T00:00:00Z")).await;
+    f.publish(&first, Some("2026-01-02T00:00:00Z")).await;
+    let t = |s: &str| Timestamp::parse(s).unwrap();
+    assert_eq!(
+        store.next_go_live().await.unwrap(),
+        Some(t("2026-01-02T00:00:00Z"))
+    );
+    assert!(
+        store
+            .due_scheduled(None, t("2026-01-01T23:59:59Z"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .claim_firings(None, t("2026-01-01T00:00:00Z"))
+            .await
+            .unwrap()
+            .is_empty(),
+        "scheduling fires nothing"
+    );
+    let now = t("2026-01-02T00:00:00Z");
+    let due = store.due_scheduled(Some(f.project), now).await.unwrap();
+    assert_eq!(due, vec![(f.project, blog_id(&first))]);
+    let go_live =
+        || -> crate::store::BlogChange { Box::new(move |b| crate::lifecycle::go_live(b, now)) };
+    let (a, b) = tokio::join!(
+        store.update_blog(f.project, blog_id(&first), go_live()),
+        store.update_blog(f.project, blog_id(&first), go_live())
+    );
+    let events: Vec<_> = [a.unwrap().1, b.unwrap().1].into_iter().flatten().collect();
+    assert_eq!(events, vec![Trigger::Published], "published once");
+    let firings = store.claim_firings(None, now).await.unwrap();
+    assert_eq!(firings.len(), 1, "{firings:?}");
+    assert_eq!(
+        (firings[0].trigger, firings[0].slug.as_str()),
+        (Trigger::Published, "first")
+    );
+    assert!(store.due_scheduled(None, now).await.unwrap().is_empty());
+    assert_eq!(
+        store.next_go_live().await.unwrap(),
+        Some(t("2026-01-03T00:00:00Z"))
+    );
+    let page = list(&f, RawListParams::default()).await;
+    assert_eq!(slugs(&page), vec!["first"]);
+}
+
+/// A scheduled post holds its slug like a published one; unscheduling returns it to draft and
+/// frees the scheduled slug; management lists filter on `scheduled`.
+pub async fn unschedule_returns_to_draft_and_frees_the_scheduled_slug(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let post = f.draft("launch", "Launch", "").await;
+    f.publish(&post, Some("2026-02-01T00:00:00Z")).await;
+    f.service
+        .edit_blog(
+            &f.admin,
+            f.project,
+            blog_id(&post),
+            BlogPatch {
+                slug: Some("launch-day".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let taken = f
+        .service
+        .create_blog(
+            &f.admin,
+            f.project,
+            NewBlog {
+                title: "Other".into(),
+                slug: "launch".into(),
+                ..Default::default()
+            },
+        )
+        .await;
+    assert!(matches!(taken, Err(Error::Conflict(_))), "{taken:?}");
+    let scheduled = f
+        .service
+        .blogs(
+            &f.admin,
+            f.project,
+            Some(BlogStatus::Scheduled),
+            RawListParams::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(scheduled.total, 1);
+    let back = f
+        .service
+        .unschedule_blog(&f.admin, f.project, blog_id(&post))
+        .await
+        .unwrap();
+    assert_eq!((back.blog.status, back.event), (BlogStatus::Draft, None));
+    assert_eq!(back.blog.published_at, None);
+    f.draft("launch", "Other", "").await;
+    assert!(matches!(
+        f.service
+            .unschedule_blog(&f.admin, f.project, blog_id(&post))
+            .await,
+        Err(Error::Conflict(_))
+    ));
+}
+
 /// Expands to one `#[tokio::test]` per contract case, each on a fresh store built by the
 /// given async expression (which may `return` early to skip, e.g. when no PostgreSQL is set).
 ///
@@ -1212,6 +1409,9 @@ macro_rules! store_contract_tests {
             concurrent_updates_of_different_project_fields_both_apply,
             recorded_firings_are_claimed_once_and_only_with_a_hook,
             projects_are_listed_oldest_first_and_found_by_name,
+            scheduled_posts_are_public_from_their_time_on_every_read_path,
+            a_go_live_is_applied_once_with_one_firing,
+            unschedule_returns_to_draft_and_frees_the_scheduled_slug,
         );
     };
     ($make:expr) => {

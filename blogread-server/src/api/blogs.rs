@@ -30,6 +30,9 @@ pub enum BlogStatus {
     Published,
     /// Was published, then taken down.
     Unpublished,
+    /// Published with a future `published_at`: public from that time on, when the deploy
+    /// hook fires.
+    Scheduled,
 }
 
 impl From<domain::BlogStatus> for BlogStatus {
@@ -38,6 +41,7 @@ impl From<domain::BlogStatus> for BlogStatus {
             domain::BlogStatus::Draft => Self::Draft,
             domain::BlogStatus::Published => Self::Published,
             domain::BlogStatus::Unpublished => Self::Unpublished,
+            domain::BlogStatus::Scheduled => Self::Scheduled,
         }
     }
 }
@@ -223,9 +227,11 @@ pub struct UpdateBlog {
 /// Options of a publish. The body may be left out.
 #[derive(Debug, Clone, Object, Deserialize)]
 pub struct PublishBlog {
-    /// For imports: the original publication time (RFC 3339; an offset is converted to UTC,
-    /// fractions of a second are dropped). Only used on the first publish; a time in the
-    /// future is 422.
+    /// RFC 3339 (an offset is converted to UTC, fractions of a second are dropped). A time
+    /// in the past imports the original publication time (first publish only). A time in the
+    /// future schedules the blog (from draft, unpublished or scheduled): the snapshot is
+    /// taken now and becomes public at that time, when the deploy hook fires. A re-sync of a
+    /// published blog ignores it.
     #[serde(default)]
     pub published_at: Option<DateTime>,
 }
@@ -237,7 +243,7 @@ fn status_filter(raw: Option<&str>) -> Result<Option<domain::BlogStatus>, ApiErr
             ApiError::new(
                 StatusCode::BAD_REQUEST,
                 format!(
-                    "status must be one of draft, published, unpublished (got `{}`)",
+                    "status must be one of draft, published, unpublished, scheduled (got `{}`)",
                     s.chars().take(40).collect::<String>()
                 ),
             )
@@ -394,7 +400,9 @@ impl BlogsApi {
     /// Publish or re-sync a blog
     ///
     /// From draft or unpublished: the working copy becomes the published snapshot. From
-    /// published: the working copy replaces the snapshot. Fires the deploy hook.
+    /// published: the working copy replaces the snapshot. Fires the deploy hook. With a
+    /// future `published_at`: schedules (status `scheduled`, nothing public changes, nothing
+    /// fires until that time).
     #[oai(
         path = "/:project_id/blogs/:blog_id/publish",
         method = "post",
@@ -442,6 +450,34 @@ impl BlogsApi {
             let w = self
                 .service
                 .unpublish_blog(auth.caller(), project, blog)
+                .await?;
+            Ok(ok(w))
+        })
+        .await
+    }
+
+    /// Unschedule a blog
+    ///
+    /// Only from scheduled (else 409; a blog whose time has come is published): back to
+    /// draft, the scheduled snapshot dropped. Nothing public changes; never fires.
+    #[oai(
+        path = "/:project_id/blogs/:blog_id/unschedule",
+        method = "post",
+        operation_id = "unschedule_blog"
+    )]
+    async fn unschedule_blog(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        /// Blog id (a UUID).
+        blog_id: Path<PathId>,
+    ) -> Reply<Ok200<ManagedBlog>, error::ProjectConflict> {
+        reply(async {
+            let (project, blog) = ids(&project_id, &blog_id)?;
+            let w = self
+                .service
+                .unschedule_blog(auth.caller(), project, blog)
                 .await?;
             Ok(ok(w))
         })

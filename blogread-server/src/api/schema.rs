@@ -276,7 +276,12 @@ impl ParamDoc for StatusDoc {
     const NAME: &'static str = "blog_status_filter";
     fn schema() -> MetaSchema {
         MetaSchema {
-            enum_items: vec!["draft".into(), "published".into(), "unpublished".into()],
+            enum_items: vec![
+                "draft".into(),
+                "published".into(),
+                "unpublished".into(),
+                "scheduled".into(),
+            ],
             ..MetaSchema::new("string")
         }
     }

@@ -133,7 +133,9 @@ impl KeyBatcher {
         hashes.sort_unstable();
         hashes.dedup();
         let rows: Vec<KeyRow> = sqlx::query_as(
-            "SELECT k.key_hash, p.id, p.site_url, p.content_version \
+            "SELECT k.key_hash, p.id, p.site_url, p.content_version, \
+             (SELECT MIN(b.published_at) FROM blogs b \
+              WHERE b.project_id = p.id AND b.status = 'scheduled') AS next_go_live \
              FROM public_keys k JOIN projects p ON p.id = k.project_id \
              WHERE k.key_hash = ANY($1)",
         )

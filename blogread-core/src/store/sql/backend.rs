@@ -136,6 +136,18 @@ where
         self.sql().update_blog(project, id, change).await
     }
 
+    async fn due_scheduled(
+        &self,
+        project: Option<ProjectId>,
+        now: Timestamp,
+    ) -> Result<Vec<(ProjectId, BlogId)>> {
+        self.sql().due_scheduled(project, now).await
+    }
+
+    async fn next_go_live(&self) -> Result<Option<Timestamp>> {
+        self.sql().next_go_live().await
+    }
+
     async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog> {
         self.sql().delete_blog(project, id).await
     }

@@ -187,6 +187,15 @@ pub(crate) const MANAGED_PAGE: &str = "SELECT id, status, created_at, updated_at
 pub(crate) const MANAGED_COUNT: &str =
     "SELECT COUNT(*) FROM blogs WHERE project_id = $1 AND ($2 IS NULL OR status = $2)";
 
+/// The scheduled blogs of project `$1` (NULL: of every project) due at `$2`, oldest go-live
+/// first (`DueRow`).
+pub(crate) const DUE_SCHEDULED: &str = "SELECT project_id, id FROM blogs \
+     WHERE status = 'scheduled' AND published_at <= $2 AND ($1 IS NULL OR project_id = $1) \
+     ORDER BY published_at, id";
+/// The earliest go-live of every scheduled blog.
+pub(crate) const NEXT_GO_LIVE: &str =
+    "SELECT MIN(published_at) FROM blogs WHERE status = 'scheduled'";
+
 // ---- blogs: public reads ----
 
 /// A page of published blogs (`$1` project, `$2` limit, `$3` offset) with the total.

@@ -112,6 +112,23 @@ fn parse_list(what: &'static str, json: &str) -> Result<Vec<String>> {
     serde_json::from_str(json).map_err(|e| corrupt(what, e))
 }
 
+/// A scheduled blog due to go live.
+#[derive(Debug, FromRow)]
+pub(crate) struct DueRow {
+    project_id: DbId,
+    id: DbId,
+}
+
+impl DueRow {
+    /// The blog's project and id.
+    pub(crate) fn into_ids(self) -> (ProjectId, BlogId) {
+        (
+            ProjectId::from_uuid(self.project_id.0),
+            BlogId::from_uuid(self.id.0),
+        )
+    }
+}
+
 /// A row of `pending_firings`.
 #[derive(Debug, FromRow)]
 pub(crate) struct FiringRow {
@@ -239,7 +256,7 @@ impl BlogRow {
                     required(self.published_at, "published_at")?,
                 )?,
             },
-            "published" => {
+            "published" | "scheduled" => {
                 let fields = BlogFields::from_stored(
                     required(self.pub_title, "pub_title")?,
                     required(self.pub_slug, "pub_slug")?,
@@ -255,7 +272,7 @@ impl BlogRow {
                     parse_list("pub_tags", &required(self.pub_tags, "pub_tags")?)?,
                 )
                 .map_err(|e| corrupt("published snapshot", e))?;
-                BlogState::Published(Box::new(PublishedSnapshot {
+                let snapshot = Box::new(PublishedSnapshot {
                     fields,
                     published_at: timestamp(
                         "published_at",
@@ -265,7 +282,12 @@ impl BlogRow {
                         "published_updated_at",
                         required(self.published_updated_at, "published_updated_at")?,
                     )?,
-                }))
+                });
+                if self.status == "published" {
+                    BlogState::Published(snapshot)
+                } else {
+                    BlogState::Scheduled(snapshot)
+                }
             }
             other => return Err(corrupt("blog status", other)),
         };
@@ -314,7 +336,7 @@ impl<'a> BlogValues<'a> {
     /// The values of `blog`.
     pub(crate) fn of(blog: &'a Blog) -> Self {
         let w = &blog.working;
-        let s = blog.state.snapshot().map(|s| &s.fields);
+        let s = blog.state.held_snapshot().map(|s| &s.fields);
         BlogValues {
             id: blog.id.into(),
             project_id: blog.project_id.into(),
@@ -322,7 +344,10 @@ impl<'a> BlogValues<'a> {
             created_at: blog.created_at.unix_seconds(),
             updated_at: blog.updated_at.unix_seconds(),
             published_at: blog.state.published_at().map(|t| t.unix_seconds()),
-            published_updated_at: blog.state.snapshot().map(|s| s.updated_at.unix_seconds()),
+            published_updated_at: blog
+                .state
+                .held_snapshot()
+                .map(|s| s.updated_at.unix_seconds()),
             pub_title: s.map(BlogFields::title),
             pub_slug: s.map(|f| f.slug().as_str()),
             pub_excerpt: s.map(BlogFields::excerpt),
@@ -467,17 +492,24 @@ pub(crate) struct PublicProjectRow {
     id: DbId,
     site_url: Option<String>,
     content_version: i64,
+    next_go_live: Option<i64>,
 }
 
 impl PublicProjectRow {
     /// The row as read by a binding other than sqlx (SQLite's key check reads it with
     /// rusqlite).
     #[cfg(feature = "sqlite")]
-    pub(crate) fn new(id: uuid::Uuid, site_url: Option<String>, content_version: i64) -> Self {
+    pub(crate) fn new(
+        id: uuid::Uuid,
+        site_url: Option<String>,
+        content_version: i64,
+        next_go_live: Option<i64>,
+    ) -> Self {
         Self {
             id: DbId(id),
             site_url,
             content_version,
+            next_go_live,
         }
     }
 
@@ -487,6 +519,9 @@ impl PublicProjectRow {
             site_url: self.site_url,
             // Only ever incremented from 0.
             content_version: u64::try_from(self.content_version).unwrap_or_default(),
+            // Written from a Timestamp, so always one (a corrupt value is left to the
+            // scheduler's full read, which reports it).
+            next_go_live: self.next_go_live.and_then(Timestamp::from_unix_seconds),
         }
     }
 }

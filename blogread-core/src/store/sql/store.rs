@@ -15,8 +15,8 @@ use super::dialect::SqlDialect;
 use super::errors::{storage, write_error};
 use super::queries::{self, bind_blog, count, sql_count};
 use super::rows::{
-    AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, DbId, DeliveryRow, Derived, FiringRow,
-    ManagedRow, ProjectRow, PublicKeyRow, PublishedRow,
+    AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, DbId, DeliveryRow, Derived, DueRow, FiringRow,
+    ManagedRow, ProjectRow, PublicKeyRow, PublishedRow, timestamp,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
@@ -570,6 +570,28 @@ where
         }
         .await;
         tx.finish(result).await
+    }
+
+    async fn due_scheduled(
+        &self,
+        project: Option<ProjectId>,
+        now: Timestamp,
+    ) -> Result<Vec<(ProjectId, BlogId)>> {
+        let rows: Vec<DueRow> = sqlx::query_as(queries::DUE_SCHEDULED)
+            .bind(project.map(DbId::from))
+            .bind(now.unix_seconds())
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        Ok(rows.into_iter().map(DueRow::into_ids).collect())
+    }
+
+    async fn next_go_live(&self) -> Result<Option<Timestamp>> {
+        let next: Option<i64> = sqlx::query_scalar(queries::NEXT_GO_LIVE)
+            .fetch_one(&self.read)
+            .await
+            .map_err(storage)?;
+        next.map(|t| timestamp("next go-live", t)).transpose()
     }
 
     async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog> {

@@ -25,7 +25,10 @@ use crate::domain::PublicProject;
 use crate::store::sql::PublicProjectRow;
 
 /// The statement, here and in the sqlx fallback (`$1` is SQLite's first parameter for both).
-pub(super) const QUERY: &str = "SELECT p.id, p.site_url, p.content_version \
+pub(super) const QUERY: &str = "SELECT p.id, p.site_url, p.content_version, \
+                                (SELECT MIN(b.published_at) FROM blogs b \
+                                 WHERE b.project_id = p.id AND b.status = 'scheduled') \
+                                AS next_go_live \
                                 FROM public_keys k JOIN projects p ON p.id = k.project_id \
                                 WHERE k.key_hash = $1";
 
@@ -105,16 +108,17 @@ fn query(conn: &Connection, key_hash: &str) -> Option<Option<PublicProject>> {
                 row.get::<_, String>(0)?,
                 row.get::<_, Option<String>>(1)?,
                 row.get::<_, i64>(2)?,
+                row.get::<_, Option<i64>>(3)?,
             ))
         })
         .optional()
         .ok()?;
     match row {
         None => Some(None),
-        Some((id, site_url, content_version)) => {
+        Some((id, site_url, content_version, next_go_live)) => {
             let id = uuid::Uuid::parse_str(&id).ok()?;
             Some(Some(
-                PublicProjectRow::new(id, site_url, content_version).into_public(),
+                PublicProjectRow::new(id, site_url, content_version, next_go_live).into_public(),
             ))
         }
     }
