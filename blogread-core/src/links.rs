@@ -344,10 +344,10 @@ fn rewrite_attributes(el: &mut Element<'_, '_>, body: &str, ctx: &LinkContext) {
         return;
     }
     let attributes = el.attributes();
-    let mut seen: HashSet<String> = HashSet::with_capacity(attributes.len());
+    let mut seen: HashSet<Cow<'_, str>> = HashSet::with_capacity(attributes.len());
     let mut changes: Vec<AttributeChange> = Vec::new();
     for (index, attr) in attributes.iter().enumerate() {
-        let name = attr.name();
+        let name = attribute_key(attr, body);
         // An attribute without a source location was already rewritten (by `rewrite_anchor`,
         // which runs first, for an `<a>`'s `href`): its value is no longer the author's, and a
         // placeholder in it was formed by a removal (`[[INTERNAL:x]INTERNAL:y]`). Resolving
@@ -375,6 +375,25 @@ fn rewrite_attributes(el: &mut Element<'_, '_>, body: &str, ctx: &LinkContext) {
     if let Some(tag) = start_tag_with_changes(el, body, &changes) {
         el.start_tag().replace(&tag, ContentType::Html);
     }
+}
+
+/// An attribute's name as written, ASCII-lower-cased (borrowed from the body unless it has
+/// capitals), which is how `lol_html` matches names; for an attribute a handler wrote, its
+/// name as `lol_html` reports it. (`Attribute::name` would copy every name, and drops a
+/// leading U+FEFF, so that `\u{feff}alt` would count as a duplicate of `alt`.)
+fn attribute_key<'b>(attr: &Attribute<'_>, body: &'b str) -> Cow<'b, str> {
+    match attribute_name_source(attr, body) {
+        Some(name) if name.bytes().any(|b| b.is_ascii_uppercase()) => {
+            Cow::Owned(name.to_ascii_lowercase())
+        }
+        Some(name) => Cow::Borrowed(name),
+        None => Cow::Owned(attr.name()),
+    }
+}
+
+/// An attribute's name as written in the source; `None` for one a handler wrote.
+fn attribute_name_source<'b>(attr: &Attribute<'_>, body: &'b str) -> Option<&'b str> {
+    body.get(attr.name_source_location()?.bytes())
 }
 
 /// A change [`rewrite_attributes`] makes to the first attribute of a name.
@@ -417,10 +436,10 @@ fn start_tag_with_changes(
     changes: &[AttributeChange],
 ) -> Option<String> {
     let attributes = el.attributes();
-    let removed: HashSet<String> = changes
+    let removed: HashSet<Cow<'_, str>> = changes
         .iter()
         .filter(|change| change.value.is_none())
-        .map(|change| attributes[change.index].name())
+        .map(|change| attribute_key(&attributes[change.index], body))
         .collect();
     let mut set = changes
         .iter()
@@ -433,20 +452,16 @@ fn start_tag_with_changes(
     let mut kept = 0usize;
     for (index, attr) in attributes.iter().enumerate() {
         let new_value = set.next_if(|(at, _)| *at == index).map(|(_, value)| value);
-        if !removed.is_empty() && removed.contains(&attr.name()) {
+        if !removed.is_empty() && removed.contains(&attribute_key(attr, body)) {
             continue;
         }
         kept += 1;
         tag.push(' ');
-        match (new_value, attr.name_source_location()) {
+        match (new_value, attribute_name_source(attr, body)) {
+            (Some(value), Some(name)) => push_attribute(&mut tag, name, value),
             (None, Some(_)) => tag.push_str(attribute_source(attr, body)?),
-            (new_value, _) => {
-                tag.push_str(&attr.name_preserve_case());
-                tag.push_str("=\"");
-                let value = new_value.map_or_else(|| Cow::Owned(attr.value()), Cow::Borrowed);
-                push_double_quotes_escaped(&mut tag, &value);
-                tag.push('"');
-            }
+            // Written by a handler (and never changed here): as `lol_html` writes it.
+            (_, None) => push_attribute(&mut tag, &attr.name_preserve_case(), &attr.value()),
         }
     }
     if el.is_self_closing() {
@@ -476,6 +491,14 @@ fn attribute_source<'b>(attr: &Attribute<'_>, body: &'b str) -> Option<&'b str> 
         }
     };
     body.get(name.start..end)
+}
+
+/// Writes `name="value"`, escaping `"` only, as `lol_html` writes an attribute it changed.
+fn push_attribute(out: &mut String, name: &str, value: &str) {
+    out.push_str(name);
+    out.push_str("=\"");
+    push_double_quotes_escaped(out, value);
+    out.push('"');
 }
 
 /// Escapes `"` only, as `lol_html` does for the attribute values it writes.
@@ -1453,6 +1476,18 @@ mod tests {
             );
             assert_eq!(full_pass(body, rewrite_attributes), expected, "{body}");
         }
+    }
+
+    /// Attribute names are compared as written: `lol_html`'s `name()` drops a leading U+FEFF, so
+    /// the one-call-per-attribute rewrite took `\u{feff}alt` for a duplicate of `alt` and wrote
+    /// the first `alt`'s value into the second.
+    #[test]
+    fn attribute_names_are_compared_as_written() {
+        assert_eq!(
+            resolved("<img \u{feff}alt=\"[INTERNAL:hello-world]\" ALT=\"[INTERNAL:second-post]\">"),
+            "<img \u{feff}alt=\"https://example.com/blog/hello-world/\" \
+             ALT=\"https://example.com/blog/second-post/\">"
+        );
     }
 
     /// One attribute as an author may write it: a name (sometimes repeated, in another case, or
