@@ -1,5 +1,8 @@
 //! Internal-link resolution on an ~8 KB realistic post with 0, 5 and 50 placeholders, and the
 //! `memchr` fast path on the post without any (DECISIONS.md section 4 quotes ~15 µs and ~0.2 µs).
+//! Also a post whose one `<img>` has 1,000, 10,000 and 100,000 attributes, with a placeholder in
+//! its `alt` or in every attribute: the time per attribute must stay flat (it grew linearly with
+//! the count, so the time with its square, before the rewrite was made linear).
 //!
 //! Run: `cargo bench -p blogread-benches --bench links -- --warm-up-time 1 --measurement-time 3`
 
@@ -122,8 +125,53 @@ fn bench_links(c: &mut Criterion) {
     group.finish();
 }
 
+/// A post with one `<img>` of `attributes` attributes, as in the attacker's post of the
+/// hardening issue (150,000 bare attributes and `alt="[INTERNAL:x]"`); with `every` set, each
+/// attribute holds a placeholder instead.
+fn wide_image(attributes: usize, every: bool) -> String {
+    let written: String = (0..attributes)
+        .map(|i| {
+            if every {
+                format!(" a{i}=\"[INTERNAL:post-1]\"")
+            } else {
+                format!(" a{i}")
+            }
+        })
+        .collect();
+    format!("<p>A wide image.</p><img{written} alt=\"[INTERNAL:post-1]\"><p>After it.</p>")
+}
+
+fn bench_wide_tag(c: &mut Criterion) {
+    let mut group = c.benchmark_group("links_wide_tag");
+    // A 100,000-attribute case takes tens of milliseconds.
+    group.sample_size(10);
+    for (name, every) in [
+        ("one_placeholder", false),
+        ("placeholder_in_every_attribute", true),
+    ] {
+        for attributes in [1_000, 10_000, 100_000] {
+            let body = wide_image(attributes, every);
+            let ctx = context(&body);
+            let resolved = resolve(&body, &ctx);
+            assert_eq!(
+                resolved
+                    .matches("\"https://www.example.com/blog/post-1/\"")
+                    .count(),
+                if every { attributes + 1 } else { 1 },
+                "every placeholder resolves"
+            );
+            group.throughput(Throughput::Elements(attributes as u64));
+            group.bench_with_input(BenchmarkId::new(name, attributes), &body, |b, body| {
+                b.iter(|| resolve(black_box(body), black_box(&ctx)));
+            });
+        }
+    }
+    group.finish();
+}
+
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     bench_links(&mut criterion);
+    bench_wide_tag(&mut criterion);
     criterion.final_summary();
 }

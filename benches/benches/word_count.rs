@@ -1,12 +1,14 @@
 //! Word count of a realistic ~8 KB post body (headings, paragraphs, lists, a blockquote, links,
 //! images with alt text, inline styles and entities), as the single-blog endpoint computes it on
-//! every read.
+//! every read; and of a post whose one `<img>` has 1,000, 10,000 and 100,000 attributes, where
+//! the time per attribute must stay flat (html5ever's tokenizer, used before, compared each
+//! attribute name with every earlier one).
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
 
 use blogread_core::word_count::word_count;
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 /// One section of a post; the body repeats it with different headings.
 const SECTION: &str = r#"<h2 id="s{n}">Part {n}: shipping a static blog without a rebuild queue</h2>
@@ -50,5 +52,26 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// A post with one `<img>` of `attributes` bare attributes and a placeholder in its `alt`, as in
+/// the attacker's post of the hardening issue (150,000 attributes).
+fn wide_image(attributes: usize) -> String {
+    let written: String = (0..attributes).map(|i| format!(" a{i}")).collect();
+    format!("<p>A wide image.</p><img{written} alt=\"[INTERNAL:x]\"><p>After it.</p>")
+}
+
+fn bench_wide_tag(c: &mut Criterion) {
+    let mut group = c.benchmark_group("word_count_wide_tag");
+    group.sample_size(10);
+    for attributes in [1_000, 10_000, 100_000] {
+        let html = wide_image(attributes);
+        assert_eq!(word_count(&html), 5);
+        group.throughput(Throughput::Elements(attributes as u64));
+        group.bench_function(BenchmarkId::from_parameter(attributes), |b| {
+            b.iter(|| word_count(black_box(&html)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_wide_tag);
 criterion_main!(benches);
