@@ -1124,6 +1124,13 @@ pub async fn recorded_firings_are_claimed_once_and_only_with_a_hook(store: Arc<d
     let f = Fixture::new(store.clone(), None).await;
     let now = crate::domain::Timestamp::now();
     f.published("a", "A", "").await;
+    // The publish starts a background attempt of the project's unclaimed firings; let it end
+    // before any firing exists, or it could claim the one this case records below.
+    assert!(
+        f.service
+            .wait_for_firings(std::time::Duration::from_secs(10))
+            .await
+    );
     assert!(
         store.claim_firings(None, now).await.unwrap().is_empty(),
         "no hook, no firing"
