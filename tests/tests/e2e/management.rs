@@ -338,7 +338,18 @@ async fn blog_rules_are_422_and_conflicts_409() {
             Some(json!({"published_at": "2999-01-01T00:00:00Z"})),
         )
         .await;
-    assert_eq!(r.status, 422, "a future published_at: {r:?}");
+    assert_eq!(r.status, 200, "a future published_at schedules: {r:?}");
+    assert_eq!(r.json["status"], "scheduled");
+    let r = app
+        .send(
+            Method::POST,
+            &p.path(&format!("/blogs/{id}/unpublish")),
+            Some(&p.admin),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 409, "a scheduled blog is not published: {r:?}");
+    assert!(r.detail().contains("unschedule"), "{r:?}");
     let r = app
         .send(
             Method::POST,
