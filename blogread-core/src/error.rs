@@ -75,12 +75,21 @@ pub enum Forbidden {
 }
 
 /// What was not found (404).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum NotFound {
     /// No published blog with that slug in the key's project.
     #[error("no published blog with this slug in this project")]
     PublishedBlog,
+    /// The slug is an old slug of a published blog (slug history): the blog lives at
+    /// `current` now. The single-blog endpoint answers only to current slugs.
+    #[error(
+        "no published blog with this slug in this project: the post it named was renamed to `{current}`"
+    )]
+    RenamedBlog {
+        /// The blog's current published slug.
+        current: String,
+    },
     /// No blog with that id in the project.
     #[error("no blog with this id in this project")]
     Blog,

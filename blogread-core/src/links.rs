@@ -65,6 +65,9 @@ pub struct LinkContext {
     base: String,
     /// Stored (lower-case) slug -> published title, for the published blogs that are referenced.
     published: HashMap<String, String>,
+    /// Old slug -> current published slug, for referenced slugs that are aliases of published
+    /// blogs (slug history).
+    aliases: HashMap<String, String>,
 }
 
 impl LinkContext {
@@ -76,7 +79,19 @@ impl LinkContext {
         let base = site_url
             .map(|url| url.trim().trim_end_matches('/').to_owned())
             .unwrap_or_default();
-        Self { base, published }
+        Self {
+            base,
+            published,
+            aliases: HashMap::new(),
+        }
+    }
+
+    /// Adds slug history: `aliases` maps old slugs to the current published slug of their
+    /// blog (whose title `published` must hold), so that a placeholder naming an old slug
+    /// resolves to the post's current link and title.
+    pub fn with_aliases(mut self, aliases: HashMap<String, String>) -> Self {
+        self.aliases = aliases;
+        self
     }
 
     /// The URL a resolved placeholder points at: `{site_url}/blog/<slug>/` (no double slash when
@@ -96,9 +111,15 @@ impl LinkContext {
         Self::new(None, HashMap::new())
     }
 
-    /// The published title of `slug` (already normalised), when it names a published blog.
-    fn title(&self, slug: &str) -> Option<&str> {
-        self.published.get(slug).map(String::as_str)
+    /// The current published slug and title that `slug` (already normalised) resolves to: its
+    /// own blog's, or, for an old slug, the renamed blog's.
+    fn target<'a>(&'a self, slug: &'a str) -> Option<(&'a str, &'a str)> {
+        if let Some(title) = self.published.get(slug) {
+            return Some((slug, title));
+        }
+        let current = self.aliases.get(slug)?;
+        let title = self.published.get(current)?;
+        Some((current, title))
     }
 }
 
@@ -286,8 +307,8 @@ fn rewrite_anchor(
     if let Some(href) = el.get_attribute("href") {
         let trimmed = href.trim_matches(is_html_space);
         if let Some((slug, rest)) = parse_href_placeholder(trimmed) {
-            match slug.as_deref().filter(|slug| ctx.title(slug).is_some()) {
-                Some(slug) => {
+            match slug.as_deref().and_then(|slug| ctx.target(slug)) {
+                Some((slug, _)) => {
                     let mut value = String::new();
                     push_attribute_escaped(&mut value, &ctx.url_for(slug));
                     // `rest` is raw attribute text (`#fragment` or `?query`), kept as written
@@ -606,7 +627,7 @@ fn replace_placeholders(input: &str, ctx: &LinkContext, context: Context) -> Opt
         if let Some((slug, title)) = placeholder
             .slug
             .as_deref()
-            .and_then(|slug| ctx.title(slug).map(|title| (slug, title)))
+            .and_then(|slug| ctx.target(slug))
         {
             resolved += 1;
             push_resolved(&mut text, &ctx.url_for(slug), title, context);

@@ -216,9 +216,13 @@ impl BlogFields {
         categories: Vec<String>,
         tags: Vec<String>,
     ) -> Result<Self, FieldError> {
-        Self::new(NewBlog {
+        let stored =
+            Slug::from_stored(&slug).map_err(|e| FieldError::new("slug", e.to_string()))?;
+        let mut fields = Self::new(NewBlog {
             title,
-            slug,
+            // Validated above; a placeholder passes the write-side check, then the stored
+            // slug goes in.
+            slug: "x".into(),
             content: Some(content),
             excerpt: Some(excerpt),
             meta_title: Some(meta_title),
@@ -226,7 +230,9 @@ impl BlogFields {
             featured_image_url,
             categories: Some(categories),
             tags: Some(tags),
-        })
+        })?;
+        fields.slug = stored;
+        Ok(fields)
     }
 
     fn validate(&self) -> Result<(), FieldError> {

@@ -18,6 +18,8 @@ pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretH
 pub use project::{
     AdminTokenRecord, AgentKeyRecord, Project, ProjectName, PublicProject, SiteUrl, StoredPublicKey,
 };
-pub use public::{BlogDetail, BlogList, BlogListItem, PublishedBlog, Sitemap, SitemapEntry};
+pub use public::{
+    BlogDetail, BlogList, BlogListItem, PublishedBlog, Redirect, Redirects, Sitemap, SitemapEntry,
+};
 pub use slug::{Slug, SlugError};
 pub use time::{Timestamp, TimestampError};

@@ -134,6 +134,37 @@ impl SitemapEntry {
     }
 }
 
+/// An old public slug of a published post and the post's current slug: a site answers the old
+/// address with a redirect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Redirect {
+    /// The old slug (an alias of the post).
+    pub from: String,
+    /// The post's current published slug.
+    pub to: String,
+}
+
+impl Redirect {
+    /// A redirect from `from` to `to`.
+    pub fn new(from: impl Into<String>, to: impl Into<String>) -> Self {
+        Self {
+            from: from.into(),
+            to: to.into(),
+        }
+    }
+}
+
+/// The redirects endpoint's response: the aliases of published posts, newest rename first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Redirects {
+    /// At most 5000 redirects, newest rename first.
+    pub redirects: Vec<Redirect>,
+    /// The number of redirects returned.
+    pub total: u64,
+}
+
 /// The sitemap endpoint's response (SPEC.md 4.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]

@@ -23,12 +23,15 @@ pub enum SlugError {
         "slug must be lower-case letters a-z and digits, in words joined by single hyphens (e.g. `my-first-post`)"
     )]
     Pattern,
-    /// `sitemap` addresses the sitemap endpoint and cannot name a blog.
-    #[error("slug `sitemap` is reserved (the path /blogs/sitemap addresses the sitemap endpoint)")]
-    Reserved,
+    /// `sitemap` and `redirects` address public endpoints and cannot name a blog.
+    #[error(
+        "slug `{0}` is reserved (the path /blogs/{0} addresses the {0} endpoint); choose another"
+    )]
+    Reserved(&'static str),
 }
 
-/// A valid slug. It cannot hold a value outside the pattern, nor the reserved `sitemap`.
+/// A valid slug. It cannot hold a value outside the pattern, nor a reserved one (`sitemap`,
+/// `redirects`) when written.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Slug(String);
@@ -36,18 +39,29 @@ pub struct Slug(String);
 impl Slug {
     /// The longest slug allowed, in characters.
     pub const MAX_LEN: usize = 200;
-    /// The slug that names the sitemap endpoint, reserved on the write side.
-    pub const RESERVED: &'static str = "sitemap";
+    /// The slugs that name public endpoints (`/blogs/sitemap`, `/blogs/redirects`), refused
+    /// on the write side.
+    pub const RESERVED: [&'static str; 2] = ["sitemap", "redirects"];
 
-    /// Validates `s` as a slug.
+    /// Validates `s` as a slug to write.
     pub fn parse(s: &str) -> Result<Slug, SlugError> {
+        check(s)?;
+        if let Some(reserved) = Slug::RESERVED.iter().find(|r| **r == s) {
+            return Err(SlugError::Reserved(reserved));
+        }
+        Ok(Slug(s.to_owned()))
+    }
+
+    /// Validates a slug read back from storage: the pattern only, since a slug reserved after
+    /// it was written (`redirects` was allowed once) must still load.
+    pub fn from_stored(s: &str) -> Result<Slug, SlugError> {
         check(s)?;
         Ok(Slug(s.to_owned()))
     }
 
-    /// True when `s` is a valid slug (no allocation).
+    /// True when `s` is a valid slug to write, reserved ones excluded (no allocation).
     pub fn is_valid(s: &str) -> bool {
-        check(s).is_ok()
+        check(s).is_ok() && !Slug::RESERVED.contains(&s)
     }
 
     /// The slug as text.
@@ -76,9 +90,6 @@ fn check(s: &str) -> Result<(), SlugError> {
     }
     if previous_hyphen {
         return Err(SlugError::Pattern);
-    }
-    if s == Slug::RESERVED {
-        return Err(SlugError::Reserved);
     }
     Ok(())
 }
@@ -156,7 +167,15 @@ mod tests {
 
     #[test]
     fn slug_sitemap_is_reserved() {
-        assert_eq!(Slug::parse("sitemap"), Err(SlugError::Reserved));
+        assert_eq!(Slug::parse("sitemap"), Err(SlugError::Reserved("sitemap")));
+        assert_eq!(
+            Slug::parse("redirects"),
+            Err(SlugError::Reserved("redirects"))
+        );
+        assert!(
+            Slug::from_stored("redirects").is_ok(),
+            "an old row still loads"
+        );
         assert!(Slug::parse("sitemap-2").is_ok());
     }
 

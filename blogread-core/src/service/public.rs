@@ -1,12 +1,14 @@
 //! The public reads: the list, a single blog and the sitemap, each through one conditional
 //! read (ETag, 304, response cache); links resolved and words counted.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
 
 use crate::auth::{Caller, authenticate_public};
-use crate::domain::{BlogDetail, BlogList, BlogListItem, PublicProject, PublishedBlog, Sitemap};
+use crate::domain::{
+    BlogDetail, BlogList, BlogListItem, PublicProject, PublishedBlog, Redirects, Sitemap,
+};
 use crate::error::{NotFound, Result};
 use crate::links::{self, LinkContext};
 use crate::read::{
@@ -219,16 +221,30 @@ impl Service {
         }
         match self.store().published_by_slug(project.id, slug).await? {
             Some(_) => Ok(not_modified),
-            None => Err(NotFound::PublishedBlog.into()),
+            None => Err(self.not_published(project, slug).await),
+        }
+    }
+
+    /// The 404 for a slug no published blog has: naming the current slug when it is an old
+    /// slug of a published blog (the single-blog endpoint answers only to current slugs).
+    async fn not_published(&self, project: &PublicProject, slug: &str) -> crate::Error {
+        let renamed = self
+            .store()
+            .published_aliases(project.id, &[slug.to_owned()])
+            .await;
+        match renamed {
+            Ok(mut found) => match found.remove(slug) {
+                Some((current, _)) => NotFound::RenamedBlog { current }.into(),
+                None => NotFound::PublishedBlog.into(),
+            },
+            Err(err) => err,
         }
     }
 
     async fn compute_blog(&self, project: &PublicProject, slug: &str) -> Result<BlogDetail> {
-        let mut blog = self
-            .store()
-            .published_by_slug(project.id, slug)
-            .await?
-            .ok_or(NotFound::PublishedBlog)?;
+        let Some(mut blog) = self.store().published_by_slug(project.id, slug).await? else {
+            return Err(self.not_published(project, slug).await);
+        };
         let ctx = self
             .link_context(project, std::slice::from_ref(&blog))
             .await?;
@@ -252,6 +268,35 @@ impl Service {
         })
     }
 
+    /// The redirects of the key's project: the old slugs of its published posts and where
+    /// each post lives now, newest rename first, at most 5000.
+    pub async fn redirects(
+        &self,
+        caller: &Caller,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<Redirects>> {
+        typed(self.redirects_json(caller, if_none_match).await?)
+    }
+
+    /// [`Service::redirects`] as the JSON body a server sends (response cache as for the
+    /// sitemap).
+    pub async fn redirects_json(
+        &self,
+        caller: &Caller,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<Bytes>> {
+        let project = self.public_project(caller).await?;
+        let etag = etag(self.etag_epoch().await?, &project, &["redirects"]);
+        self.conditional(&etag, if_none_match, None, async {
+            let redirects = self.store().redirects(project.id, SITEMAP_CAP).await?;
+            Ok(Redirects {
+                total: redirects.len() as u64,
+                redirects,
+            })
+        })
+        .await
+    }
+
     async fn compute_sitemap(&self, project: &PublicProject) -> Result<Sitemap> {
         let blogs = self.store().sitemap(project.id, SITEMAP_CAP).await?;
         Ok(Sitemap {
@@ -273,13 +318,31 @@ impl Service {
                 links::referenced_slugs(content, &mut slugs);
             }
         }
-        let published = if slugs.is_empty() {
-            Default::default()
-        } else {
-            let slugs: Vec<String> = slugs.into_iter().collect();
-            self.store().published_titles(project.id, &slugs).await?
-        };
-        Ok(LinkContext::new(project.site_url.as_deref(), published))
+        if slugs.is_empty() {
+            return Ok(LinkContext::new(
+                project.site_url.as_deref(),
+                HashMap::new(),
+            ));
+        }
+        let slugs: Vec<String> = slugs.into_iter().collect();
+        let mut published = self.store().published_titles(project.id, &slugs).await?;
+        // Old slugs of renamed posts: asked only for what did not resolve as it is.
+        let unresolved: Vec<String> = slugs
+            .into_iter()
+            .filter(|s| !published.contains_key(s))
+            .collect();
+        let mut aliases = HashMap::new();
+        if !unresolved.is_empty() {
+            for (alias, (current, title)) in self
+                .store()
+                .published_aliases(project.id, &unresolved)
+                .await?
+            {
+                published.insert(current.clone(), title);
+                aliases.insert(alias, current);
+            }
+        }
+        Ok(LinkContext::new(project.site_url.as_deref(), published).with_aliases(aliases))
     }
 }
 

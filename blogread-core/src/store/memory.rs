@@ -6,7 +6,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use async_trait::async_trait;
 
-use super::rules::{Conflict, VisibleChange};
+use super::rules::{Conflict, SlugHistory, VisibleChange};
 use super::{
     BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store, category_key,
 };
@@ -14,7 +14,7 @@ use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
     FiringId, ManagedBlog, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog,
-    SecretHash, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+    Redirect, SecretHash, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 
@@ -36,6 +36,8 @@ struct Inner {
     blogs: HashMap<BlogId, Blog>,
     /// Recorded firings and when each was claimed.
     firings: Vec<(PendingFiring, Option<Timestamp>)>,
+    /// Slug history: (project, alias) -> (blog, created at).
+    aliases: HashMap<(ProjectId, String), (BlogId, Timestamp)>,
 }
 
 impl Inner {
@@ -386,6 +388,14 @@ impl Store for MemoryStore {
         if inner.slug_taken(&blog) {
             return Err(Conflict::slug_taken(&blog).into());
         }
+        let after = blog.state.snapshot().map(|s| s.fields.slug().to_string());
+        let history = SlugHistory::of_blog_write(before.as_deref(), after.as_deref());
+        if let Some(free) = history.free {
+            inner.aliases.remove(&(project, free));
+        }
+        if let Some(old) = history.add {
+            inner.aliases.insert((project, old), (id, blog.updated_at));
+        }
         let visible =
             VisibleChange::of_blog_write(was_published, blog.state.snapshot().is_some(), event);
         if visible.bumps_version {
@@ -405,6 +415,7 @@ impl Store for MemoryStore {
             .blogs
             .remove(&id)
             .ok_or(Error::NotFound(NotFound::Blog))?;
+        inner.aliases.retain(|_, (blog_id, _)| *blog_id != id);
         let event = crate::lifecycle::deletion_event(&blog);
         if VisibleChange::of_delete(&blog, event).bumps_version {
             inner.entry(project)?.content_version += 1;
@@ -490,6 +501,47 @@ impl Store for MemoryStore {
             .filter(|b| b.state.status() == BlogStatus::Scheduled)
             .filter_map(|b| b.state.published_at())
             .min())
+    }
+
+    async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {
+        let inner = self.read();
+        let mut found: Vec<(Timestamp, &str, &str)> = inner
+            .aliases
+            .iter()
+            .filter(|((p, _), _)| *p == project)
+            .filter_map(|((_, alias), (blog, at))| {
+                let current = inner.blogs.get(blog)?.state.snapshot()?.fields.slug();
+                Some((*at, alias.as_str(), current.as_str()))
+            })
+            .collect();
+        found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        Ok(found
+            .into_iter()
+            .take(cap as usize)
+            .map(|(_, from, to)| Redirect::new(from, to))
+            .collect())
+    }
+
+    async fn published_aliases(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+    ) -> Result<HashMap<String, (String, String)>> {
+        let inner = self.read();
+        Ok(slugs
+            .iter()
+            .filter_map(|alias| {
+                let (blog, _) = inner.aliases.get(&(project, alias.clone()))?;
+                let snapshot = inner.blogs.get(blog)?.state.snapshot()?;
+                Some((
+                    alias.clone(),
+                    (
+                        snapshot.fields.slug().to_string(),
+                        snapshot.fields.title().to_owned(),
+                    ),
+                ))
+            })
+            .collect())
     }
 
     async fn published_titles(

@@ -37,7 +37,7 @@ pub use sqlite::SqliteStore;
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
     ManagedBlog, PendingFiring, Project, ProjectId, ProjectName, PublicProject, PublishedBlog,
-    SecretHash, SiteUrl, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+    Redirect, SecretHash, SiteUrl, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 
@@ -221,7 +221,9 @@ pub trait Store: Send + Sync + 'static {
         offset: u64,
     ) -> Result<ManagedPage>;
     /// Applies `change` to the blog in one transaction and returns the blog as written and
-    /// the event. `NotFound` when absent; `Conflict` when the new slug is taken. When the
+    /// the event. Slug history is kept in the same transaction: when a published blog's
+    /// published slug changes, the old one becomes an alias of the blog (created now); an
+    /// alias is freed when any blog publishes that slug, and when its blog is deleted. `NotFound` when absent; `Conflict` when the new slug is taken. When the
     /// change reports an event, the project's content version is bumped in the same
     /// transaction.
     async fn update_blog(
@@ -255,6 +257,17 @@ pub trait Store: Send + Sync + 'static {
         project: ProjectId,
         slug: &str,
     ) -> Result<Option<PublishedBlog>>;
+    /// The aliases of the project's published blogs (old published slugs, see
+    /// [`Store::update_blog`]), newest rename first (then by alias), at most `cap`.
+    async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>>;
+    /// For those of `slugs` that are aliases of a published blog of the project: the alias ->
+    /// (the blog's current published slug, its published title). Link resolution asks it for
+    /// the placeholders [`Store::published_titles`] did not answer.
+    async fn published_aliases(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+    ) -> Result<HashMap<String, (String, String)>>;
     /// The newest `cap` published blogs' sitemap entries.
     async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>>;
     /// Published title by published slug, for those of `slugs` that name a published blog of

@@ -112,6 +112,11 @@ impl SqlBackend for PostgresStore {
 }
 
 impl SqlDialect for PostgresDialect {
+    const PUBLISHED_ALIASES: &'static str = "SELECT a.slug, b.pub_slug, b.pub_title \
+         FROM blog_aliases a JOIN blogs b ON b.id = a.blog_id \
+         WHERE a.project_id = $1 AND b.status = 'published' \
+         AND a.slug IN (SELECT jsonb_array_elements_text($2::jsonb))";
+
     type Db = Postgres;
 
     /// A plain `BEGIN`. PostgreSQL accepts `ROLLBACK` in any state of a live connection, so a

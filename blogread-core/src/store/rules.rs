@@ -100,9 +100,52 @@ impl VisibleChange {
     }
 }
 
+/// What a write of one blog does to the project's slug history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SlugHistory {
+    /// The alias to free: the slug the blog publishes now, which no alias may keep (whoever
+    /// held it).
+    pub(crate) free: Option<String>,
+    /// The alias to add for the blog: its previous public slug, when a re-sync changed it.
+    pub(crate) add: Option<String>,
+}
+
+impl SlugHistory {
+    /// The rule, from the published slug before and after the write (`None` when not
+    /// published).
+    pub(crate) fn of_blog_write(before: Option<&str>, after: Option<&str>) -> Self {
+        SlugHistory {
+            free: after.map(str::to_owned),
+            add: match (before, after) {
+                (Some(old), Some(new)) if old != new => Some(old.to_owned()),
+                _ => None,
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_resync_to_a_new_slug_keeps_the_old_one_and_publishing_a_slug_frees_it() {
+        let renamed = SlugHistory::of_blog_write(Some("old"), Some("new"));
+        assert_eq!(
+            (renamed.free.as_deref(), renamed.add.as_deref()),
+            (Some("new"), Some("old"))
+        );
+        let same = SlugHistory::of_blog_write(Some("a"), Some("a"));
+        assert_eq!((same.free.as_deref(), same.add), (Some("a"), None));
+        let first = SlugHistory::of_blog_write(None, Some("a"));
+        assert_eq!((first.free.as_deref(), first.add), (Some("a"), None));
+        let down = SlugHistory::of_blog_write(Some("a"), None);
+        assert_eq!(
+            (down.free, down.add),
+            (None, None),
+            "an unpublish keeps aliases"
+        );
+    }
 
     #[test]
     fn only_events_and_publication_changes_bump_the_content_version() {

@@ -148,6 +148,11 @@ impl SqlDialect for SqliteDialect {
         probe: Some("BEGIN DEFERRED; ROLLBACK"),
     };
 
+    const PUBLISHED_ALIASES: &'static str = "SELECT a.slug, b.pub_slug, b.pub_title \
+         FROM blog_aliases a JOIN blogs b ON b.id = a.blog_id \
+         WHERE a.project_id = $1 AND b.status = 'published' \
+         AND a.slug IN (SELECT value FROM json_each($2))";
+
     /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.
     const LOCK_BLOG: &'static str = sql::BLOG;
 

@@ -1375,6 +1375,131 @@ pub async fn unschedule_returns_to_draft_and_frees_the_scheduled_slug(store: Arc
     ));
 }
 
+async fn rename(f: &Fixture, blog: &crate::domain::ManagedBlog, to: &str) {
+    f.clock.advance(1);
+    f.service
+        .edit_blog(
+            &f.admin,
+            f.project,
+            blog_id(blog),
+            BlogPatch {
+                slug: Some(to.into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let w = f
+        .service
+        .publish_blog(&f.admin, f.project, blog_id(blog), None)
+        .await
+        .unwrap();
+    assert_eq!(w.event, Some(Trigger::Updated));
+}
+
+async fn redirect_pairs(f: &Fixture) -> Vec<(String, String)> {
+    fresh(f.service.redirects(&f.key(), None).await.unwrap())
+        .redirects
+        .into_iter()
+        .map(|r| (r.from, r.to))
+        .collect()
+}
+
+/// A re-sync that publishes a new slug keeps the old one as an alias: placeholders naming it
+/// resolve to the post's current link and title, the single-blog endpoint stays 404 for it
+/// with a detail naming the current slug, and the redirects list it; another post publishing
+/// that slug frees it.
+pub async fn renamed_posts_keep_their_old_slug_for_links_and_redirects(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, Some("https://www.example.com")).await;
+    let post = f.published("old-name", "The post", "<p>body</p>").await;
+    f.published(
+        "linker",
+        "Linker",
+        "<p>[INTERNAL:old-name]</p><a href=\"[INTERNAL:old-name]\">read</a>",
+    )
+    .await;
+    rename(&f, &post, "new-name").await;
+
+    let err = f
+        .service
+        .get_blog(&f.key(), "old-name", None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::NotFound(NotFound::RenamedBlog { current }) if current == "new-name"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("`new-name`"), "{err}");
+    let linker = fresh(f.service.get_blog(&f.key(), "linker", None).await.unwrap());
+    assert_eq!(
+        linker.content,
+        "<p><a href=\"https://www.example.com/blog/new-name/\">The post</a></p>\
+         <a href=\"https://www.example.com/blog/new-name/\">read</a>"
+    );
+    assert_eq!(
+        redirect_pairs(&f).await,
+        vec![("old-name".to_owned(), "new-name".to_owned())]
+    );
+
+    let taker = f.published("old-name", "Newcomer", "").await;
+    assert!(
+        redirect_pairs(&f).await.is_empty(),
+        "publishing the slug frees it"
+    );
+    let linker = fresh(f.service.get_blog(&f.key(), "linker", None).await.unwrap());
+    assert!(
+        linker.content.contains(">Newcomer</a>"),
+        "the slug now names the newcomer: {}",
+        linker.content
+    );
+    assert_eq!(taker.slug, "old-name");
+}
+
+/// Aliases are listed only while their post is published, newest rename first, and go with
+/// the post when it is deleted.
+pub async fn redirects_follow_their_post_and_list_newest_first(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let a = f.published("a-1", "A", "").await;
+    let b = f.published("b-1", "B", "").await;
+    rename(&f, &a, "a-2").await;
+    rename(&f, &b, "b-2").await;
+    rename(&f, &a, "a-3").await;
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(x, y)| (x.to_string(), y.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        redirect_pairs(&f).await,
+        pairs(&[("a-2", "a-3"), ("b-1", "b-2"), ("a-1", "a-3")])
+    );
+    f.service
+        .unpublish_blog(&f.admin, f.project, blog_id(&a))
+        .await
+        .unwrap();
+    assert_eq!(redirect_pairs(&f).await, pairs(&[("b-1", "b-2")]));
+    f.service
+        .publish_blog(&f.admin, f.project, blog_id(&a), None)
+        .await
+        .unwrap();
+    assert_eq!(redirect_pairs(&f).await.len(), 3, "kept while unpublished");
+    rename(&f, &a, "a-1").await;
+    assert_eq!(
+        redirect_pairs(&f).await,
+        pairs(&[("a-3", "a-1"), ("a-2", "a-1"), ("b-1", "b-2")]),
+        "renaming back to an old slug frees that alias"
+    );
+    f.service
+        .delete_blog(&f.admin, f.project, blog_id(&a))
+        .await
+        .unwrap();
+    assert_eq!(redirect_pairs(&f).await, pairs(&[("b-1", "b-2")]));
+    assert!(matches!(
+        f.service.get_blog(&f.key(), "a-2", None).await,
+        Err(Error::NotFound(NotFound::PublishedBlog))
+    ));
+}
+
 /// Expands to one `#[tokio::test]` per contract case, each on a fresh store built by the
 /// given async expression (which may `return` early to skip, e.g. when no PostgreSQL is set).
 ///
@@ -1419,6 +1544,8 @@ macro_rules! store_contract_tests {
             scheduled_posts_are_public_from_their_time_on_every_read_path,
             a_go_live_is_applied_once_with_one_firing,
             unschedule_returns_to_draft_and_frees_the_scheduled_slug,
+            renamed_posts_keep_their_old_slug_for_links_and_redirects,
+            redirects_follow_their_post_and_list_newest_first,
         );
     };
     ($make:expr) => {

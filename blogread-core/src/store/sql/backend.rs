@@ -9,8 +9,8 @@ use super::dialect::SqlDialect;
 use super::store::SqlStore;
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
-    PendingFiring, Project, ProjectId, PublicProject, PublishedBlog, SecretHash, SitemapEntry,
-    StoredPublicKey, Timestamp, Trigger,
+    PendingFiring, Project, ProjectId, PublicProject, PublishedBlog, Redirect, SecretHash,
+    SitemapEntry, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 use crate::store::{
@@ -166,6 +166,18 @@ where
 
     async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
         self.sql().sitemap(project, cap).await
+    }
+
+    async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {
+        self.sql().redirects(project, cap).await
+    }
+
+    async fn published_aliases(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+    ) -> Result<HashMap<String, (String, String)>> {
+        self.sql().published_aliases(project, slugs).await
     }
 
     async fn published_titles(

@@ -43,6 +43,10 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
         key_hash: String,
     ) -> impl Future<Output = Result<Option<PublicProject>>> + Send;
 
+    /// For the slugs of the JSON array `$2` that are aliases of a published blog of project
+    /// `$1`: the alias, the blog's published slug and title (`(String, String, String)`).
+    const PUBLISHED_ALIASES: &'static str;
+
     /// Published title by published slug for those of `slugs` (at least one) that name a
     /// published blog of `project`, in one query.
     fn published_titles(

@@ -196,6 +196,15 @@ pub(crate) const DUE_SCHEDULED: &str = "SELECT project_id, id FROM blogs \
 pub(crate) const NEXT_GO_LIVE: &str =
     "SELECT MIN(published_at) FROM blogs WHERE status = 'scheduled'";
 
+/// Frees alias `$2` of project `$1`.
+pub(crate) const DELETE_ALIAS: &str =
+    "DELETE FROM blog_aliases WHERE project_id = $1 AND slug = $2";
+/// Makes `$2` an alias of blog `$3` in project `$1`, created at `$4` (replacing an alias of
+/// that slug, which cannot normally exist: publishing a slug frees its alias).
+pub(crate) const PUT_ALIAS: &str = "INSERT INTO blog_aliases (project_id, slug, blog_id, created_at) \
+     VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, slug) \
+     DO UPDATE SET blog_id = excluded.blog_id, created_at = excluded.created_at";
+
 // ---- blogs: public reads ----
 
 /// A page of published blogs (`$1` project, `$2` limit, `$3` offset) with the total.
@@ -221,6 +230,13 @@ pub(crate) const PUBLISHED_BY_SLUG: &str = concat!(
     ", b.pub_content AS content FROM blogs b \
      WHERE b.project_id = $1 AND b.status = 'published' AND b.pub_slug = $2"
 );
+
+/// The aliases of the published blogs of project `$1`, newest rename first, at most `$2`:
+/// `(from, to)`.
+pub(crate) const REDIRECTS: &str = "SELECT a.slug, b.pub_slug FROM blog_aliases a \
+     JOIN blogs b ON b.id = a.blog_id \
+     WHERE a.project_id = $1 AND b.status = 'published' \
+     ORDER BY a.created_at DESC, a.slug LIMIT $2";
 
 // ---- deploy hook ----
 

@@ -21,13 +21,13 @@ use super::rows::{
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
     AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
-    FiringId, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog, SecretHash, SiteUrl,
-    SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+    FiringId, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog, Redirect,
+    SecretHash, SiteUrl, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 use crate::lifecycle::{deletion_event, firing_slug};
 use crate::store::connection::{ClosingPool, WriteTx};
-use crate::store::rules::{Conflict, VisibleChange};
+use crate::store::rules::{Conflict, SlugHistory, VisibleChange};
 use crate::store::{
     BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store,
 };
@@ -563,6 +563,26 @@ where
                 .await
                 .map_err(|e| write_error(e, Conflict::slug_taken(&blog)))?;
             Self::write_derived(&mut tx, &blog, &before, &Derived::of(&blog)).await?;
+            let after_slug = blog.state.snapshot().map(|s| s.fields.slug().as_str());
+            let history = SlugHistory::of_blog_write(before_slug.as_deref(), after_slug);
+            if let Some(free) = &history.free {
+                sqlx::query(queries::DELETE_ALIAS)
+                    .bind(DbId::from(project))
+                    .bind(free.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(storage)?;
+            }
+            if let Some(old) = &history.add {
+                sqlx::query(queries::PUT_ALIAS)
+                    .bind(DbId::from(project))
+                    .bind(old.as_str())
+                    .bind(DbId::from(id))
+                    .bind(blog.updated_at.unix_seconds())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(storage)?;
+            }
             Self::apply_visible_change(&mut tx, project, visible).await?;
             let slug = firing_slug(before_slug, &blog);
             Self::record_firing(&mut tx, &blog, event, slug).await?;
@@ -693,6 +713,41 @@ where
 
     async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
         D::sitemap(&self.read, project, cap).await
+    }
+
+    async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {
+        let rows: Vec<(String, String)> = sqlx::query_as(queries::REDIRECTS)
+            .bind(DbId::from(project))
+            .bind(i64::from(cap))
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        Ok(rows
+            .into_iter()
+            .map(|(from, to)| Redirect::new(from, to))
+            .collect())
+    }
+
+    async fn published_aliases(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+    ) -> Result<HashMap<String, (String, String)>> {
+        if slugs.is_empty() {
+            return Ok(HashMap::new());
+        }
+        // The slugs travel as one JSON array parameter, so the statement text never varies.
+        let slugs = serde_json::to_string(slugs).expect("a list of strings serialises");
+        let rows: Vec<(String, String, String)> = sqlx::query_as(D::PUBLISHED_ALIASES)
+            .bind(DbId::from(project))
+            .bind(slugs)
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        Ok(rows
+            .into_iter()
+            .map(|(alias, slug, title)| (alias, (slug, title)))
+            .collect())
     }
 
     async fn published_titles(
