@@ -43,7 +43,7 @@ use crate::cache::{CacheStats, EtagCache};
 use crate::error::Result;
 use crate::retry::{RetryEvent, RetryPolicy};
 use crate::runtime::IoRuntime;
-use crate::types::{BlogDetail, BlogList, BlogListItem, ListParams, Published, Sitemap};
+use crate::types::{BlogDetail, BlogList, BlogListItem, ListParams, Published, Redirects, Sitemap};
 
 /// The blocking client. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -154,6 +154,11 @@ impl Client {
     /// See [`crate::Client::get`].
     pub fn get(&self, slug: &str) -> Result<BlogDetail> {
         self.block_on(self.inner.get(slug))
+    }
+
+    /// See [`crate::Client::redirects`].
+    pub fn redirects(&self) -> Result<Redirects> {
+        self.block_on(self.inner.redirects())
     }
 
     /// See [`crate::Client::sitemap`].

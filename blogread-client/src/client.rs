@@ -17,7 +17,7 @@ use crate::retry::{self, RetryEvent, RetryPolicy};
 use crate::runtime::IoRuntime;
 use crate::types::{
     BlogDetail, BlogList, BlogListItem, ListParams, MAX_PAGE_SIZE, Published, PublishedBlog,
-    SITEMAP_MAX_ENTRIES, Sitemap,
+    Redirects, SITEMAP_MAX_ENTRIES, Sitemap,
 };
 
 /// A client of one project's public read API. Cheap to clone (the connection pool and cache
@@ -258,6 +258,18 @@ impl Client {
             url.query_pairs_mut().extend_pairs(pairs);
         }
         self.get_json(call, url, conditional, false).await
+    }
+
+    /// The redirects of renamed posts: each old slug (an alias the post keeps) and the post's
+    /// current slug, newest rename first, at most 5000. A site answers each old address with
+    /// a redirect to the new one (`blogread export` writes them as `aliases`, or as redirect
+    /// pages for plain HTML).
+    pub async fn redirects(&self) -> Result<Redirects> {
+        let mut url = self.inner.blogs_url.clone();
+        url.path_segments_mut()
+            .expect("the blogs URL is a base")
+            .push("redirects");
+        self.get_json(&self.call(), url, true, false).await
     }
 
     async fn sitemap_in(&self, call: &Call, conditional: bool) -> Result<Sitemap> {

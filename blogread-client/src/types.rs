@@ -125,6 +125,27 @@ pub struct Sitemap {
     pub total: u64,
 }
 
+/// An old slug of a published post and the post's current slug (slug history): a site
+/// answers the old address with a redirect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Redirect {
+    /// The old slug.
+    pub from: String,
+    /// The post's current slug.
+    pub to: String,
+}
+
+/// The redirects endpoint's answer: at most 5000, newest rename first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Redirects {
+    /// The redirects.
+    pub redirects: Vec<Redirect>,
+    /// The number returned.
+    pub total: u64,
+}
+
 /// Every published blog from one consistent read, with each one's last publish time and
 /// whether anything changed since the answers the ETag cache kept. Made by
 /// [`Client::published`](crate::Client::published).

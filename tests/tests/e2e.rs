@@ -23,6 +23,8 @@ mod public;
 mod schedule;
 #[path = "e2e/site_build.rs"]
 mod site_build;
+#[path = "e2e/slugs.rs"]
+mod slugs;
 
 // The blogread-client static-site example, included for its `build_site` (its `main` unused).
 #[path = "../../blogread-client/examples/static_site.rs"]

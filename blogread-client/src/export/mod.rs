@@ -86,10 +86,11 @@ use tokio::task::JoinSet;
 
 pub use hugo_config::{HugoConfigError, HugoSite};
 pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
-pub use render::render;
+pub use render::{redirect_page, render, render_with_aliases};
 pub use state::DEFAULT_STATE_DIR;
 
 use crate::{BlogDetail, Client, Error};
+use render::file_path;
 
 /// The generator an export writes for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -320,6 +321,20 @@ pub async fn export(
     if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.slug)) {
         return Err(ExportError::UnsafeSlug(bad.slug.clone()));
     }
+    // Former slugs of renamed posts, by current slug. A server without slug history has no
+    // redirects endpoint: nothing to redirect then.
+    let redirects = match client.redirects().await {
+        Ok(r) => r.redirects,
+        Err(Error::EndpointNotFound { .. }) => Vec::new(),
+        Err(e) => return Err(e.into()),
+    };
+    let mut aliases: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in redirects {
+        if !is_valid_slug(&r.from) || !is_valid_slug(&r.to) {
+            return Err(ExportError::UnsafeSlug(r.from));
+        }
+        aliases.entry(r.to).or_default().push(r.from);
+    }
     let total = summaries.len() as u64;
     progress(0, total);
 
@@ -355,17 +370,35 @@ pub async fn export(
         if !is_valid_slug(&blog.slug) {
             return Err(ExportError::UnsafeSlug(blog.slug));
         }
-        let (rel, text) = render(options.format, &blog);
-        debug_assert!(is_export_file(&rel));
-        // A link on the way is an error (for every file, before any is written), not a conflict.
-        let exists = guard::exists(out, &rel)?;
-        if exists && !old.owns(&rel) {
-            report.conflicts.push(rel);
-            continue;
+        let former = aliases
+            .get(&blog.slug)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let (rel, text) = render_with_aliases(options.format, &blog, former);
+        let mut pages = vec![(rel, text)];
+        if options.format == Format::Html {
+            // Plain HTML has no generator to write redirect pages: one page per former slug.
+            pages.extend(
+                former
+                    .iter()
+                    .map(|from| (file_path(Format::Html, from), redirect_page(&blog.slug))),
+            );
         }
-        next.files.insert(rel.clone(), blog.slug.clone());
-        files.insert(rel, text);
-        report.blogs += 1;
+        for (i, (rel, text)) in pages.into_iter().enumerate() {
+            debug_assert!(is_export_file(&rel));
+            // A link on the way is an error (for every file, before any is written), not a
+            // conflict.
+            let exists = guard::exists(out, &rel)?;
+            if exists && !old.owns(&rel) {
+                report.conflicts.push(rel);
+                continue;
+            }
+            next.files.insert(rel.clone(), blog.slug.clone());
+            files.insert(rel, text);
+            if i == 0 {
+                report.blogs += 1;
+            }
+        }
     }
 
     // The site's configuration is changed (when asked to) once the blogs are read, right

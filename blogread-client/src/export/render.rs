@@ -19,12 +19,38 @@ use super::Format;
 /// - HTML: `<slug>/index.html`, a standalone page, so `--out public/blog` serves it at
 ///   `/blog/<slug>/` where resolved internal links point.
 pub fn render(format: Format, blog: &BlogDetail) -> (String, String) {
+    render_with_aliases(format, blog, &[])
+}
+
+/// [`render()`] for a blog that was renamed: `aliases` are its former slugs (from
+/// [`Client::redirects`](crate::Client::redirects)). Zola and Hugo get them as front matter
+/// `aliases = ["/blog/<former-slug>/"]`, so the generator writes a redirect page at each
+/// former address; for plain HTML see [`redirect_page`].
+pub fn render_with_aliases(
+    format: Format,
+    blog: &BlogDetail,
+    aliases: &[String],
+) -> (String, String) {
+    let paths: Vec<String> = aliases.iter().map(|a| format!("/blog/{a}/")).collect();
     let text = match format {
-        Format::Zola => zola(blog),
-        Format::Hugo => hugo(blog),
+        Format::Zola => zola(blog, &paths),
+        Format::Hugo => hugo(blog, &paths),
         Format::Html => html(blog),
     };
     (file_path(format, &blog.slug), text)
+}
+
+/// The plain-HTML redirect page written at `<from>/index.html` for a former slug: it sends
+/// browsers (and tells search engines, with a canonical link) to the post's current address
+/// `../<to>/`, relative so that it works wherever the output folder is served.
+pub fn redirect_page(to: &str) -> String {
+    let target = format!("../{}/", escape_html(to));
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>Moved</title>\n<link rel=\"canonical\" href=\"{target}\">\n\
+         <meta http-equiv=\"refresh\" content=\"0; url={target}\">\n</head>\n<body>\n\
+         <p>This post has moved to <a href=\"{target}\">{target}</a>.</p>\n</body>\n</html>\n"
+    )
 }
 
 /// The file [`render()`] writes for the slug `slug`, relative to the output folder, with `/`:
@@ -76,6 +102,9 @@ struct ZolaFront<'a> {
     date: toml::value::Datetime,
     updated: toml::value::Datetime,
     slug: &'a str,
+    /// Former addresses: Zola writes a redirect page at each.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    aliases: &'a [String],
     #[serde(skip_serializing_if = "Taxonomies::is_empty")]
     taxonomies: Taxonomies<'a>,
     extra: Extra<'a>,
@@ -126,13 +155,14 @@ fn extra(blog: &BlogDetail) -> Extra<'_> {
     }
 }
 
-fn zola(blog: &BlogDetail) -> String {
+fn zola(blog: &BlogDetail, aliases: &[String]) -> String {
     let front = ZolaFront {
         title: &blog.title,
         description: description(blog),
         date: toml_datetime(&blog.published_at),
         updated: toml_datetime(&blog.updated_at),
         slug: &blog.slug,
+        aliases,
         taxonomies: Taxonomies {
             categories: zola_terms(&blog.categories),
             tags: zola_terms(&blog.tags),
@@ -165,13 +195,13 @@ struct HugoFront<'a> {
     tags: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     images: Vec<&'a str>,
-    // ALIASES: the API has no slug history yet. When it gives a blog's former slugs, write
-    // them here as `aliases = ["/blog/<former-slug>/"]` (skipped when empty), and Hugo
-    // generates a redirect page at each former address.
+    /// Former addresses (`/blog/<former-slug>/`): Hugo generates a redirect page at each.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    aliases: &'a [String],
     params: Extra<'a>,
 }
 
-fn hugo(blog: &BlogDetail) -> String {
+fn hugo(blog: &BlogDetail, aliases: &[String]) -> String {
     let front = HugoFront {
         title: &blog.title,
         description: description(blog),
@@ -182,6 +212,7 @@ fn hugo(blog: &BlogDetail) -> String {
         categories: &blog.categories,
         tags: &blog.tags,
         images: blog.featured_image_url.as_deref().into_iter().collect(),
+        aliases,
         params: extra(blog),
     };
     let front = toml::to_string(&front).expect("front matter serialises");
@@ -526,6 +557,28 @@ mod tests {
         assert_eq!(params["id"].as_str(), Some(blog().id.as_str()));
         // The HTML content format: the body as written, blank lines included.
         assert_eq!(body, format!("{}\n", blog().content));
+    }
+
+    #[test]
+    fn former_slugs_become_aliases_in_zola_and_hugo_and_a_redirect_page_in_html() {
+        let former = vec!["first-name".to_owned(), "second-name".to_owned()];
+        for format in [Format::Zola, Format::Hugo] {
+            let (_, text) = render_with_aliases(format, &blog(), &former);
+            let (front, _) = split_front(&text);
+            assert_eq!(
+                front["aliases"],
+                toml::Value::Array(vec![
+                    "/blog/first-name/".into(),
+                    "/blog/second-name/".into()
+                ]),
+                "{format:?}"
+            );
+            let (_, plain) = render(format, &blog());
+            assert!(!split_front(&plain).0.contains_key("aliases"), "{format:?}");
+        }
+        let page = redirect_page("new-name");
+        assert!(page.contains("<meta http-equiv=\"refresh\" content=\"0; url=../new-name/\">"));
+        assert!(page.contains("<link rel=\"canonical\" href=\"../new-name/\">"));
     }
 
     #[test]

@@ -222,6 +222,24 @@ impl From<domain::Sitemap> for Sitemap {
     }
 }
 
+/// An old slug of a published post and the post's current slug.
+#[derive(Debug, Clone, Object)]
+pub struct Redirect {
+    /// The old slug: answer its address with a redirect.
+    pub from: String,
+    /// The post's current slug.
+    pub to: String,
+}
+
+/// The redirects endpoint's response.
+#[derive(Debug, Clone, Object)]
+pub struct Redirects {
+    /// At most 5000 redirects, newest rename first.
+    pub redirects: Vec<Redirect>,
+    /// The number of redirects returned.
+    pub total: u64,
+}
+
 /// A JSON body serialised ahead of time (by the core, possibly from its response cache) that
 /// the OpenAPI document describes as `T`: the same content type and schema as `Json<T>`, and
 /// the same bytes (the core serialises its wire types with serde, which writes the fields in
@@ -379,10 +397,40 @@ impl PublicApi {
         .await
     }
 
+    /// Get redirects from old slugs
+    ///
+    /// When a re-sync publishes a new slug for a post, its previous slug becomes an alias of
+    /// the post: `[INTERNAL:old]` placeholders keep resolving to the post, and this list says
+    /// which old addresses a site should redirect where. Only published posts' aliases,
+    /// newest rename first, at most 5000. An alias is freed when another post publishes that
+    /// slug or when its post is deleted. This path addresses the redirects, never a blog.
+    #[oai(
+        path = "/blogs/redirects",
+        method = "get",
+        operation_id = "get_redirects"
+    )]
+    async fn redirects(
+        &self,
+        auth: PublicAuth,
+        /// An `ETag` from an earlier answer: 304 when it is still current.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
+    ) -> Reply<Fresh<Redirects>, error::PublicSitemap> {
+        reply(async {
+            let c = self
+                .service
+                .redirects_json(auth.caller(), if_none_match.as_deref())
+                .await?;
+            Ok(fresh(c))
+        })
+        .await
+    }
+
     /// Get a blog by slug
     ///
     /// One published blog with its content (internal links resolved), `updated_at` and
-    /// `word_count`. 404 when the slug is not a published blog of the key's project.
+    /// `word_count`. 404 when the slug is not a published blog of the key's project (for an
+    /// old slug of a renamed post, the detail names the current slug).
     #[oai(path = "/blogs/:slug", method = "get", operation_id = "get_blog")]
     async fn get_blog(
         &self,

@@ -422,3 +422,45 @@ async fn the_html_export_has_every_published_post_and_no_broken_internal_link() 
     check_links(&public);
     std::fs::remove_dir_all(&site).unwrap();
 }
+
+#[tokio::test]
+async fn a_renamed_post_builds_with_hugo_and_its_old_address_redirects() {
+    let Some(hugo) = hugo() else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(Some(SITE_URL)).await;
+    let id = app
+        .published_blog(
+            &p,
+            "old-name",
+            "2026-01-01T10:00:00Z",
+            json!({"content": "<p>Hi</p>"}),
+        )
+        .await;
+    let r = app
+        .send(
+            Method::PATCH,
+            &p.path(&format!("/blogs/{id}")),
+            Some(&p.admin),
+            Some(json!({"slug": "new-name"})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(app.publish(&p, &id, None).await.status, 200);
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let root = tempdir("hugo-alias");
+    let site = new_hugo_site(&hugo, &root).await;
+    let options = ExportOptions::new(site.join("content/blog"), Format::Hugo)
+        .state_dir(site.join(".blogread"))
+        .configure_hugo(true);
+    export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
+    let public = site.join("public");
+    assert!(public.join("blog/new-name/index.html").is_file());
+    let alias = std::fs::read_to_string(public.join("blog/old-name/index.html")).unwrap();
+    assert!(
+        alias.contains("/blog/new-name/"),
+        "Hugo's alias page sends to the new address: {alias}"
+    );
+}
