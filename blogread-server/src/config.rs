@@ -34,7 +34,8 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve the API.
+    /// Serve the API; while serving, publish scheduled posts at their time (and those whose
+    /// time passed while no server ran, at once) and fire their deploy hooks.
     Serve(ServeArgs),
     /// Seed a demo project with about 25 posts, print its key, the operator token and curl
     /// commands, then serve.
