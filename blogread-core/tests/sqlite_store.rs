@@ -71,3 +71,114 @@ async fn the_in_memory_database_runs_the_contract_basics() {
     )
     .await;
 }
+
+/// A database made by an earlier release (the first three migrations, with a published post,
+/// its slug and category rows) upgrades in place: the rebuild of the blogs table for scheduled
+/// publishing keeps every row and every reference to it.
+#[tokio::test]
+async fn a_database_from_before_scheduling_upgrades_with_its_posts_slugs_and_categories() {
+    use blogread_core::domain::{BlogId, NewBlog, ProjectId};
+    use blogread_core::store::PageQuery;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    let old_migrations = dir.path().join("migrations");
+    std::fs::create_dir(&old_migrations).unwrap();
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
+    for name in [
+        "0001_initial.sql",
+        "0002_etag_epoch.sql",
+        "0003_pending_firings.sql",
+    ] {
+        std::fs::copy(source.join(name), old_migrations.join(name)).unwrap();
+    }
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true)
+        .foreign_keys(true);
+    let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+    sqlx::migrate::Migrator::new(old_migrations.as_path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    let project = "0190a000-0000-7000-8000-000000000001";
+    let blog = "0190a000-0000-7000-8000-000000000002";
+    for statement in [
+        format!(
+            "INSERT INTO projects (id, name, created_at, content_version, published_count) \
+             VALUES ('{project}', 'Old', 1700000000, 3, 1)"
+        ),
+        format!(
+            "INSERT INTO blogs (id, project_id, status, created_at, updated_at, published_at, \
+             published_updated_at, pub_title, pub_slug, pub_excerpt, pub_meta_title, \
+             pub_meta_description, pub_featured_image_url, pub_categories, pub_tags, title, slug, \
+             excerpt, meta_title, meta_description, featured_image_url, categories, tags, \
+             pub_content, content) VALUES ('{blog}', '{project}', 'published', 1700000000, \
+             1700000000, 1700000000, 1700000000, 'Hello', 'hello', '', '', '', NULL, '[\"News\"]', \
+             '[]', 'Hello', 'hello', '', '', '', NULL, '[\"News\"]', '[]', '<p>hi</p>', '<p>hi</p>')"
+        ),
+        format!(
+            "INSERT INTO blog_slugs (project_id, slug, blog_id) VALUES ('{project}', 'hello', '{blog}')"
+        ),
+        format!(
+            "INSERT INTO blog_categories (blog_id, project_id, category_key, published_at) \
+             VALUES ('{blog}', '{project}', 'news', 1700000000)"
+        ),
+    ] {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    pool.close().await;
+
+    let store = SqliteStore::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .expect("the upgrade runs");
+    let project = ProjectId::from_uuid(uuid::Uuid::parse_str(project).unwrap());
+    let page = store
+        .published_page(
+            project,
+            &PageQuery {
+                limit: 10,
+                offset: 0,
+                category: Some("news".into()),
+                include_content: true,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.total, 1, "category rows kept");
+    assert_eq!(page.blogs[0].content.as_deref(), Some("<p>hi</p>"));
+    let taken = blogread_core::lifecycle::create(
+        project,
+        NewBlog {
+            title: "Again".into(),
+            slug: "hello".into(),
+            ..Default::default()
+        },
+        blogread_core::domain::Timestamp::now(),
+    )
+    .unwrap();
+    assert!(
+        matches!(
+            store.insert_blog(&taken).await,
+            Err(blogread_core::Error::Conflict(_))
+        ),
+        "slug rows kept"
+    );
+    store
+        .delete_blog(
+            project,
+            BlogId::from_uuid(uuid::Uuid::parse_str(blog).unwrap()),
+        )
+        .await
+        .unwrap();
+    store
+        .insert_blog(&taken)
+        .await
+        .expect("the slug went with its blog: the reference holds");
+    store.close().await;
+}
