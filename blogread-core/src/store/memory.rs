@@ -25,6 +25,9 @@ struct ProjectEntry {
     content_version: u64,
     hook: Option<String>,
     deliveries: VecDeque<Delivery>,
+    /// The go-live times of the project's scheduled blogs, so that the key check reads the
+    /// next one without walking the blogs.
+    go_lives: std::collections::BTreeSet<(Timestamp, BlogId)>,
 }
 
 #[derive(Default)]
@@ -38,6 +41,13 @@ struct Inner {
     firings: Vec<(PendingFiring, Option<Timestamp>)>,
     /// Slug history: (project, alias) -> (blog, created at).
     aliases: HashMap<(ProjectId, String), (BlogId, Timestamp)>,
+}
+
+/// The go-live time of a scheduled blog.
+fn scheduled_go_live(blog: &Blog) -> Option<Timestamp> {
+    (blog.state.status() == BlogStatus::Scheduled)
+        .then(|| blog.state.published_at())
+        .flatten()
 }
 
 impl Inner {
@@ -56,6 +66,25 @@ impl Inner {
             };
             self.firings.push((firing, None));
         }
+    }
+
+    /// Puts `blog` in the blogs and keeps its project's go-live times in step (`None` removes
+    /// blog `id`).
+    fn put_blog(&mut self, project: ProjectId, id: BlogId, blog: Option<Blog>) -> Result<()> {
+        let old = self.blogs.get(&id).and_then(scheduled_go_live);
+        let new = blog.as_ref().and_then(scheduled_go_live);
+        let entry = self.entry(project)?;
+        if let Some(at) = old {
+            entry.go_lives.remove(&(at, id));
+        }
+        if let Some(at) = new {
+            entry.go_lives.insert((at, id));
+        }
+        match blog {
+            Some(blog) => self.blogs.insert(id, blog),
+            None => self.blogs.remove(&id),
+        };
+        Ok(())
     }
 
     fn entry(&mut self, id: ProjectId) -> Result<&mut ProjectEntry> {
@@ -259,12 +288,7 @@ impl Store for MemoryStore {
                 id: p.id,
                 site_url: p.site_url.as_ref().map(|u| u.as_str().to_owned()),
                 content_version: e.content_version,
-                next_go_live: inner
-                    .blogs
-                    .values()
-                    .filter(|b| b.project_id == p.id && b.state.status() == BlogStatus::Scheduled)
-                    .filter_map(|b| b.state.published_at())
-                    .min(),
+                next_go_live: e.go_lives.first().map(|(at, _)| *at),
             })
         }))
     }
@@ -330,8 +354,7 @@ impl Store for MemoryStore {
         if VisibleChange::of_insert(blog).bumps_version {
             inner.entry(blog.project_id)?.content_version += 1;
         }
-        inner.blogs.insert(blog.id, blog.clone());
-        Ok(())
+        inner.put_blog(blog.project_id, blog.id, Some(blog.clone()))
     }
 
     async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
@@ -402,7 +425,7 @@ impl Store for MemoryStore {
             inner.entry(project)?.content_version += 1;
         }
         inner.record_firing(&blog, event, crate::lifecycle::firing_slug(before, &blog));
-        inner.blogs.insert(id, blog.clone());
+        inner.put_blog(project, id, Some(blog.clone()))?;
         Ok((blog, event))
     }
 
@@ -413,8 +436,10 @@ impl Store for MemoryStore {
         }
         let blog = inner
             .blogs
-            .remove(&id)
+            .get(&id)
+            .cloned()
             .ok_or(Error::NotFound(NotFound::Blog))?;
+        inner.put_blog(project, id, None)?;
         inner.aliases.retain(|_, (blog_id, _)| *blog_id != id);
         let event = crate::lifecycle::deletion_event(&blog);
         if VisibleChange::of_delete(&blog, event).bumps_version {
@@ -484,10 +509,15 @@ impl Store for MemoryStore {
     ) -> Result<Vec<(ProjectId, BlogId)>> {
         let inner = self.read();
         let mut due: Vec<(Timestamp, ProjectId, BlogId)> = inner
-            .blogs
-            .values()
-            .filter(|b| project.is_none_or(|p| b.project_id == p) && b.state.is_due(now))
-            .filter_map(|b| Some((b.state.published_at()?, b.project_id, b.id)))
+            .projects
+            .iter()
+            .filter(|(id, _)| project.is_none_or(|p| p == **id))
+            .flat_map(|(id, e)| {
+                e.go_lives
+                    .iter()
+                    .take_while(|(at, _)| *at <= now)
+                    .map(|(at, blog)| (*at, *id, *blog))
+            })
             .collect();
         due.sort();
         Ok(due.into_iter().map(|(_, p, b)| (p, b)).collect())
@@ -496,10 +526,9 @@ impl Store for MemoryStore {
     async fn next_go_live(&self) -> Result<Option<Timestamp>> {
         Ok(self
             .read()
-            .blogs
+            .projects
             .values()
-            .filter(|b| b.state.status() == BlogStatus::Scheduled)
-            .filter_map(|b| b.state.published_at())
+            .filter_map(|e| e.go_lives.first().map(|(at, _)| *at))
             .min())
     }
 
