@@ -93,6 +93,14 @@ pub struct Seeded {
     pub sample_slug: String,
 }
 
+/// The category of every third blog (blog `i` with `i % 3 == 0`); the others are in "Ops".
+pub const CATEGORY: &str = "Engineering";
+
+/// How many of `blogs_per_project` blogs are in [`CATEGORY`].
+pub fn in_category(blogs_per_project: usize) -> usize {
+    blogs_per_project.div_ceil(3)
+}
+
 /// The slug of blog `i` of a project.
 pub fn slug(i: usize) -> String {
     format!("post-{i:05}")
@@ -166,9 +174,7 @@ async fn seed_blogs(
                     .to_owned(),
             ),
             featured_image_url: Some(format!("https://cdn.example.com/images/post-{i}.jpg")),
-            categories: Some(vec![
-                if i % 3 == 0 { "Engineering" } else { "Ops" }.to_owned(),
-            ]),
+            categories: Some(vec![if i % 3 == 0 { CATEGORY } else { "Ops" }.to_owned()]),
             tags: Some(vec!["delivery".to_owned(), format!("tag-{}", i % 20)]),
         };
         let mut blog = lifecycle::create(project, input, now)?;

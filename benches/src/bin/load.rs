@@ -71,6 +71,10 @@ struct RunArgs {
     /// Measure only the endpoints whose name contains this text (e.g. `304`, `single`).
     #[arg(long)]
     only: Option<String>,
+    /// With `--only`, also read the whole first project through the client (always done
+    /// without `--only`).
+    #[arg(long)]
+    whole_project: bool,
     /// Write the results table (markdown) here too.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -460,6 +464,51 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
             compare_with: None,
         },
     ];
+    // Deep pages: the last page of a project, plain, in one category and with content. Each
+    // should cost about what the first page costs (compare with the rows above).
+    let n = spec.blogs_per_project;
+    let in_category = data::in_category(n);
+    let last = |total: usize, limit: usize| total.saturating_sub(1) / limit * limit;
+    endpoints.extend([
+        Endpoint {
+            name: "list 50, last page",
+            path: format!("/blog/api/v1/public/blogs?limit=50&offset={}", last(n, 50)),
+            if_none_match: None,
+            target: 0.5,
+            compare_with: None,
+        },
+        Endpoint {
+            name: "list 50 in a category, first page",
+            path: format!(
+                "/blog/api/v1/public/blogs?limit=50&category={}",
+                data::CATEGORY
+            ),
+            if_none_match: None,
+            target: 0.5,
+            compare_with: None,
+        },
+        Endpoint {
+            name: "list 50 in a category, last page",
+            path: format!(
+                "/blog/api/v1/public/blogs?limit=50&category={}&offset={}",
+                data::CATEGORY,
+                last(in_category, 50)
+            ),
+            if_none_match: None,
+            target: 0.5,
+            compare_with: None,
+        },
+        Endpoint {
+            name: "list 100 with content, last page",
+            path: format!(
+                "/blog/api/v1/public/blogs?limit=100&include_content=true&offset={}",
+                last(n, 100)
+            ),
+            if_none_match: None,
+            target: 0.5,
+            compare_with: None,
+        },
+    ]);
 
     // Capture blogread's answers: these are the bytes the floor will send.
     let mut routes = Vec::new();
@@ -601,6 +650,15 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
             }
         }
     }
+    let whole = if args.only.is_none() || args.whole_project {
+        Some(read_whole_project(
+            &client_rt,
+            blogread.ready.addr,
+            &seeded.keys[0],
+        )?)
+    } else {
+        None
+    };
     let overall_peak = results
         .iter()
         .filter_map(|r| r[0].as_ref().and_then(|m| m.peak_rss_mib))
@@ -617,8 +675,71 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
         startup_peak,
         overall_peak,
     );
+    let report = match whole {
+        Some(whole) => format!("{report}{}", whole.report(n, args.response_cache_mib)),
+        None => report,
+    };
     println!("{report}");
     Ok(report)
+}
+
+/// Two reads of one whole project through the client, as a site build does it.
+struct WholeRead {
+    first: Duration,
+    second: Duration,
+    pages: u64,
+}
+
+impl WholeRead {
+    fn report(&self, blogs: usize, cache_mib: u64) -> String {
+        let per_page = |d: Duration| d.as_secs_f64() * 1e3 / self.pages.max(1) as f64;
+        format!(
+            "\nRead the whole first project ({blogs} blogs, {} pages of 100 with content, \
+             `Client::all_blogs_with_content`, one client): first read {:.2} s ({:.2} ms a \
+             page), second read {:.2} s ({:.2} ms a page){}.\n",
+            self.pages,
+            self.first.as_secs_f64(),
+            per_page(self.first),
+            self.second.as_secs_f64(),
+            per_page(self.second),
+            if cache_mib == 0 {
+                "; the response cache is off, so both reads are cold"
+            } else {
+                "; the second read is answered from the response cache where it holds the pages"
+            },
+        )
+    }
+}
+
+fn read_whole_project(
+    rt: &tokio::runtime::Runtime,
+    addr: SocketAddr,
+    key: &str,
+) -> Result<WholeRead, String> {
+    let client = blogread_client::Client::builder(format!("http://{addr}"), key)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut pages = 0;
+    let mut timed = || -> Result<Duration, String> {
+        eprintln!("reading the whole first project through the client ...");
+        let started = std::time::Instant::now();
+        let mut count = 0;
+        let blogs = rt
+            .block_on(client.all_blogs_with_progress(true, |_, _| count += 1))
+            .map_err(|e| format!("reading the whole project: {e}"))?;
+        pages = count;
+        if blogs.iter().any(|b| b.content.is_none()) {
+            return Err("reading the whole project: a blog came without content".into());
+        }
+        Ok(started.elapsed())
+    };
+    let first = timed()?;
+    let second = timed()?;
+    Ok(WholeRead {
+        first,
+        second,
+        pages,
+    })
 }
 
 fn max_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
