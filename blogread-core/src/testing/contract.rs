@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::auth::Caller;
 use crate::domain::{
-    BlogPatch, BlogStatus, Delivery, DeliveryId, NewBlog, SecretHash, Timestamp, Trigger,
+    BlogId, BlogPatch, BlogStatus, Delivery, DeliveryId, NewBlog, SecretHash, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Unauthorized};
 use crate::read::{Conditional, RawListParams};
@@ -83,6 +83,134 @@ pub async fn paging_under_equal_published_at_never_repeats_or_skips(store: Arc<d
     let mut desc = seen.clone();
     desc.sort_by(|a, b| b.cmp(a));
     assert_eq!(seen, desc, "ties broken by id descending");
+}
+
+/// Every page of a long list, deep ones included, holds exactly the blogs its offset names:
+/// with many ties in `published_at`, in a category too, and after the list changes between
+/// reads (a post published on top, one taken out of the middle).
+pub async fn deep_pages_under_ties_never_repeat_or_skip(store: Arc<dyn Store>) {
+    const N: usize = 300;
+    let f = Fixture::new(store, None).await;
+    // (published_at, id, in the category) of every published blog.
+    let mut blogs = Vec::new();
+    for i in 0..N {
+        let b = f
+            .draft_with(NewBlog {
+                title: format!("Deep {i}"),
+                slug: format!("deep-{i}"),
+                categories: Some(vec![if i % 2 == 0 { "Deep" } else { "Other" }.into()]),
+                ..Default::default()
+            })
+            .await;
+        // Seven distinct times for 300 blogs: long runs of ties.
+        let at = format!("2025-06-0{}T12:00:00Z", 1 + i % 7);
+        f.publish(&b, Some(&at)).await;
+        blogs.push((Timestamp::parse(&at).unwrap(), blog_id(&b), i % 2 == 0, b));
+    }
+    async fn read_all(f: &Fixture, category: Option<&str>, limit: usize) -> (Vec<BlogId>, u64) {
+        let mut seen = Vec::new();
+        let mut total = None;
+        let mut offset = 0;
+        loop {
+            let page = list(
+                f,
+                RawListParams {
+                    limit: Some(limit.to_string()),
+                    offset: Some(offset.to_string()),
+                    category: category.map(str::to_owned),
+                    ..Default::default()
+                },
+            )
+            .await;
+            assert_eq!(
+                *total.get_or_insert(page.total),
+                page.total,
+                "total per page"
+            );
+            if page.blogs.is_empty() {
+                break;
+            }
+            offset += page.blogs.len();
+            seen.extend(page.blogs.into_iter().map(|b| b.id));
+        }
+        (seen, total.unwrap_or_default())
+    }
+    type Deep = (Timestamp, BlogId, bool, crate::domain::ManagedBlog);
+    fn expected(blogs: &[Deep], only_category: bool) -> Vec<BlogId> {
+        let mut keys: Vec<(Timestamp, BlogId)> = blogs
+            .iter()
+            .filter(|b| !only_category || b.2)
+            .map(|b| (b.0, b.1))
+            .collect();
+        keys.sort_by(|a, b| b.cmp(a));
+        keys.into_iter().map(|(_, id)| id).collect()
+    }
+    async fn check(f: &Fixture, blogs: &[Deep], when: &str) {
+        let all = expected(blogs, false);
+        let deep = expected(blogs, true);
+        for limit in [7, 50, 100] {
+            let (seen, total) = read_all(f, None, limit).await;
+            assert_eq!(total, all.len() as u64, "{when}: total");
+            assert!(
+                seen == all,
+                "{when}: pages of {limit}: every blog once, in order"
+            );
+            let (seen, total) = read_all(f, Some("dEEP"), limit).await;
+            assert_eq!(total, deep.len() as u64, "{when}: category total");
+            assert!(
+                seen == deep,
+                "{when}: category pages of {limit}: every blog once, in order"
+            );
+        }
+        // Single deep pages, at and around the page index's strides.
+        for offset in [127_usize, 128, 129, 255, 256, 257] {
+            let page = list(
+                f,
+                RawListParams {
+                    limit: Some("3".into()),
+                    offset: Some(offset.to_string()),
+                    ..Default::default()
+                },
+            )
+            .await;
+            let ids: Vec<BlogId> = page.blogs.iter().map(|b| b.id).collect();
+            let want: Vec<BlogId> = all.iter().skip(offset).take(3).copied().collect();
+            assert_eq!(ids, want, "{when}: offset {offset}");
+        }
+        let past = list(
+            f,
+            RawListParams {
+                offset: Some(all.len().to_string()),
+                ..Default::default()
+            },
+        )
+        .await;
+        assert!(past.blogs.is_empty(), "{when}: past the end");
+        assert_eq!(past.total, all.len() as u64, "{when}: total past the end");
+    }
+    check(&f, &blogs, "first read").await;
+    // A newest post on top and one taken out of the middle move every later page by one.
+    let top = f
+        .draft_with(NewBlog {
+            title: "Top".into(),
+            slug: "top".into(),
+            categories: Some(vec!["Deep".into()]),
+            ..Default::default()
+        })
+        .await;
+    f.publish(&top, Some("2025-07-01T00:00:00Z")).await;
+    blogs.push((
+        Timestamp::parse("2025-07-01T00:00:00Z").unwrap(),
+        blog_id(&top),
+        true,
+        top,
+    ));
+    let middle = blogs.remove(N / 2);
+    f.service
+        .unpublish_blog(&f.admin, f.project, middle.1)
+        .await
+        .unwrap();
+    check(&f, &blogs, "after a publish and an unpublish").await;
 }
 
 /// `limit` and `offset` echo the applied (clamped) values.
@@ -1512,6 +1640,7 @@ macro_rules! store_contract_tests {
         $crate::store_contract_tests!(@cases $make;
             list_returns_only_published_newest_first,
             paging_under_equal_published_at_never_repeats_or_skips,
+            deep_pages_under_ties_never_repeat_or_skip,
             limit_and_offset_echo_the_applied_values,
             category_filter_is_case_insensitive_with_filtered_total,
             include_content_adds_resolved_bodies,

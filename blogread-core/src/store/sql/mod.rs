@@ -11,6 +11,8 @@
 //!   parameters), and the helpers that bind values.
 //! - `rows.rs`: the id column type ([`DbId`]) and the row types with their conversion to
 //!   domain values.
+//! - `page_index.rs`: marks of the public order per project, category and content version,
+//!   so that a deep page seeks instead of stepping over its offset.
 //! - `errors.rs`: sqlx errors and unreadable rows as [`crate::Error`]s.
 //!
 //! The conflict messages and the content-version rule are not here: they live in
@@ -19,6 +21,7 @@
 mod backend;
 mod dialect;
 mod errors;
+mod page_index;
 mod queries;
 mod rows;
 mod store;

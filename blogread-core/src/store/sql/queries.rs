@@ -59,6 +59,37 @@ macro_rules! category_page_query {
     };
 }
 
+/// A page of published blogs after a key, for the page index: the published columns, then
+/// `$content`, then the project's content version read in the same statement. `$1` project,
+/// `$2` limit, `$3` offset after the key, `$4` the key's `published_at`, `$5` its id (the
+/// key `(i64::MAX, any id)` starts at the top).
+macro_rules! keyset_page_query {
+    ($($content:literal)?) => {
+        concat!(
+            "SELECT ", published_columns!(), $($content,)?
+            ", (SELECT content_version FROM projects p WHERE p.id = $1) AS version \
+             FROM blogs b WHERE b.project_id = $1 AND b.status = 'published' \
+             AND b.published_at <= $4 AND (b.published_at < $4 OR b.id < $5) \
+             ORDER BY b.published_at DESC, b.id DESC LIMIT $2 OFFSET $3"
+        )
+    };
+}
+
+/// `keyset_page_query!` within one category: `$1` project, `$2` category key, `$3` limit,
+/// `$4` offset after the key, `$5` and `$6` the key.
+macro_rules! category_keyset_page_query {
+    ($($content:literal)?) => {
+        concat!(
+            "SELECT ", published_columns!(), $($content,)?
+            ", (SELECT content_version FROM projects p WHERE p.id = $1) AS version \
+             FROM blog_categories c JOIN blogs b ON b.id = c.blog_id \
+             WHERE c.project_id = $1 AND c.category_key = $2 \
+             AND c.published_at <= $5 AND (c.published_at < $5 OR c.blog_id < $6) \
+             ORDER BY c.published_at DESC, c.blog_id DESC LIMIT $3 OFFSET $4"
+        )
+    };
+}
+
 // ---- the database ----
 
 /// Whether the database answers.
@@ -217,6 +248,36 @@ pub(crate) const CATEGORY_PAGE: &str = category_page_query!();
 /// [`CATEGORY_PAGE`] with the bodies.
 pub(crate) const CATEGORY_PAGE_WITH_CONTENT: &str =
     category_page_query!(", b.pub_content AS content");
+/// [`PAGE`] after a key, with the content version (see `keyset_page_query!`).
+pub(crate) const KEYSET_PAGE: &str = keyset_page_query!();
+/// [`KEYSET_PAGE`] with the bodies.
+pub(crate) const KEYSET_PAGE_WITH_CONTENT: &str = keyset_page_query!(", b.pub_content AS content");
+/// [`CATEGORY_PAGE`] after a key, with the content version (see
+/// `category_keyset_page_query!`).
+pub(crate) const CATEGORY_KEYSET_PAGE: &str = category_keyset_page_query!();
+/// [`CATEGORY_KEYSET_PAGE`] with the bodies.
+pub(crate) const CATEGORY_KEYSET_PAGE_WITH_CONTENT: &str =
+    category_keyset_page_query!(", b.pub_content AS content");
+/// The page index's marks of project `$1`'s public list, `$2` the stride: one row with the
+/// content version and the total, joined with every `$2`-th key of the order and its
+/// position `n` (NULL when the list is shorter than the stride). One statement, so the keys,
+/// the total and the version are of one snapshot.
+pub(crate) const PAGE_MARKS: &str = "SELECT p.content_version AS version, \
+     p.published_count AS total, m.n, m.published_at, m.id FROM projects p LEFT JOIN (\
+     SELECT w.n, w.published_at, w.id FROM (SELECT b.published_at, b.id, \
+     ROW_NUMBER() OVER (ORDER BY b.published_at DESC, b.id DESC) AS n \
+     FROM blogs b WHERE b.project_id = $1 AND b.status = 'published') w \
+     WHERE w.n % $2 = 0) m ON TRUE WHERE p.id = $1";
+/// [`PAGE_MARKS`] of category `$3`.
+pub(crate) const CATEGORY_PAGE_MARKS: &str = "SELECT p.content_version AS version, \
+     (SELECT COUNT(*) FROM blog_categories k WHERE k.project_id = $1 AND k.category_key = $3) \
+     AS total, m.n, m.published_at, m.id FROM projects p LEFT JOIN (\
+     SELECT w.n, w.published_at, w.id FROM (SELECT c.published_at, c.blog_id AS id, \
+     ROW_NUMBER() OVER (ORDER BY c.published_at DESC, c.blog_id DESC) AS n \
+     FROM blog_categories c WHERE c.project_id = $1 AND c.category_key = $3) w \
+     WHERE w.n % $2 = 0) m ON TRUE WHERE p.id = $1";
+/// The content version of project `$1`.
+pub(crate) const CONTENT_VERSION: &str = "SELECT content_version FROM projects WHERE id = $1";
 /// The number of published blogs of project `$1` (the total of an empty [`PAGE`]).
 pub(crate) const PUBLISHED_COUNT: &str = "SELECT published_count FROM projects WHERE id = $1";
 /// The number of published blogs of project `$1` in category `$2` (the total of an empty

@@ -422,6 +422,20 @@ pub(crate) struct PublishedRow {
     content: Option<String>,
     #[sqlx(default)]
     pub(crate) total: Option<i64>,
+    /// The project's content version, read by the page index's queries.
+    #[sqlx(default)]
+    pub(crate) version: Option<i64>,
+}
+
+/// A row of the page index's marks: the version and total, and one mark (absent when the
+/// list is shorter than a stride).
+#[derive(Debug, FromRow)]
+pub(crate) struct MarkRow {
+    pub(crate) version: i64,
+    pub(crate) total: i64,
+    pub(crate) n: Option<i64>,
+    pub(crate) published_at: Option<i64>,
+    pub(crate) id: Option<DbId>,
 }
 
 impl PublishedRow {

@@ -7,16 +7,18 @@
 //! [`VisibleChange`], and records the firing, so no crash can leave a half-published blog.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Type};
 
 use super::dialect::SqlDialect;
 use super::errors::{storage, write_error};
+use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, bind_blog, count, sql_count};
 use super::rows::{
     AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, DbId, DeliveryRow, Derived, DueRow, FiringRow,
-    ManagedRow, ProjectRow, PublicKeyRow, PublishedRow, timestamp,
+    ManagedRow, MarkRow, ProjectRow, PublicKeyRow, PublishedRow, timestamp,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
@@ -39,6 +41,8 @@ pub(crate) struct SqlStore<D: SqlDialect> {
     read: ClosingPool<D::Db>,
     write: ClosingPool<D::Db>,
     dialect: D,
+    /// Marks of the public order, so a deep page seeks instead of stepping over its offset.
+    pages: Arc<PageIndex>,
 }
 
 // By hand: a derive would ask the database marker type itself to be `Clone` and `Debug`.
@@ -48,6 +52,7 @@ impl<D: SqlDialect> Clone for SqlStore<D> {
             read: self.read.clone(),
             write: self.write.clone(),
             dialect: self.dialect.clone(),
+            pages: Arc::clone(&self.pages),
         }
     }
 }
@@ -69,6 +74,7 @@ impl<D: SqlDialect> SqlStore<D> {
             read,
             write,
             dialect,
+            pages: Arc::default(),
         }
     }
 
@@ -121,6 +127,207 @@ where
     for<'r> &'r str: ColumnIndex<<D::Db as Database>::Row>,
     usize: ColumnIndex<<D::Db as Database>::Row>,
 {
+    /// A page read with `OFFSET`, as the database steps over it.
+    async fn plain_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
+        // One query: the page in index order and, as a scalar subquery read from the same
+        // snapshot, the total. Only an empty page needs a second query.
+        let project_id = DbId::from(project);
+        let limit = i64::from(query.limit);
+        let offset = sql_count(query.offset);
+        let rows: Vec<PublishedRow> = match &query.category {
+            None => {
+                let sql = if query.include_content {
+                    queries::PAGE_WITH_CONTENT
+                } else {
+                    queries::PAGE
+                };
+                sqlx::query_as(sql)
+                    .bind(project_id)
+                    .bind(limit)
+                    .bind(offset)
+                    .fetch_all(&self.read)
+                    .await
+            }
+            Some(category) => {
+                let sql = if query.include_content {
+                    queries::CATEGORY_PAGE_WITH_CONTENT
+                } else {
+                    queries::CATEGORY_PAGE
+                };
+                sqlx::query_as(sql)
+                    .bind(project_id)
+                    .bind(category.as_str())
+                    .bind(limit)
+                    .bind(offset)
+                    .fetch_all(&self.read)
+                    .await
+            }
+        }
+        .map_err(storage)?;
+        let total = match rows.first() {
+            Some(first) => first.total.unwrap_or_default(),
+            None => match &query.category {
+                None => sqlx::query_scalar(queries::PUBLISHED_COUNT)
+                    .bind(project_id)
+                    .fetch_optional(&self.read)
+                    .await
+                    .map(Option::unwrap_or_default),
+                Some(category) => {
+                    sqlx::query_scalar(queries::CATEGORY_COUNT)
+                        .bind(project_id)
+                        .bind(category.as_str())
+                        .fetch_one(&self.read)
+                        .await
+                }
+            }
+            .map_err(storage)?,
+        };
+        Ok(PublishedPage {
+            blogs: rows
+                .into_iter()
+                .map(PublishedRow::into_published)
+                .collect::<Result<_>>()?,
+            total: count(total),
+        })
+    }
+
+    /// A page read through the page index (its marks read first if not held), or `None` when
+    /// the marks turn out older than the page's snapshot (they are forgotten then).
+    async fn indexed_page(
+        &self,
+        project: ProjectId,
+        query: &PageQuery,
+    ) -> Result<Option<PublishedPage>> {
+        let category = query.category.as_deref();
+        let marks = match self.pages.get(project, category) {
+            Some(marks) => marks,
+            None => match self.read_marks(project, category).await? {
+                Some(marks) => {
+                    let marks = Arc::new(marks);
+                    self.pages.put(project, category, Arc::clone(&marks));
+                    marks
+                }
+                None => return Ok(None),
+            },
+        };
+        let Some(Seek { after, skip }) = marks.seek(query.offset) else {
+            // Past the end: empty, if nothing was published since the marks were read.
+            let version: Option<i64> = sqlx::query_scalar(queries::CONTENT_VERSION)
+                .bind(DbId::from(project))
+                .fetch_optional(&self.read)
+                .await
+                .map_err(storage)?;
+            if version == Some(marks.version) {
+                return Ok(Some(PublishedPage {
+                    blogs: Vec::new(),
+                    total: marks.total,
+                }));
+            }
+            self.pages.forget(project, category, &marks);
+            return Ok(None);
+        };
+        let (at, id) = match after {
+            Some(Key { published_at, id }) => (published_at, id),
+            // Above every key: the page starts at the top.
+            None => (i64::MAX, DbId(uuid::Uuid::nil())),
+        };
+        let project_id = DbId::from(project);
+        let limit = i64::from(query.limit);
+        let skip = sql_count(skip);
+        let rows: Vec<PublishedRow> = match category {
+            None => {
+                let sql = if query.include_content {
+                    queries::KEYSET_PAGE_WITH_CONTENT
+                } else {
+                    queries::KEYSET_PAGE
+                };
+                sqlx::query_as(sql)
+                    .bind(project_id)
+                    .bind(limit)
+                    .bind(skip)
+                    .bind(at)
+                    .bind(id)
+                    .fetch_all(&self.read)
+                    .await
+            }
+            Some(category) => {
+                let sql = if query.include_content {
+                    queries::CATEGORY_KEYSET_PAGE_WITH_CONTENT
+                } else {
+                    queries::CATEGORY_KEYSET_PAGE
+                };
+                sqlx::query_as(sql)
+                    .bind(project_id)
+                    .bind(category)
+                    .bind(limit)
+                    .bind(skip)
+                    .bind(at)
+                    .bind(id)
+                    .fetch_all(&self.read)
+                    .await
+            }
+        }
+        .map_err(storage)?;
+        // Inside the list by the marks, so a current snapshot has rows: no rows, or rows of
+        // another version, mean the list changed since the marks were read.
+        if rows.first().and_then(|r| r.version) != Some(marks.version) {
+            self.pages.forget(project, category, &marks);
+            return Ok(None);
+        }
+        Ok(Some(PublishedPage {
+            blogs: rows
+                .into_iter()
+                .map(PublishedRow::into_published)
+                .collect::<Result<_>>()?,
+            total: marks.total,
+        }))
+    }
+
+    /// The marks of a filter, read in one statement (`None` if the project is gone).
+    async fn read_marks(
+        &self,
+        project: ProjectId,
+        category: Option<&str>,
+    ) -> Result<Option<Marks>> {
+        let project_id = DbId::from(project);
+        let stride = sql_count(STRIDE);
+        let rows: Vec<MarkRow> = match category {
+            None => {
+                sqlx::query_as(queries::PAGE_MARKS)
+                    .bind(project_id)
+                    .bind(stride)
+                    .fetch_all(&self.read)
+                    .await
+            }
+            Some(category) => {
+                sqlx::query_as(queries::CATEGORY_PAGE_MARKS)
+                    .bind(project_id)
+                    .bind(stride)
+                    .bind(category)
+                    .fetch_all(&self.read)
+                    .await
+            }
+        }
+        .map_err(storage)?;
+        let Some(first) = rows.first() else {
+            return Ok(None);
+        };
+        let (version, total) = (first.version, count(first.total));
+        let mut marks: Vec<(i64, Key)> = rows
+            .iter()
+            .filter_map(|r| match (r.n, r.published_at, r.id) {
+                (Some(n), Some(published_at), Some(id)) => Some((n, Key { published_at, id })),
+                _ => None,
+            })
+            .collect();
+        marks.sort_unstable_by_key(|(n, _)| *n);
+        Ok(Some(Marks::new(
+            version,
+            total,
+            marks.into_iter().map(|(_, key)| key).collect(),
+        )))
+    }
+
     /// A write transaction, started the dialect's way.
     async fn begin_write(&self) -> Result<WriteTx<D::Db>> {
         WriteTx::begin(self.write.pool(), D::TRANSACTIONS).await
@@ -635,66 +842,18 @@ where
     }
 
     async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
-        // One query: the page in index order and, as a scalar subquery read from the same
-        // snapshot, the total. Only an empty page needs a second query.
-        let project_id = DbId::from(project);
-        let limit = i64::from(query.limit);
-        let offset = sql_count(query.offset);
-        let rows: Vec<PublishedRow> = match &query.category {
-            None => {
-                let sql = if query.include_content {
-                    queries::PAGE_WITH_CONTENT
-                } else {
-                    queries::PAGE
-                };
-                sqlx::query_as(sql)
-                    .bind(project_id)
-                    .bind(limit)
-                    .bind(offset)
-                    .fetch_all(&self.read)
-                    .await
-            }
-            Some(category) => {
-                let sql = if query.include_content {
-                    queries::CATEGORY_PAGE_WITH_CONTENT
-                } else {
-                    queries::CATEGORY_PAGE
-                };
-                sqlx::query_as(sql)
-                    .bind(project_id)
-                    .bind(category.as_str())
-                    .bind(limit)
-                    .bind(offset)
-                    .fetch_all(&self.read)
-                    .await
+        // The first pages of the whole list are cheapest the plain way (their total is a
+        // column); deeper pages, and every page of a category (whose total would be a count),
+        // go through the page index, and fall back to the plain way while writes race them.
+        if query.category.is_none() && query.offset < STRIDE {
+            return self.plain_page(project, query).await;
+        }
+        for _ in 0..2 {
+            if let Some(page) = self.indexed_page(project, query).await? {
+                return Ok(page);
             }
         }
-        .map_err(storage)?;
-        let total = match rows.first() {
-            Some(first) => first.total.unwrap_or_default(),
-            None => match &query.category {
-                None => sqlx::query_scalar(queries::PUBLISHED_COUNT)
-                    .bind(project_id)
-                    .fetch_optional(&self.read)
-                    .await
-                    .map(Option::unwrap_or_default),
-                Some(category) => {
-                    sqlx::query_scalar(queries::CATEGORY_COUNT)
-                        .bind(project_id)
-                        .bind(category.as_str())
-                        .fetch_one(&self.read)
-                        .await
-                }
-            }
-            .map_err(storage)?,
-        };
-        Ok(PublishedPage {
-            blogs: rows
-                .into_iter()
-                .map(PublishedRow::into_published)
-                .collect::<Result<_>>()?,
-            total: count(total),
-        })
+        self.plain_page(project, query).await
     }
 
     async fn published_by_slug(
