@@ -2,10 +2,10 @@
 //! no bodies.
 //!
 //! The server sends a strong `ETag` on every public answer and answers a matching
-//! `If-None-Match` with 304 and no body (DECISIONS.md 3). With a cache the client remembers the
-//! last `ETag` and body per URL, sends `If-None-Match`, and on 304 decodes the body it kept: the
-//! caller sees the same typed value either way. The cache lives in memory and can be saved to a
-//! file and loaded by the next build ([`ClientBuilder::etag_cache_file`] and
+//! `If-None-Match` with 304 and no body (`docs/public-api.md#etags-and-304`). With a cache the
+//! client remembers the last `ETag` and body per URL, sends `If-None-Match`, and on 304 decodes
+//! the body it kept: the caller sees the same typed value either way. The cache lives in memory
+//! and can be saved to a file and loaded by the next build ([`ClientBuilder::etag_cache_file`] and
 //! [`Client::save_etag_cache`], or [`EtagCache::load`] and [`EtagCache::save`]), which is how
 //! `blogread export` makes an unchanged rebuild cheap.
 //!

@@ -92,12 +92,13 @@ impl Client {
         Self::builder(base_url, key).build()
     }
 
-    /// One page of published blogs, newest first (SPEC.md 4.1).
+    /// One page of published blogs, newest first (`docs/public-api.md#list-published-blogs`).
     pub async fn list(&self, params: &ListParams) -> Result<BlogList> {
         self.list_in(&self.call(), params, true).await
     }
 
-    /// One published blog by slug, content always present (SPEC.md 4.2).
+    /// One published blog by slug, content always present
+    /// (`docs/public-api.md#get-one-blog`).
     ///
     /// [`Error::NotFound`] when the API says no published blog has this slug;
     /// [`Error::InvalidSlug`], before any request, for a slug no blog can have (outside the
@@ -117,7 +118,8 @@ impl Client {
         self.get_json(&self.call(), url, true, true).await
     }
 
-    /// The sitemap data: slug and dates of at most 5000 blogs, newest first (SPEC.md 4.3).
+    /// The sitemap data: slug and dates of at most 5000 blogs, newest first
+    /// (`docs/public-api.md#sitemap`).
     pub async fn sitemap(&self) -> Result<Sitemap> {
         self.sitemap_in(&self.call(), true).await
     }

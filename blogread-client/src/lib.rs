@@ -1,8 +1,8 @@
 //! # blogread-client
 //!
-//! A typed client for the blogread public read API (SPEC.md section 4), for Rust static-site
-//! generators, and (feature `cli`) the `blogread` command that exports published posts as
-//! content files for Zola, Hugo or plain HTML.
+//! A typed client for the blogread public read API (`docs/public-api.md` in the repository),
+//! for Rust static-site generators, and (feature `cli`) the `blogread` command that exports
+//! published posts as content files for Zola, Hugo or plain HTML.
 //!
 //! ## Read every published post
 //!
@@ -49,7 +49,8 @@
 //! - Sends the key as `Authorization: Bearer <key>` (never in the URL, so it stays out of
 //!   access logs). Keep it in an environment variable of the build, not in the repository.
 //! - Retries 500, 502, 503, 504 and network errors with bounded exponential back-off and
-//!   jitter ([`RetryPolicy`]); never retries 401, 404 or another 4xx (SPEC.md 7).
+//!   jitter ([`RetryPolicy`]); never retries 401, 404 or another 4xx
+//!   (`docs/public-api.md#client-guidance`).
 //!   [`ClientBuilder::on_retry`] sees each retry; [`ClientBuilder::deadline`] bounds a whole
 //!   call (the worst case of the defaults is about 2 minutes per request on a hung server:
 //!   see [`ClientBuilder`]).

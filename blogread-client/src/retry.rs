@@ -1,5 +1,6 @@
-//! The retry policy of SPEC.md section 7: retry 500, 502, 503, 504 and network errors with
-//! bounded exponential back-off and jitter; never retry 401, 404 or any other 4xx.
+//! The retry policy of `docs/public-api.md#client-guidance`: retry 500, 502, 503, 504 and
+//! network errors with bounded exponential back-off and jitter; never retry 401, 404 or any
+//! other 4xx.
 
 use std::time::Duration;
 
@@ -33,8 +34,9 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     /// Four attempts in all, waits starting at 500 ms and never above 8 s ("retry after a few
-    /// seconds", SPEC.md 7): the waits before retries 1, 2 and 3 are at most 0.5, 1 and 2 s
-    /// (3.5 s in all), or up to 8 s each when the server sends `Retry-After`.
+    /// seconds", `docs/public-api.md#client-guidance`): the waits before retries 1, 2 and 3
+    /// are at most 0.5, 1 and 2 s (3.5 s in all), or up to 8 s each when the server sends
+    /// `Retry-After`.
     fn default() -> Self {
         Self {
             max_attempts: 4,

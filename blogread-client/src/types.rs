@@ -1,4 +1,5 @@
-//! The wire types of the public API (SPEC.md 2.1 to 2.3 and 4.1 to 4.3), field for field.
+//! The wire types of the public API (`docs/public-api.md#what-a-blog-looks-like`), field for
+//! field.
 //!
 //! These are the crate's own types: they match the JSON the server sends exactly (the same field
 //! names, `featured_image_url` as `null` when a post has none, `content` on list items only with
@@ -13,7 +14,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// One published blog as the list endpoint returns it (SPEC.md 2.1).
+/// One published blog as the list endpoint returns it (`docs/public-api.md#list-item`).
 ///
 /// `content` is `Some` only when the page was read with
 /// [`ListParams::include_content`] (or through [`Client::all_blogs_with_content`]).
@@ -52,8 +53,8 @@ pub struct BlogListItem {
     pub content: Option<String>,
 }
 
-/// A single published blog (SPEC.md 2.2): every list field, the body always, plus `updated_at`
-/// and `word_count`.
+/// A single published blog (`docs/public-api.md#single-blog`): every list field, the body
+/// always, plus `updated_at` and `word_count`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct BlogDetail {
@@ -79,7 +80,7 @@ pub struct BlogDetail {
     pub tags: Vec<String>,
     /// First publication time.
     pub published_at: DateTime<Utc>,
-    /// HTML body with internal links resolved (SPEC.md 2.4).
+    /// HTML body with internal links resolved (`docs/content.md#internal-links`).
     pub content: String,
     /// Last publish time.
     pub updated_at: DateTime<Utc>,
@@ -87,7 +88,7 @@ pub struct BlogDetail {
     pub word_count: u64,
 }
 
-/// One page of the list endpoint (SPEC.md 4.1).
+/// One page of the list endpoint (`docs/public-api.md#list-published-blogs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct BlogList {
@@ -101,7 +102,7 @@ pub struct BlogList {
     pub offset: u64,
 }
 
-/// One entry of the sitemap (SPEC.md 2.3).
+/// One entry of the sitemap (`docs/public-api.md#sitemap`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SitemapEntry {
@@ -115,7 +116,8 @@ pub struct SitemapEntry {
     pub updated_at: DateTime<Utc>,
 }
 
-/// The sitemap endpoint's answer (SPEC.md 4.3): at most 5000 entries, newest first.
+/// The sitemap endpoint's answer (`docs/public-api.md#sitemap`): at most 5000 entries, newest
+/// first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Sitemap {
@@ -176,13 +178,14 @@ pub struct PublishedBlog {
     pub updated_at: Option<DateTime<Utc>>,
 }
 
-/// The most entries the sitemap endpoint returns (SPEC.md 4.3).
+/// The most entries the sitemap endpoint returns (`docs/public-api.md#sitemap`).
 pub const SITEMAP_MAX_ENTRIES: usize = 5000;
 
-/// The largest page the list endpoint serves (SPEC.md 4.1).
+/// The largest page the list endpoint serves (`docs/public-api.md#paging`).
 pub const MAX_PAGE_SIZE: u32 = 100;
 
-/// Query parameters of [`Client::list`](crate::Client::list) (SPEC.md 4.1).
+/// Query parameters of [`Client::list`](crate::Client::list)
+/// (`docs/public-api.md#list-published-blogs`).
 ///
 /// Unset values are left to the server (limit 50, offset 0, no category filter, no content).
 ///

@@ -1,9 +1,11 @@
-//! Who may do what (DECISIONS.md section 6), decided here and nowhere else.
+//! Who may do what (`docs/management-api.md#who-may-call-what`), decided here and nowhere
+//! else.
 //!
 //! The public API takes the project's public key from the `Authorization: Bearer` header or the
-//! `api_key` query parameter; the header, when present, is the only key considered (SPEC.md
-//! 5.1.5). Management endpoints take `Authorization: Bearer <token>`: the operator token, a
-//! project admin token, or (for blog writes) an agent key. A credential of the wrong kind is
+//! `api_key` query parameter; the header, when present, is the only key considered
+//! (`docs/public-api.md#where-to-send-the-key`). Management endpoints take
+//! `Authorization: Bearer <token>`: the operator token, a project admin token, or (for blog
+//! writes) an agent key. A credential of the wrong kind is
 //! 401 naming the kind expected; a valid credential of another project, or an admin token on an
 //! operator-only endpoint, is 403 whether or not the project exists.
 

@@ -1,5 +1,5 @@
 //! Internal-link resolution: turns `[INTERNAL:<slug>]` placeholders in a post body into links to
-//! other published posts of the same project (SPEC.md 2.4, DECISIONS.md section 4).
+//! other published posts of the same project (the rules: `docs/content.md#internal-links`).
 //!
 //! # Why `lol_html` and not html5ever
 //!
@@ -155,8 +155,8 @@ pub fn referenced_slugs(body: &str, out: &mut BTreeSet<String>) {
     }
 }
 
-/// Resolves every placeholder of `body` per DECISIONS.md section 4. Returns `Cow::Borrowed(body)`
-/// (byte for byte) when there is no placeholder.
+/// Resolves every placeholder of `body` (`docs/content.md#internal-links`). Returns
+/// `Cow::Borrowed(body)` (byte for byte) when there is no placeholder.
 pub fn resolve<'a>(body: &'a str, ctx: &LinkContext) -> Cow<'a, str> {
     if !contains_placeholder(body) {
         return Cow::Borrowed(body);
@@ -801,7 +801,7 @@ fn normalize_slug(body: &str) -> Option<String> {
 }
 
 /// `^[a-z0-9]+(-[a-z0-9]+)*$`, 1 to 200 characters, and not the reserved `sitemap`
-/// (DECISIONS.md section 1). To be replaced by the domain `Slug` type.
+/// (`docs/content.md#slugs`). To be replaced by the domain `Slug` type.
 fn is_valid_slug(slug: &str) -> bool {
     crate::domain::Slug::is_valid(slug)
 }

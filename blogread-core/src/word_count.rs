@@ -1,4 +1,4 @@
-//! The `word_count` of a blog post (SPEC.md 2.2), counted per DECISIONS.md section 5.
+//! The `word_count` of a blog post, counted by the rules of `docs/content.md#word-count`.
 //!
 //! The body is read as a browser's HTML tokenizer reads it, so entities, raw-text elements and
 //! malformed markup are handled as a browser would; the counter plays the small part of the tree
@@ -21,7 +21,7 @@
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
 use memchr::memmem;
 
-/// Counts the words of an HTML body per DECISIONS.md section 5.
+/// Counts the words of an HTML body (the rules: `docs/content.md#word-count`).
 ///
 /// A word is a maximal run of characters that are not Unicode white space (`char::is_whitespace`,
 /// so NBSP separates) and that holds at least one letter or digit (`char::is_alphanumeric`).
@@ -203,7 +203,7 @@ fn raw_text_state(name: &[u8]) -> Option<(TextState, bool)> {
     })
 }
 
-/// Elements whose start and end tags separate words (DECISIONS.md section 5).
+/// Elements whose start and end tags separate words (`docs/content.md#word-count`).
 fn is_block_boundary(name: &[u8]) -> bool {
     matches!(
         name,

@@ -338,7 +338,7 @@ Project id:     {project_id}
 Public key:     {key}
 Operator token: {operator_token}
 
-The public read API (SPEC.md 4.1 to 4.3):
+The public read API (docs/public-api.md):
 
   # newest 5 published posts, key in the header
   curl -s '{public}/blogs?limit=5' -H 'Authorization: Bearer {key}'

@@ -13,7 +13,7 @@ use crate::error::FieldError;
 /// The placeholder keyword, accepted only in `content`.
 const PLACEHOLDER: &str = "[INTERNAL:";
 
-/// Length limits of blog fields (DECISIONS.md section 1).
+/// Length limits of blog fields (`docs/content.md#fields-and-their-limits`).
 pub mod limits {
     /// Title: 1 to 300 characters.
     pub const TITLE_MAX: usize = 300;
@@ -33,7 +33,7 @@ pub mod limits {
     pub const IMAGE_URL_MAX: usize = 2048;
 }
 
-/// Status of a blog (DECISIONS.md section 2).
+/// Status of a blog (`docs/management-api.md#lifecycle`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BlogStatus {
@@ -137,7 +137,7 @@ pub struct BlogPatch {
 }
 
 /// The validated fields of a blog: a working copy or a published snapshot. It cannot hold a
-/// value that breaks a rule of DECISIONS.md section 1.
+/// value that breaks a rule of `docs/content.md#fields-and-their-limits`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlogFields {
     title: String,

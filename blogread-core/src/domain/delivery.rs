@@ -1,4 +1,4 @@
-//! The deploy hook's delivery log and test result (SPEC.md 2.5, 2.6; DECISIONS.md section 8).
+//! The deploy hook's delivery log and test result (`docs/deploy-hooks.md`).
 
 use std::fmt;
 
@@ -119,7 +119,7 @@ impl Delivery {
 /// How many deliveries a project's log keeps.
 pub const DELIVERY_LOG_LEN: usize = 100;
 
-/// The deploy hook as shown to a project admin (SPEC.md 2.5).
+/// The deploy hook as shown to a project admin (`docs/deploy-hooks.md#managing-the-hook`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct DeployHookView {
@@ -139,7 +139,7 @@ impl DeployHookView {
     }
 }
 
-/// The result of the test operation (SPEC.md 2.6).
+/// The result of the test operation (`docs/deploy-hooks.md#test-operation`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct DeployHookTestResult {

@@ -149,7 +149,7 @@ macro_rules! secret_key {
 
 secret_key!(
     /// A project's public API key: read-only access to its published blogs. Stored retrievably
-    /// (SPEC.md 5.1.7, Reveal) and found by its hash.
+    /// (Reveal: `docs/management-api.md#public-key`) and found by its hash.
     PublicKey,
     "pk_live_",
     "public key"

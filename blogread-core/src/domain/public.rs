@@ -1,4 +1,5 @@
-//! The read models of the public API (SPEC.md 2.1 to 2.3), with the JSON field names exactly.
+//! The read models of the public API (`docs/public-api.md#what-a-blog-looks-like`), with the JSON
+//! field names exactly.
 
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +36,7 @@ pub struct PublishedBlog {
     pub content: Option<String>,
 }
 
-/// One blog of the list endpoint (SPEC.md 2.1).
+/// One blog of the list endpoint (`docs/public-api.md#list-item`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct BlogListItem {
@@ -64,8 +65,8 @@ pub struct BlogListItem {
     pub content: Option<String>,
 }
 
-/// A single blog (SPEC.md 2.2): every list field, content always present, `updated_at` and
-/// `word_count`.
+/// A single blog (`docs/public-api.md#single-blog`): every list field, content always
+/// present, `updated_at` and `word_count`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct BlogDetail {
@@ -97,7 +98,7 @@ pub struct BlogDetail {
     pub word_count: u64,
 }
 
-/// The list endpoint's response (SPEC.md 4.1).
+/// The list endpoint's response (`docs/public-api.md#list-published-blogs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct BlogList {
@@ -111,7 +112,7 @@ pub struct BlogList {
     pub offset: u64,
 }
 
-/// One sitemap entry (SPEC.md 2.3).
+/// One sitemap entry (`docs/public-api.md#sitemap`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SitemapEntry {
@@ -165,7 +166,7 @@ pub struct Redirects {
     pub total: u64,
 }
 
-/// The sitemap endpoint's response (SPEC.md 4.3).
+/// The sitemap endpoint's response (`docs/public-api.md#sitemap`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Sitemap {

@@ -11,7 +11,8 @@ use url::{Host, Url};
 use super::address::{AddressPolicy, is_global};
 use super::resolver::Resolver;
 
-/// The shortest deploy hook URL accepted, in characters (SPEC.md section 4.5).
+/// The shortest deploy hook URL accepted, in characters
+/// (`docs/deploy-hooks.md#what-is-refused-when-the-url-is-saved`).
 pub const MIN_LENGTH: usize = 20;
 
 /// Name suffixes reserved for local or internal networks: a host equal to one of these or ending
@@ -31,7 +32,8 @@ const RESERVED_SUFFIXES: &[&str] = &[
     "invalid",
 ];
 
-/// A deploy hook URL that passed every save-time rule of DECISIONS.md section 8 (everything but
+/// A deploy hook URL that passed every save-time rule of
+/// `docs/deploy-hooks.md#what-is-refused-when-the-url-is-saved` (everything but
 /// DNS, which [`DeployHookUrl::vet`] checks).
 ///
 /// The URL is a credential: whoever has it can start builds. So this type has no `Display`, its

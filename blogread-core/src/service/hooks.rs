@@ -23,8 +23,8 @@ impl Service {
     }
 
     /// Saves or replaces the deploy hook (project admin). The URL is judged as sent: every
-    /// rule of DECISIONS.md section 8, including that its host resolves to global addresses
-    /// only; a broken rule is 422 naming it, and nothing is saved.
+    /// rule of `docs/deploy-hooks.md#what-is-refused-when-the-url-is-saved`, including that
+    /// its host resolves to global addresses only; a broken rule is 422 naming it, and nothing is saved.
     pub async fn save_deploy_hook(
         &self,
         caller: &Caller,

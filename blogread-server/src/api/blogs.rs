@@ -1,6 +1,6 @@
-//! Blog content for admins and agents (DECISIONS.md 2 and 7): drafts, edits, publishing,
-//! unpublishing, deleting. Publishing, re-syncing, unpublishing and deleting a published blog
-//! fire the deploy hook; edits never do.
+//! Blog content for admins and agents (`docs/management-api.md#blogs` and `#lifecycle`):
+//! drafts, edits, publishing, unpublishing, deleting. Publishing, re-syncing, unpublishing and
+//! deleting a published blog fire the deploy hook; edits never do.
 
 use blogread_core::Service;
 use blogread_core::domain::{self, BlogPatch, NewBlog};

@@ -9,7 +9,7 @@ use crate::error::ApiError;
 /// Groups of operations in the document.
 #[derive(Tags)]
 pub enum ApiTags {
-    /// The public read API: published blogs of the key's project (SPEC.md 4.1 to 4.3).
+    /// The public read API: published blogs of the key's project, for site builds.
     Public,
     /// Projects and their admin tokens (operator and project admins).
     Projects,
@@ -17,13 +17,13 @@ pub enum ApiTags {
     Keys,
     /// Blog content: drafts, publishing, unpublishing (admins and agents).
     Blogs,
-    /// The deploy hook: an outgoing build trigger (SPEC.md 4.4 to 4.7).
+    /// The deploy hook: an outgoing build trigger, fired when the public content changes.
     DeployHook,
     /// Operations: health.
     Operations,
 }
 
-/// Parses a path id; a malformed one answers 404 like an unknown one (DECISIONS.md 7).
+/// Parses a path id; a malformed one answers 404 like an unknown one (`docs/management-api.md#statuses`).
 pub(crate) fn path_id<T: std::str::FromStr>(
     raw: &schema::PathId,
     not_found: blogread_core::error::NotFound,

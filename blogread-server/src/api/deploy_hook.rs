@@ -1,4 +1,4 @@
-//! The deploy hook (SPEC.md 2.5, 2.6, 4.4 to 4.7; DECISIONS.md 8): a build trigger whose URL
+//! The deploy hook (`docs/deploy-hooks.md`): a build trigger whose URL
 //! is a credential, shown to project admins only, and its delivery log.
 
 use blogread_core::Service;
@@ -12,7 +12,7 @@ use super::common::{ApiTags, NoContent204, Ok200, ok, path_id};
 use super::schema::{DateTime, JsonBody, ManagementAuth, Nullable, PathId};
 use crate::error::{self, Reply, reply};
 
-/// The deploy hook (SPEC.md 2.5). The URL is a credential: only project admins see it.
+/// The deploy hook. The URL is a credential: only project admins see it.
 #[derive(Debug, Clone, Object)]
 pub struct DeployHook {
     /// The saved URL; `null` when no hook is set.
@@ -38,7 +38,7 @@ pub struct SaveDeployHook {
     pub deploy_hook_url: String,
 }
 
-/// The result of the test operation (SPEC.md 2.6).
+/// The result of the test operation: one real POST to the saved URL.
 #[derive(Debug, Clone, Object)]
 pub struct DeployHookTestResult {
     /// True on a 2xx answer.
@@ -139,7 +139,7 @@ impl From<Vec<domain::Delivery>> for DeliveryList {
     }
 }
 
-/// The deploy hook endpoints (SPEC.md 4.4 to 4.7) and the delivery log (DECISIONS.md 7).
+/// The deploy hook endpoints and the delivery log (`docs/deploy-hooks.md#managing-the-hook`).
 pub struct DeployHookApi {
     pub(crate) service: Service,
 }

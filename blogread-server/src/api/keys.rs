@@ -1,5 +1,5 @@
-//! The public key (Generate, Reveal, Rotate, Revoke: SPEC.md 5.1.7) and agent keys
-//! (DECISIONS.md 6 and 7).
+//! The public key (Generate, Reveal, Rotate, Revoke) and agent keys
+//! (`docs/management-api.md#public-key` and `#agent-keys`).
 
 use blogread_core::Service;
 use blogread_core::error::NotFound;

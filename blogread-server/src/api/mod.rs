@@ -40,7 +40,11 @@ Every error answer is `application/json` with the shape `{\"detail\": \"...\"}`.
 
 Public endpoints take the project's public key (`pk_live_...`) as `Authorization: Bearer <key>` \
 or as the `api_key` query parameter; when the header is present it is the only key considered. \
-Management endpoints take `Authorization: Bearer <token>`.";
+Management endpoints take `Authorization: Bearer <token>`.
+
+Every rule is stated in full in the repository's `docs/` folder: `public-api.md` (credentials, \
+paging, ETags, errors), `content.md` (internal links, word count), `deploy-hooks.md` and \
+`management-api.md`.";
 
 /// The OpenAPI service over `service`.
 pub fn openapi_service(service: Service) -> OpenApiService<Apis, ()> {

@@ -1,4 +1,4 @@
-//! Projects and their admin tokens (DECISIONS.md 7).
+//! Projects and their admin tokens (`docs/management-api.md#projects` and `#admin-tokens`).
 
 use blogread_core::Service;
 use blogread_core::domain;

@@ -1,5 +1,5 @@
-//! The public read API (SPEC.md 4.1 to 4.3): list, single blog by slug, sitemap. Each answer
-//! carries a strong `ETag`; a matching `If-None-Match` gets 304 with no body.
+//! The public read API (`docs/public-api.md`): list, single blog by slug, sitemap, redirects.
+//! Each answer carries a strong `ETag`; a matching `If-None-Match` gets 304 with no body.
 
 use blogread_core::Service;
 use blogread_core::domain;
@@ -18,7 +18,7 @@ use super::common::ApiTags;
 use super::schema::{BoolDoc, DateTime, LimitDoc, Nullable, OffsetDoc, PublicAuth, Raw, raw};
 use crate::error::{self, Reply, reply};
 
-/// One blog of the list (SPEC.md 2.1). `content` is present only with `include_content=true`.
+/// One published blog of the list. `content` is present only with `include_content=true`.
 #[derive(Debug, Clone, Object)]
 #[oai(example)]
 pub struct BlogListItem {
@@ -87,7 +87,7 @@ impl Example for BlogListItem {
     }
 }
 
-/// A single blog (SPEC.md 2.2): every list field, `content` always present, plus `updated_at`
+/// A single published blog: every list field, `content` always present, plus `updated_at`
 /// and `word_count`.
 #[derive(Debug, Clone, Object)]
 #[oai(example)]
@@ -161,7 +161,8 @@ impl Example for BlogDetail {
     }
 }
 
-/// The list endpoint's response (SPEC.md 4.1).
+/// The list endpoint's response: one page, newest first, and the total after the category
+/// filter.
 #[derive(Debug, Clone, Object)]
 pub struct BlogList {
     /// The page, newest first.
@@ -185,7 +186,7 @@ impl From<domain::BlogList> for BlogList {
     }
 }
 
-/// One sitemap entry (SPEC.md 2.3).
+/// One sitemap entry: a published blog's slug and timestamps.
 #[derive(Debug, Clone, Object)]
 pub struct SitemapEntry {
     /// Slug.
@@ -196,7 +197,7 @@ pub struct SitemapEntry {
     pub updated_at: DateTime,
 }
 
-/// The sitemap endpoint's response (SPEC.md 4.3).
+/// The sitemap endpoint's response: the newest 5000 published blogs at most, without paging.
 #[derive(Debug, Clone, Object)]
 pub struct Sitemap {
     /// At most 5000 entries, newest first.

@@ -1,5 +1,6 @@
-//! SPEC.md 5 and DECISIONS.md 6: the public key (header or query, header wins), rotation and
-//! revocation, and who may call the management API (401 / 403).
+//! `docs/public-api.md#credentials` and `docs/management-api.md#who-may-call-what`: the public
+//! key (header or query, header wins), rotation and revocation, and who may call the management
+//! API (401 / 403).
 
 use blogread_tests::spawn_app;
 use reqwest::Method;

@@ -1,5 +1,6 @@
 //! The one error shape: every non-2xx, including what poem itself answers, is
-//! `application/json` `{"detail": "..."}` (DECISIONS.md 7).
+//! `application/json` `{"detail": "..."}` (`docs/management-api.md#statuses`,
+//! `docs/public-api.md#errors`).
 
 use blogread_tests::spawn_app;
 use reqwest::Method;

@@ -1,4 +1,4 @@
-//! SPEC.md 4.4 to 4.7 and 6, DECISIONS.md 8: the deploy hook over HTTP, firing into a real
+//! `docs/deploy-hooks.md`: the deploy hook over HTTP, firing into a real
 //! HTTPS receiver on loopback, and its URL never shown to anyone but project admins.
 
 use std::sync::Arc;

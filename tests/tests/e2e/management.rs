@@ -1,4 +1,4 @@
-//! DECISIONS.md 2 and 7: projects, admin tokens, agent keys and the blog lifecycle.
+//! `docs/management-api.md`: projects, admin tokens, agent keys and the blog lifecycle.
 
 use blogread_tests::spawn_app;
 use reqwest::Method;

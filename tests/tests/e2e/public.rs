@@ -1,4 +1,4 @@
-//! SPEC.md 4.1 to 4.3 and DECISIONS.md 3: list, single blog, sitemap, parameters, ETags.
+//! `docs/public-api.md`: list, single blog, sitemap, parameters, ETags.
 
 use blogread_tests::{TestApp, TestProject, spawn_app};
 use reqwest::Method;
@@ -100,7 +100,7 @@ async fn list_returns_only_published_blogs_newest_first_with_metadata_only() {
             "tags",
             "title"
         ],
-        "SPEC 2.1 fields, no content without include_content"
+        "the list item's fields (docs/public-api.md#list-item), no content without include_content"
     );
     assert_eq!(a["published_at"], "2026-01-01T10:00:00Z");
     assert_eq!(a["categories"], json!(["Engineering", "News"]));
