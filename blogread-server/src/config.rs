@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 /// The blogread reference server and its operator tools.
 #[derive(Debug, Parser)]
-#[command(name = "blogread-server", version, about, long_about = None)]
+#[command(name = "blogread-server", version = crate::build_info::VERSION_LINE, about, long_about = None)]
 pub struct Cli {
     /// Database: `sqlite://PATH` (created if missing), `postgres://...`, or `memory:` (an
     /// in-memory store, lost at exit).

@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod build_info;
 pub mod config;
 pub mod demo;
 pub mod error;
