@@ -42,6 +42,10 @@ pub enum Command {
     Demo(ServeArgs),
     /// Apply the database migrations and exit.
     Migrate,
+    /// Write an online, consistent copy of the SQLite database to a new file while servers
+    /// keep running (`VACUUM INTO`), checked with `PRAGMA integrity_check`. For PostgreSQL,
+    /// use `pg_dump`.
+    Backup(BackupArgs),
     /// Project administration.
     #[command(subcommand)]
     Project(ProjectCommand),
@@ -162,6 +166,14 @@ impl ServeArgs {
             })
             .transpose()
     }
+}
+
+/// Options of `backup`.
+#[derive(Debug, Clone, Args)]
+pub struct BackupArgs {
+    /// The new file to write; an existing file is never overwritten.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 /// `project ...`

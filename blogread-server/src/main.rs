@@ -7,7 +7,7 @@ use blogread_core::Service;
 use blogread_core::auth::Caller;
 use blogread_core::domain::{OperatorToken, ProjectId};
 use blogread_server::config::{
-    AdminTokenCommand, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs,
+    AdminTokenCommand, BackupArgs, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs,
     open_failed, redact_url,
 };
 use blogread_server::{demo, telemetry};
@@ -28,6 +28,10 @@ async fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<(), String> {
+    if let Command::Backup(args) = &cli.command {
+        // Not through a store: a backup opens no pools and runs no migrations.
+        return backup(&cli.database_url, args).await;
+    }
     let store = blogread_core::store::open_store(&cli.database_url)
         .await
         .map_err(|e| open_failed(&cli.database_url, e))?;
@@ -50,6 +54,7 @@ async fn dispatch(cli: Cli) -> Result<(), String> {
                 .await
                 .map_err(|e| e.to_string())?,
         ),
+        Command::Backup(args) => backup(&cli.database_url, &args).await,
         Command::Key(cmd) => key(&service, cmd).await,
         Command::AdminToken(AdminTokenCommand::Create(p)) => print_json(
             service
@@ -58,6 +63,28 @@ async fn dispatch(cli: Cli) -> Result<(), String> {
                 .map_err(|e| e.to_string())?,
         ),
     }
+}
+
+async fn backup(database_url: &str, args: &BackupArgs) -> Result<(), String> {
+    let report = blogread_core::store::backup_database(database_url, &args.out)
+        .await
+        .map_err(|e| match e {
+            blogread_core::Error::Storage(_) => format!(
+                "the backup of {} failed: {}",
+                redact_url(database_url),
+                blogread_core::error::error_chain(&e)
+            ),
+            other => other.to_string(),
+        })?;
+    println!(
+        "backed up {} to {} ({} bytes, {} projects, {} blogs); PRAGMA integrity_check: ok",
+        redact_url(database_url),
+        report.path.display(),
+        report.bytes,
+        report.projects,
+        report.blogs
+    );
+    Ok(())
 }
 
 async fn key(service: &Service, cmd: KeyCommand) -> Result<(), String> {
