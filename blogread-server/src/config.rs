@@ -75,6 +75,12 @@ pub struct ServeArgs {
     #[arg(long = "admin-token", hide = true, value_name = "TOKEN")]
     pub admin_token_flag: Option<String>,
 
+    /// Also serve `GET /metrics` (Prometheus text) on this address, without the operator
+    /// token, and nothing else there: a loopback or private address only your Prometheus
+    /// reaches. Without it, `/metrics` on the main address needs the operator token.
+    #[arg(long, env = "BLOGREAD_METRICS_LISTEN", value_name = "ADDR")]
+    pub metrics_listen: Option<SocketAddr>,
+
     /// MiB of serialised public responses kept in memory, keyed by ETag (exact: see
     /// `blogread_core::response_cache`); 0 turns the cache off.
     #[arg(long, env = "BLOGREAD_RESPONSE_CACHE_MIB", default_value_t = 64)]

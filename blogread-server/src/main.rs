@@ -132,7 +132,7 @@ async fn serve(service: Service, args: &ServeArgs, database_url: &str) -> Result
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service, args.limits()).await
+    run_until_signal(listener, service, args).await
 }
 
 /// `BLOGREAD_ADMIN_TOKEN`, read here rather than by clap so that no flag can carry it.
@@ -162,7 +162,7 @@ async fn run_demo(service: Service, args: ServeArgs, database_url: &str) -> Resu
         demo::instructions(&format!("http://{addr}"), &seeded, &token)
     );
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service, args.limits()).await
+    run_until_signal(listener, service, &args).await
 }
 
 fn generate_token() -> String {
@@ -173,14 +173,43 @@ fn generate_token() -> String {
     format!("demo_operator_{hex}")
 }
 
+/// Serves until Ctrl-C or SIGTERM, with `/metrics` alone on `--metrics-listen` if given.
 async fn run_until_signal(
     listener: tokio::net::TcpListener,
     service: Service,
-    limits: blogread_server::Limits,
+    args: &ServeArgs,
 ) -> Result<(), String> {
-    blogread_server::run_with_limits(listener, service, limits, shutdown_signal())
-        .await
-        .map_err(|e| format!("server failed: {e}"))?;
+    let metrics = match args.metrics_listen {
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr} (--metrics-listen): {e}"))?;
+            let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            tracing::info!(
+                "metrics on http://{addr}/metrics, without a token: keep this address private"
+            );
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let served = tokio::spawn(blogread_server::serve_metrics(
+                listener,
+                service.clone(),
+                args.limits(),
+                async {
+                    let _ = stopped.await;
+                },
+            ));
+            Some((stop, served))
+        }
+        None => None,
+    };
+    let result =
+        blogread_server::run_with_limits(listener, service, args.limits(), shutdown_signal())
+            .await
+            .map_err(|e| format!("server failed: {e}"));
+    if let Some((stop, served)) = metrics {
+        let _ = stop.send(());
+        let _ = served.await;
+    }
+    result?;
     tracing::info!("stopped");
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! The real `blogread-server` binary, run as an operator runs it: `--version`, `backup`.
+//! The real `blogread-server` binary, run as an operator runs it: `--version`, `backup`,
+//! `serve` with its operator token in a credential file and `--metrics-listen`.
 
 use std::process::Command;
 
@@ -94,4 +95,136 @@ fn backup_of_postgres_says_to_use_pg_dump_and_fails() {
     assert!(stderr.contains("pg_dump"), "{stderr}");
     assert!(!stderr.contains("s3cret"), "{stderr}");
     assert!(!out.exists());
+}
+
+/// A `blogread-server serve` process, killed when dropped.
+struct Served {
+    child: std::process::Child,
+    /// Addresses the server logged, in order (`127.0.0.1:PORT`).
+    addresses: Vec<String>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `serve` with `args` and reads its log until it has named `count` addresses it
+/// listens on.
+fn serve(args: &[&str], env: &[(&str, &str)], count: usize) -> Served {
+    use std::io::BufRead;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_blogread-server"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("BLOGREAD_") {
+            command.env_remove(name);
+        }
+    }
+    let mut child = command
+        .args(args)
+        .envs(env.iter().copied())
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let stderr = child.stderr.take().unwrap();
+    let mut served = Served {
+        child,
+        addresses: Vec::new(),
+    };
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    while served.addresses.len() < count {
+        let line = lines
+            .next()
+            .expect("the server logs where it listens before it stops")
+            .unwrap();
+        if let Some((_, rest)) = line.split_once("http://") {
+            let addr: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                .collect();
+            served.addresses.push(addr);
+        }
+    }
+    // Keep draining the log so the server never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    served
+}
+
+/// `GET path` over a new connection; the status and the body.
+fn get(addr: &str, path: &str, token: Option<&str>) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connects");
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[test]
+fn serve_reads_its_token_from_a_credential_file_and_metrics_listen_needs_none() {
+    let dir = tempfile::tempdir().unwrap();
+    // As systemd's LoadCredential= hands it over: a file in $CREDENTIALS_DIRECTORY.
+    let token = "credential-file-operator-token-0123456789";
+    std::fs::write(dir.path().join("admin-token"), format!("{token}\n")).unwrap();
+    let url = format!("sqlite://{}", dir.path().join("served.db").display());
+    let credentials = dir.path().to_str().unwrap();
+    let server = serve(
+        &[
+            "--database-url",
+            &url,
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+        ],
+        &[(
+            "BLOGREAD_ADMIN_TOKEN_FILE",
+            &format!("{credentials}/admin-token"),
+        )],
+        2,
+    );
+    let (api, metrics) = (&server.addresses[0], &server.addresses[1]);
+
+    assert_eq!(
+        get(api, "/metrics", None).0,
+        401,
+        "the API's address asks for the token"
+    );
+    let (status, body) = get(api, "/metrics", Some(token));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("blogread_build_info{"), "{body}");
+
+    let (status, body) = get(metrics, "/metrics", None);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("blogread_build_info{"), "{body}");
+    assert!(
+        body.contains("route=\"/metrics\""),
+        "the API's requests so far are counted: {body}"
+    );
+    assert_eq!(
+        get(metrics, "/healthz", None).0,
+        404,
+        "and nothing else there"
+    );
+    assert_eq!(get(metrics, "/api/v1/projects", None).0, 404);
 }
