@@ -1,5 +1,6 @@
 //! The real `blogread-server` binary, run as an operator runs it: `--version`, `backup`,
-//! `serve` with its operator token in a credential file and `--metrics-listen`.
+//! `serve` with its operator token in a credential file and `--metrics-listen`, and `serve` as
+//! `contrib/blogread.service` starts it.
 
 use std::process::Command;
 
@@ -227,4 +228,80 @@ fn serve_reads_its_token_from_a_credential_file_and_metrics_listen_needs_none() 
         "and nothing else there"
     );
     assert_eq!(get(metrics, "/api/v1/projects", None).0, 404);
+}
+
+/// The values of `key=` in a systemd unit, in order.
+fn unit_values<'a>(unit: &'a str, key: &str) -> Vec<&'a str> {
+    let prefix = format!("{key}=");
+    unit.lines()
+        .filter_map(|l| l.strip_prefix(prefix.as_str()))
+        .collect()
+}
+
+/// The unit's command line and environment start a server that reads the operator token from
+/// the credential systemd hands over (`LoadCredential=admin-token:...`, `%d/admin-token`), with
+/// the unit's state directory, listen address and database moved into a temporary directory.
+#[test]
+fn the_systemd_unit_starts_a_server_that_reads_its_token_from_the_credential() {
+    let unit = include_str!("../../contrib/blogread.service");
+    let exec = unit_values(unit, "ExecStart");
+    assert_eq!(exec.len(), 1, "one ExecStart=");
+    let mut words = exec[0].split_whitespace();
+    assert_eq!(words.next(), Some("/usr/local/bin/blogread-server"));
+    let credential = unit_values(unit, "LoadCredential");
+    assert_eq!(credential, ["admin-token:/etc/blogread/admin-token"]);
+    for hardening in [
+        "DynamicUser=yes",
+        "StateDirectory=blogread",
+        "ProtectSystem=strict",
+        "ProtectHome=yes",
+        "PrivateTmp=yes",
+        "NoNewPrivileges=yes",
+        "CapabilityBoundingSet=\n",
+        "SystemCallFilter=@system-service",
+        "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX",
+    ] {
+        assert!(unit.contains(hardening), "{hardening:?}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let credentials = dir.path().join("credentials");
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&credentials).unwrap();
+    std::fs::create_dir_all(&state).unwrap();
+    let token = "systemd-credential-operator-token-0123456789";
+    std::fs::write(credentials.join("admin-token"), format!("{token}\n")).unwrap();
+    let localise = |text: &str| {
+        text.replace("%d", credentials.to_str().unwrap())
+            .replace("/var/lib/blogread", state.to_str().unwrap())
+    };
+    let args: Vec<String> = words.map(localise).collect();
+    let mut env: Vec<(String, String)> = unit_values(unit, "Environment")
+        .into_iter()
+        .map(|assignment| {
+            let (name, value) = assignment.split_once('=').expect("NAME=value");
+            (name.to_owned(), localise(value))
+        })
+        .collect();
+    assert!(
+        env.iter()
+            .any(|(n, v)| n == "BLOGREAD_DATABASE_URL" && v.contains(state.to_str().unwrap())),
+        "the database lives in the state directory: {env:?}"
+    );
+    for (name, value) in &mut env {
+        if name == "BLOGREAD_LISTEN" {
+            *value = "127.0.0.1:0".to_owned();
+        }
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let env: Vec<(&str, &str)> = env.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let server = serve(&args, &env, 1);
+    let api = &server.addresses[0];
+    assert_eq!(get(api, "/metrics", None).0, 401);
+    assert_eq!(get(api, "/metrics", Some(token)).0, 200);
+    assert_eq!(get(api, "/healthz", None).0, 200);
+    assert!(
+        state.join("blogread.db").exists(),
+        "the database is in the state directory"
+    );
 }
