@@ -468,6 +468,21 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_backup_of_a_database_no_server_has_open_leaves_no_wal_files_behind() {
+        let (store, url, dir) = file_store().await;
+        Fixture::new(Arc::new(store.clone()), None).await;
+        store.close().await;
+        let beside = |suffix: &str| dir.path().join(format!("keys.db{suffix}"));
+        assert!(!beside("-wal").exists() && !beside("-shm").exists());
+        let report = crate::store::backup_database(&url, &dir.path().join("backup.db"))
+            .await
+            .expect("backed up");
+        assert_eq!(report.projects, 1);
+        assert!(!beside("-wal").exists(), "no -wal left behind");
+        assert!(!beside("-shm").exists(), "no -shm left behind");
+    }
+
+    #[tokio::test]
     async fn a_backup_of_a_missing_or_foreign_database_is_refused_and_writes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("backup.db");

@@ -5,7 +5,10 @@
 //! as of one commit, whatever writers do meanwhile (in WAL mode they are not held up: a reader
 //! never blocks a writer). The copy is a plain, compacted database file with no `-wal` beside
 //! it, ready to be put in place of a lost database. The backup runs on a connection of its
-//! own, read-only, so it never takes the store's writer connection.
+//! own, which only reads: it never takes the store's writer connection nor the write lock.
+//! That connection is not opened read-only: a read-only connection to a database that no
+//! server has open leaves the `-wal` and `-shm` files it had to create behind it (owned by
+//! whoever ran the backup), where a read-write one, closing last, removes them as a server does.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,7 +37,8 @@ pub(super) fn backup_file(source: &Path, out: &Path) -> Result<BackupReport> {
             out.display()
         ))
     })?;
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    // Read-write but never created: the file exists (checked above).
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(source, flags).map_err(Error::storage)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage)?;
     // A database that is not blogread's is refused before anything is written.
@@ -46,7 +50,7 @@ pub(super) fn backup_file(source: &Path, out: &Path) -> Result<BackupReport> {
     })?;
     conn.execute("VACUUM INTO ?1", [out_text])
         .map_err(|e| copy_failed(out, e))?;
-    drop(conn);
+    conn.close().map_err(|(_, e)| Error::storage(e))?;
     match verify(out) {
         Ok(report) => Ok(report),
         Err(err) => {
