@@ -11,7 +11,8 @@
 //! - `blogread_response_cache_requests_total{result="hit"|"miss"}` (recorded by the core),
 //!   `blogread_response_cache_bytes`, `blogread_response_cache_entries` and
 //!   `blogread_response_cache_capacity_bytes`.
-//! - `blogread_deploy_hook_firings_total{outcome, trigger}` and
+//! - `blogread_deploy_hook_firings_total{outcome, trigger}` (`success`, `failure`, or `unknown`
+//!   for a firing a stopped server left in flight, found at the next start) and
 //!   `blogread_deploy_hook_duration_seconds{outcome}` (recorded by the core).
 //! - `blogread_store_errors_total{kind}` (recorded by the core's SQL stores).
 //! - `blogread_build_info{version, commit} 1`.
@@ -113,7 +114,7 @@ fn describe() {
     );
     describe_counter!(
         "blogread_deploy_hook_firings_total",
-        "Deploy hook firings, by outcome (success, failure) and trigger."
+        "Deploy hook firings, by outcome (success, failure; unknown: the server stopped while one was in flight) and trigger."
     );
     describe_histogram!(
         "blogread_deploy_hook_duration_seconds",
