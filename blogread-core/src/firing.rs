@@ -105,7 +105,23 @@ pub(crate) async fn deliver(
     Some((outcome, delivery))
 }
 
+/// Logs a firing (host only) and counts it: `blogread_deploy_hook_firings_total{outcome,
+/// trigger}` and `blogread_deploy_hook_duration_seconds{outcome}`, through the `metrics`
+/// facade.
 fn log_outcome(project: ProjectId, trigger: Trigger, host: &str, outcome: &HookOutcome) {
+    let result = if outcome.success {
+        "success"
+    } else {
+        "failure"
+    };
+    metrics::counter!(
+        "blogread_deploy_hook_firings_total",
+        "outcome" => result,
+        "trigger" => trigger.as_str()
+    )
+    .increment(1);
+    metrics::histogram!("blogread_deploy_hook_duration_seconds", "outcome" => result)
+        .record(outcome.duration.as_secs_f64());
     let ms = outcome.duration.as_millis();
     if outcome.success {
         tracing::info!(%project, %trigger, host, status = outcome.status_code, ms, "deploy hook fired");

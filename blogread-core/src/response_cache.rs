@@ -22,6 +22,7 @@
 //! key and bookkeeping), and concurrent misses of one tag compute the body once.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
 use quick_cache::Weighter;
@@ -116,14 +117,32 @@ impl ResponseCache {
     }
 
     /// The body of `etag`: the cached one, or the one `fill` computes (then kept). Concurrent
-    /// callers with the same tag wait for one fill; a failed fill stores nothing.
+    /// callers with the same tag wait for one fill; a failed fill stores nothing. Counted in
+    /// `blogread_response_cache_requests_total{result="hit"|"miss"}` (through the `metrics`
+    /// facade; nothing when the cache is off).
     pub(crate) async fn get_or_fill<E>(
         &self,
         etag: &str,
         fill: impl Future<Output = Result<Bytes, E>>,
     ) -> Result<Bytes, E> {
         match &self.inner {
-            Some(cache) => cache.get_or_insert_async(etag, fill).await,
+            Some(cache) => {
+                let filled = AtomicBool::new(false);
+                let result = cache
+                    .get_or_insert_async(etag, async {
+                        filled.store(true, Ordering::Relaxed);
+                        fill.await
+                    })
+                    .await;
+                let outcome = if filled.load(Ordering::Relaxed) {
+                    "miss"
+                } else {
+                    "hit"
+                };
+                metrics::counter!("blogread_response_cache_requests_total", "result" => outcome)
+                    .increment(1);
+                result
+            }
             None => fill.await,
         }
     }

@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 /// The blogread reference server and its operator tools.
 #[derive(Debug, Parser)]
-#[command(name = "blogread-server", version, about, long_about = None)]
+#[command(name = "blogread-server", version = crate::build_info::VERSION_LINE, about, long_about = None)]
 pub struct Cli {
     /// Database: `sqlite://PATH` (created if missing), `postgres://...`, or `memory:` (an
     /// in-memory store, lost at exit).
@@ -42,6 +42,10 @@ pub enum Command {
     Demo(ServeArgs),
     /// Apply the database migrations and exit.
     Migrate,
+    /// Write an online, consistent copy of the SQLite database to a new file while servers
+    /// keep running (`VACUUM INTO`), checked with `PRAGMA integrity_check`. For PostgreSQL,
+    /// use `pg_dump`.
+    Backup(BackupArgs),
     /// Project administration.
     #[command(subcommand)]
     Project(ProjectCommand),
@@ -70,6 +74,12 @@ pub struct ServeArgs {
     /// Refused: a token on the command line shows in `ps` to every user of the machine.
     #[arg(long = "admin-token", hide = true, value_name = "TOKEN")]
     pub admin_token_flag: Option<String>,
+
+    /// Also serve `GET /metrics` (Prometheus text) on this address, without the operator
+    /// token, and nothing else there: a loopback or private address only your Prometheus
+    /// reaches. Without it, `/metrics` on the main address needs the operator token.
+    #[arg(long, env = "BLOGREAD_METRICS_LISTEN", value_name = "ADDR")]
+    pub metrics_listen: Option<SocketAddr>,
 
     /// MiB of serialised public responses kept in memory, keyed by ETag (exact: see
     /// `blogread_core::response_cache`); 0 turns the cache off.
@@ -162,6 +172,14 @@ impl ServeArgs {
             })
             .transpose()
     }
+}
+
+/// Options of `backup`.
+#[derive(Debug, Clone, Args)]
+pub struct BackupArgs {
+    /// The new file to write; an existing file is never overwritten.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 /// `project ...`

@@ -6,14 +6,16 @@
 //! HTTP out; every rule lives in the core.
 //!
 //! [`app`] builds the endpoint, [`run`] serves it on a listener until a shutdown future
-//! resolves (tests bind `127.0.0.1:0` first, so they need no sleep), and [`spec`] renders the
-//! OpenAPI document.
+//! resolves (tests bind `127.0.0.1:0` first, so they need no sleep), [`serve_metrics`] serves
+//! `/metrics` alone on a second listener, and [`spec`] renders the OpenAPI document.
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod build_info;
 pub mod config;
 pub mod demo;
 pub mod error;
+pub mod metrics;
 pub mod middleware;
 pub mod serve;
 pub mod telemetry;
@@ -34,13 +36,17 @@ pub fn spec() -> String {
     api::openapi_service(service).spec()
 }
 
-/// The whole HTTP application over `service`.
+/// The whole HTTP application over `service`; `GET /metrics` (outside the API document) for
+/// the operator.
 pub fn app(service: Service) -> impl Endpoint<Output = poem::Response> + 'static {
+    metrics::handle();
+    let metrics = metrics::guarded_endpoint(service.clone());
     let api = api::openapi_service(service);
     let spec = api.spec_endpoint();
     let docs = api.swagger_ui();
     Route::new()
         .at("/openapi.json", spec)
+        .at("/metrics", poem::get(metrics))
         .nest("/docs", docs)
         .nest("/", api)
         .with(middleware::BodyLimit)
@@ -95,8 +101,21 @@ pub async fn run_with_limits(
     });
     let scheduling = service.clone();
     let scheduler = tokio::spawn(async move { scheduling.run_scheduler().await });
+    let upkeep = tokio::spawn(metrics::upkeep());
     let served = serve::serve(listener, app(service.clone()), limits, shutdown).await;
     scheduler.abort();
+    upkeep.abort();
     service.stop().await;
     served
+}
+
+/// Serves `GET /metrics` without authentication, and nothing else, on `listener` (the address
+/// of `--metrics-listen`: keep it private) until `shutdown` resolves.
+pub async fn serve_metrics(
+    listener: tokio::net::TcpListener,
+    service: Service,
+    limits: Limits,
+    shutdown: impl Future<Output = ()> + Send,
+) -> std::io::Result<()> {
+    serve::serve(listener, metrics::metrics_app(service), limits, shutdown).await
 }

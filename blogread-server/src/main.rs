@@ -7,7 +7,7 @@ use blogread_core::Service;
 use blogread_core::auth::Caller;
 use blogread_core::domain::{OperatorToken, ProjectId};
 use blogread_server::config::{
-    AdminTokenCommand, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs,
+    AdminTokenCommand, BackupArgs, Cli, Command, KeyCommand, ProjectArg, ProjectCommand, ServeArgs,
     open_failed, redact_url,
 };
 use blogread_server::{demo, telemetry};
@@ -28,6 +28,10 @@ async fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<(), String> {
+    if let Command::Backup(args) = &cli.command {
+        // Not through a store: a backup opens no pools and runs no migrations.
+        return backup(&cli.database_url, args).await;
+    }
     let store = blogread_core::store::open_store(&cli.database_url)
         .await
         .map_err(|e| open_failed(&cli.database_url, e))?;
@@ -50,6 +54,7 @@ async fn dispatch(cli: Cli) -> Result<(), String> {
                 .await
                 .map_err(|e| e.to_string())?,
         ),
+        Command::Backup(args) => backup(&cli.database_url, &args).await,
         Command::Key(cmd) => key(&service, cmd).await,
         Command::AdminToken(AdminTokenCommand::Create(p)) => print_json(
             service
@@ -58,6 +63,28 @@ async fn dispatch(cli: Cli) -> Result<(), String> {
                 .map_err(|e| e.to_string())?,
         ),
     }
+}
+
+async fn backup(database_url: &str, args: &BackupArgs) -> Result<(), String> {
+    let report = blogread_core::store::backup_database(database_url, &args.out)
+        .await
+        .map_err(|e| match e {
+            blogread_core::Error::Storage(_) => format!(
+                "the backup of {} failed: {}",
+                redact_url(database_url),
+                blogread_core::error::error_chain(&e)
+            ),
+            other => other.to_string(),
+        })?;
+    println!(
+        "backed up {} to {} ({} bytes, {} projects, {} blogs); PRAGMA integrity_check: ok",
+        redact_url(database_url),
+        report.path.display(),
+        report.bytes,
+        report.projects,
+        report.blogs
+    );
+    Ok(())
 }
 
 async fn key(service: &Service, cmd: KeyCommand) -> Result<(), String> {
@@ -105,7 +132,7 @@ async fn serve(service: Service, args: &ServeArgs, database_url: &str) -> Result
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service, args.limits()).await
+    run_until_signal(listener, service, args).await
 }
 
 /// `BLOGREAD_ADMIN_TOKEN`, read here rather than by clap so that no flag can carry it.
@@ -135,7 +162,7 @@ async fn run_demo(service: Service, args: ServeArgs, database_url: &str) -> Resu
         demo::instructions(&format!("http://{addr}"), &seeded, &token)
     );
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service, args.limits()).await
+    run_until_signal(listener, service, &args).await
 }
 
 fn generate_token() -> String {
@@ -146,14 +173,43 @@ fn generate_token() -> String {
     format!("demo_operator_{hex}")
 }
 
+/// Serves until Ctrl-C or SIGTERM, with `/metrics` alone on `--metrics-listen` if given.
 async fn run_until_signal(
     listener: tokio::net::TcpListener,
     service: Service,
-    limits: blogread_server::Limits,
+    args: &ServeArgs,
 ) -> Result<(), String> {
-    blogread_server::run_with_limits(listener, service, limits, shutdown_signal())
-        .await
-        .map_err(|e| format!("server failed: {e}"))?;
+    let metrics = match args.metrics_listen {
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr} (--metrics-listen): {e}"))?;
+            let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            tracing::info!(
+                "metrics on http://{addr}/metrics, without a token: keep this address private"
+            );
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let served = tokio::spawn(blogread_server::serve_metrics(
+                listener,
+                service.clone(),
+                args.limits(),
+                async {
+                    let _ = stopped.await;
+                },
+            ));
+            Some((stop, served))
+        }
+        None => None,
+    };
+    let result =
+        blogread_server::run_with_limits(listener, service, args.limits(), shutdown_signal())
+            .await
+            .map_err(|e| format!("server failed: {e}"));
+    if let Some((stop, served)) = metrics {
+        let _ = stop.send(());
+        let _ = served.await;
+    }
+    result?;
     tracing::info!("stopped");
     Ok(())
 }

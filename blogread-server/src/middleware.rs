@@ -32,7 +32,7 @@ impl<E: Endpoint> Middleware<E> for ErrorShape {
     fn transform(&self, ep: E) -> Self::Output {
         ErrorShapeEndpoint {
             inner: ep,
-            routes: self.routes.clone(),
+            routes: self.routes,
         }
     }
 }

@@ -173,6 +173,12 @@ impl Service {
                 .complete_firing(&firing, Some(&delivery))
                 .await?
             {
+                metrics::counter!(
+                    "blogread_deploy_hook_firings_total",
+                    "outcome" => "unknown",
+                    "trigger" => firing.trigger.as_str()
+                )
+                .increment(1);
                 tracing::warn!(project = %firing.project, trigger = %firing.trigger, "{OUTCOME_UNKNOWN}");
             }
         }

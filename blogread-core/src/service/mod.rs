@@ -174,6 +174,15 @@ impl Service {
         .await
     }
 
+    /// Checks that `caller` is the operator, for an operator-only endpoint that runs no other
+    /// operation (a server's `/metrics`): unauthorised (401) without a management token or
+    /// with one that matches nothing, forbidden (403) for a project admin token.
+    pub async fn authorize_operator(&self, caller: &Caller) -> Result<()> {
+        self.authorize(caller, None, Access::Operator)
+            .await
+            .map(|_| ())
+    }
+
     /// Checks that the store answers (for health checks).
     pub async fn health(&self) -> Result<()> {
         self.store.ping().await

@@ -47,7 +47,14 @@ const FAULTS: [Unavailable; 3] = [
 /// The core error for a sqlx error: [`Error::Unavailable`] for the database's own conditions
 /// (logged once per episode), [`Error::Storage`] for everything else.
 pub(crate) fn classify(e: sqlx::Error) -> Error {
-    match fault_of(&e) {
+    let fault = fault_of(&e);
+    count_error(match fault {
+        Some(Unavailable::DiskFull) => "disk_full",
+        Some(Unavailable::Busy) => "busy",
+        Some(Unavailable::Unreachable) => "unreachable",
+        None => "failure",
+    });
+    match fault {
         Some(fault) => {
             if fault == Unavailable::Unreachable {
                 note_connection_failure();
@@ -61,6 +68,12 @@ pub(crate) fn classify(e: sqlx::Error) -> Error {
         }
         None => Error::storage(e),
     }
+}
+
+/// Counts a database error in `blogread_store_errors_total{kind}` (through the `metrics`
+/// facade).
+pub(crate) fn count_error(kind: &'static str) {
+    metrics::counter!("blogread_store_errors_total", "kind" => kind).increment(1);
 }
 
 /// A write committed: every episode under way is over.

@@ -23,6 +23,7 @@ mod sql;
 mod sqlite;
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -63,6 +64,52 @@ pub async fn open_store(url: &str) -> Result<Arc<dyn Store>> {
         Some("postgres" | "postgresql") => Err(missing_feature("postgres")),
         _ => Err(crate::Error::Config(format!(
             "unsupported database URL `{}`: use sqlite://PATH, postgres://USER@HOST/DATABASE or memory:",
+            redact_database_url(url)
+        ))),
+    }
+}
+
+/// What an online backup wrote (see [`backup_database`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackupReport {
+    /// The new file.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Projects in the copy.
+    pub projects: u64,
+    /// Blogs in the copy (every status).
+    pub blogs: u64,
+}
+
+/// Writes an online, consistent copy of the database `url` names to the new file `out`, while
+/// servers go on using the database: for `sqlite://PATH`, the database as of one commit
+/// (`VACUUM INTO`), checked with `PRAGMA integrity_check` and synced to the disk (see
+/// `SqliteStore::backup_to`). Never overwrites a file ([`Error::Conflict`](crate::Error::Conflict)
+/// when `out` exists). The database is not opened as a store: no migration runs.
+///
+/// PostgreSQL is backed up with its own tools: for a `postgres://` URL this is
+/// [`Error::Config`](crate::Error::Config) saying to use `pg_dump`. `memory:` has nothing to
+/// back up.
+pub async fn backup_database(url: &str, out: &Path) -> Result<BackupReport> {
+    let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
+    match scheme.as_deref() {
+        #[cfg(feature = "sqlite")]
+        Some("sqlite") => sqlite::backup_url(url, out).await,
+        #[cfg(not(feature = "sqlite"))]
+        Some("sqlite") => Err(missing_feature("sqlite")),
+        Some("postgres" | "postgresql") => Err(crate::Error::Config(format!(
+            "PostgreSQL databases are backed up with PostgreSQL's own tools, not this command: \
+             run `pg_dump --format=custom --file {} '{}'` (consistent while servers run; \
+             restore with pg_restore)",
+            out.display(),
+            redact_database_url(url)
+        ))),
+        _ if url == "memory:" => Err(crate::Error::Config(
+            "the memory: store is lost at exit and has nothing to back up".to_owned(),
+        )),
+        _ => Err(crate::Error::Config(format!(
+            "unsupported database URL `{}`: backups are of sqlite://PATH databases",
             redact_database_url(url)
         ))),
     }

@@ -11,9 +11,11 @@
 //! answered on the calling thread by read-only rusqlite connections to the same file (see
 //! `keys.rs`), falling back to the reader pool whenever SQLite cannot answer at once.
 
+mod backup;
 mod keys;
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,11 +23,11 @@ use std::time::Duration;
 use sqlx::Sqlite;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-use super::Store;
 use super::connection::{ClosingPool, Dialect};
 use super::sql::{
     self, DbId, PublicProjectRow, SqlBackend, SqlDialect, SqlStore, corrupt, storage, timestamp,
 };
+use super::{BackupReport, Store};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::{Error, Result};
 
@@ -37,6 +39,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct SqliteStore {
     /// The writer connection, the reader connections, and the SQLite dialect.
     sql: SqlStore<SqliteDialect>,
+    /// The database file (`None` for an in-memory database).
+    path: Option<PathBuf>,
 }
 
 /// What the SQLite backend does its own way (see [`SqlDialect`]).
@@ -76,6 +80,7 @@ impl SqliteStore {
             let pool = ClosingPool::new(pool);
             return Ok(Self {
                 sql: SqlStore::new(pool.clone(), pool, SqliteDialect { keys: None }),
+                path: None,
             });
         }
         let options = options
@@ -96,9 +101,8 @@ impl SqliteStore {
             .map(|n| n.get())
             .unwrap_or(2)
             .clamp(2, 8) as u32;
-        let keys = Some(Arc::new(keys::KeyReader::new(
-            options.get_filename().to_path_buf(),
-        )));
+        let path = options.get_filename().to_path_buf();
+        let keys = Some(Arc::new(keys::KeyReader::new(path.clone())));
         let reader = SqlitePoolOptions::new()
             .max_connections(readers)
             .test_before_acquire(false)
@@ -111,7 +115,23 @@ impl SqliteStore {
                 ClosingPool::new(writer),
                 SqliteDialect { keys },
             ),
+            path: Some(path),
         })
+    }
+
+    /// Writes an online, consistent copy of the database to the new file `out` while the
+    /// store goes on serving (`VACUUM INTO`: the database as of one commit, compacted), then
+    /// checks the copy with `PRAGMA integrity_check` and syncs it to the disk. Refuses an
+    /// `out` that exists ([`Error::Conflict`]): a backup never overwrites a file. A copy that
+    /// fails its check is removed and reported as an error. An in-memory database cannot be
+    /// backed up ([`Error::Config`]).
+    pub async fn backup_to(&self, out: &Path) -> Result<BackupReport> {
+        let Some(path) = self.path.clone() else {
+            return Err(Error::Config(
+                "an in-memory SQLite database has no file to back up".to_owned(),
+            ));
+        };
+        backup_file(path, out.to_path_buf()).await
     }
 
     /// Closes every connection (checkpointing the WAL when the last one closes: the
@@ -238,6 +258,25 @@ impl SqlDialect for SqliteDialect {
             keys.close();
         }
     }
+}
+
+/// [`backup::backup_file`] on a blocking thread.
+async fn backup_file(source: PathBuf, out: PathBuf) -> Result<BackupReport> {
+    tokio::task::spawn_blocking(move || backup::backup_file(&source, &out))
+        .await
+        .map_err(Error::storage)?
+}
+
+/// Backs up the SQLite database `url` names without opening it as a store (no migrations, no
+/// connection pools): see [`SqliteStore::backup_to`].
+pub(super) async fn backup_url(url: &str, out: &Path) -> Result<BackupReport> {
+    if is_in_memory(url) {
+        return Err(Error::Config(
+            "an in-memory SQLite database has no file to back up".to_owned(),
+        ));
+    }
+    let options = SqliteConnectOptions::from_str(url).map_err(storage)?;
+    backup_file(options.get_filename().to_path_buf(), out.to_path_buf()).await
 }
 
 fn is_in_memory(url: &str) -> bool {
@@ -391,5 +430,89 @@ mod tests {
             .await
             .expect("the reader pool answers");
         assert_eq!(found.map(|p| p.id), Some(f.project));
+    }
+    #[tokio::test]
+    async fn a_backup_is_a_checked_copy_that_opens_as_a_store_with_the_same_blogs() {
+        let (store, _url, dir) = file_store().await;
+        let f = Fixture::new(Arc::new(store.clone()), None).await;
+        f.published("kept", "Kept", "<p>kept</p>").await;
+        let out = dir.path().join("backup.db");
+        let report = store.backup_to(&out).await.expect("backed up");
+        assert_eq!((report.projects, report.blogs), (1, 1));
+        assert_eq!(report.bytes, std::fs::metadata(&out).unwrap().len());
+        let copy = SqliteStore::connect(&format!("sqlite://{}", out.display()))
+            .await
+            .unwrap();
+        let titles = copy
+            .published_titles(f.project, &["kept".to_owned()])
+            .await
+            .unwrap();
+        assert_eq!(titles.get("kept").map(String::as_str), Some("Kept"));
+        assert_eq!(
+            copy.etag_epoch().await.unwrap(),
+            store.etag_epoch().await.unwrap()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_backup_never_overwrites_a_file() {
+        let (store, url, dir) = file_store().await;
+        let out = dir.path().join("old-backup.db");
+        std::fs::write(&out, b"an older backup").unwrap();
+        let err = store.backup_to(&out).await.unwrap_err();
+        assert!(matches!(err, crate::Error::Conflict(_)), "{err:?}");
+        assert!(err.to_string().contains("already exists"), "{err}");
+        let err = crate::store::backup_database(&url, &out).await.unwrap_err();
+        assert!(matches!(err, crate::Error::Conflict(_)), "{err:?}");
+        assert_eq!(std::fs::read(&out).unwrap(), b"an older backup");
+    }
+
+    #[tokio::test]
+    async fn a_backup_of_a_database_no_server_has_open_leaves_no_wal_files_behind() {
+        let (store, url, dir) = file_store().await;
+        Fixture::new(Arc::new(store.clone()), None).await;
+        store.close().await;
+        let beside = |suffix: &str| dir.path().join(format!("keys.db{suffix}"));
+        assert!(!beside("-wal").exists() && !beside("-shm").exists());
+        let report = crate::store::backup_database(&url, &dir.path().join("backup.db"))
+            .await
+            .expect("backed up");
+        assert_eq!(report.projects, 1);
+        assert!(!beside("-wal").exists(), "no -wal left behind");
+        assert!(!beside("-shm").exists(), "no -shm left behind");
+    }
+
+    #[tokio::test]
+    async fn a_backup_of_a_missing_or_foreign_database_is_refused_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("backup.db");
+        let missing = format!("sqlite://{}", dir.path().join("missing.db").display());
+        let err = crate::store::backup_database(&missing, &out)
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("no SQLite database"), "{err}");
+        assert!(!dir.path().join("missing.db").exists(), "not created");
+        let foreign = dir.path().join("foreign.db");
+        rusqlite::Connection::open(&foreign)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x)")
+            .unwrap();
+        let url = format!("sqlite://{}", foreign.display());
+        let err = crate::store::backup_database(&url, &out).await.unwrap_err();
+        assert!(err.to_string().contains("not a blogread database"), "{err}");
+        assert!(!out.exists());
+    }
+
+    #[tokio::test]
+    async fn a_postgres_database_is_backed_up_with_pg_dump() {
+        let err = crate::store::backup_database(
+            "postgres://app:s3cret@db/blog",
+            std::path::Path::new("/tmp/x.dump"),
+        )
+        .await
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("pg_dump"), "{text}");
+        assert!(!text.contains("s3cret"), "{text}");
     }
 }

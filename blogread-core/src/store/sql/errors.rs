@@ -13,6 +13,7 @@ pub(crate) struct CorruptRow {
 
 /// The error of reading stored `what` that fails its check (`detail` says how).
 pub(crate) fn corrupt(what: &'static str, detail: impl ToString) -> Error {
+    crate::store::faults::count_error("corrupt");
     Error::storage(CorruptRow {
         what,
         detail: detail.to_string(),
