@@ -45,6 +45,9 @@ enum Credential {
     ApiKey(String),
     /// Nothing presented.
     Nothing,
+    /// An admin page session, already checked by [`Service::admin_session`](crate::Service::admin_session):
+    /// it acts as the operator or as a project admin, never as an agent.
+    Session(Principal),
 }
 
 impl Caller {
@@ -104,6 +107,11 @@ impl Caller {
         }
     }
 
+    /// The caller behind a checked admin session (only the service makes one).
+    pub(crate) fn signed_in(principal: Principal) -> Self {
+        Self::with(Credential::Session(principal))
+    }
+
     fn with(credential: Credential) -> Self {
         Caller { credential }
     }
@@ -116,6 +124,8 @@ impl Caller {
             Credential::Token(token) => Ok(Some(token.trim())),
             Credential::Header(header) => bearer_token(header).map(Some),
             Credential::ApiKey(_) | Credential::Nothing => Err(Unauthorized::MissingToken),
+            // Handled by `authorize` before it asks for a token.
+            Credential::Session(_) => Err(Unauthorized::MissingToken),
         }
     }
 
@@ -126,9 +136,10 @@ impl Caller {
             Credential::Token(token) => Ok(token.trim()),
             Credential::Header(header) => bearer_token(header),
             Credential::ApiKey(key) if !key.is_empty() => Ok(key),
-            Credential::ApiKey(_) | Credential::Nothing | Credential::Operator => {
-                Err(Unauthorized::MissingPublicKey)
-            }
+            Credential::ApiKey(_)
+            | Credential::Nothing
+            | Credential::Operator
+            | Credential::Session(_) => Err(Unauthorized::MissingPublicKey),
         }
     }
 }
@@ -143,6 +154,7 @@ impl std::fmt::Debug for Caller {
             Credential::Header(h) => write!(f, "Caller::from_authorization({})", shown(h)),
             Credential::ApiKey(k) => write!(f, "Caller::api_key({})", shown(k)),
             Credential::Nothing => f.write_str("Caller::anonymous()"),
+            Credential::Session(principal) => write!(f, "Caller::session({principal:?})"),
         }
     }
 }
@@ -241,6 +253,9 @@ pub(crate) async fn authorize(
     project: Option<ProjectId>,
     access: Access,
 ) -> Result<Principal> {
+    if let Credential::Session(principal) = caller.credential {
+        return authorize_session(principal, project, access);
+    }
     let Some(token) = caller.management_token()? else {
         return Ok(Principal::Operator);
     };
@@ -278,6 +293,27 @@ pub(crate) async fn authorize(
         return Ok(Principal::ProjectAdmin(record.project_id));
     }
     Err(Unauthorized::UnknownToken.into())
+}
+
+/// What a signed-in admin session may do: the same as the credential it was signed in with.
+fn authorize_session(
+    principal: Principal,
+    project: Option<ProjectId>,
+    access: Access,
+) -> Result<Principal> {
+    match principal {
+        Principal::Operator => Ok(principal),
+        Principal::ProjectAdmin(owner) => {
+            if access == Access::Operator {
+                return Err(Forbidden::OperatorOnly.into());
+            }
+            if project.is_some_and(|p| p != owner) {
+                return Err(Forbidden::OtherProject.into());
+            }
+            Ok(principal)
+        }
+        Principal::Agent(_) => Err(wrong_kind(access, AgentKey::KIND)),
+    }
 }
 
 fn wrong_kind(access: Access, got: &'static str) -> Error {

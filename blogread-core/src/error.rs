@@ -60,6 +60,14 @@ pub enum Unauthorized {
     /// The token matches no credential.
     #[error("the token matches no credential (it may have been revoked)")]
     UnknownToken,
+    /// Signing in to the admin pages with nothing in the token field.
+    #[error("enter the operator token or a project admin token (sk_admin_...)")]
+    EmptySignIn,
+    /// The admin session is gone: signed out, older than 12 hours, or its credential revoked.
+    #[error(
+        "your session has ended (signed out, 12 hours old, or its token was revoked): sign in again"
+    )]
+    SessionEnded,
 }
 
 /// Why an authenticated request may not do what it asks (403).
