@@ -1864,6 +1864,31 @@ pub async fn admin_tokens_are_listed_oldest_first_without_secrets(store: Arc<dyn
     ));
 }
 
+/// The preview of a draft resolves its internal links as the public API resolves them now:
+/// the same text a published post with that body reads.
+pub async fn preview_resolves_the_working_copy_links_as_the_public_api_would(
+    store: Arc<dyn Store>,
+) {
+    let f = Fixture::new(store, Some("https://site.example")).await;
+    f.published("target", "Target title", "<p>t</p>").await;
+    let body = "<p>See [INTERNAL:target] and [INTERNAL:missing].</p>";
+    let draft = f.draft("draft", "Draft", body).await;
+    let preview = f
+        .service
+        .preview_blog(&f.admin, f.project, blog_id(&draft))
+        .await
+        .unwrap();
+    let published = f.published("twin", "Twin", body).await;
+    let public = fresh(
+        f.service
+            .get_blog(&f.key(), &published.slug, None)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(preview, public.content);
+    assert!(!preview.contains("[INTERNAL:target]"), "{preview}");
+}
+
 /// Expands to one `#[tokio::test]` per contract case, each on a fresh store built by the
 /// given async expression (which may `return` early to skip, e.g. when no PostgreSQL is set).
 ///
@@ -1915,6 +1940,7 @@ macro_rules! store_contract_tests {
             sign_in_refuses_public_keys_agent_keys_and_unknown_tokens,
             admin_sessions_end_at_sign_out_after_12_hours_and_at_revocation,
             admin_tokens_are_listed_oldest_first_without_secrets,
+            preview_resolves_the_working_copy_links_as_the_public_api_would,
         );
     };
     ($make:expr) => {
