@@ -2,7 +2,8 @@
 //!
 //! The reference server of blogread: it turns [`blogread_core`] into a running service that
 //! answers the public read API (`/blog/api/v1/public`), the deploy hook endpoints and the
-//! management API (`/api/v1`) over poem and poem-openapi. Handlers are HTTP in, one core call,
+//! management API (`/api/v1`) over poem and poem-openapi, and serves the admin pages
+//! (`/admin/`, see [`admin`]). Handlers are HTTP in, one core call,
 //! HTTP out; every rule lives in the core.
 //!
 //! [`app`] builds the endpoint, [`run`] serves it on a listener until a shutdown future
@@ -10,6 +11,7 @@
 //! OpenAPI document.
 #![forbid(unsafe_code)]
 
+pub mod admin;
 pub mod api;
 pub mod config;
 pub mod demo;
@@ -36,19 +38,23 @@ pub fn spec() -> String {
 
 /// The whole HTTP application over `service`.
 pub fn app(service: Service) -> impl Endpoint<Output = poem::Response> + 'static {
-    let api = api::openapi_service(service);
+    let api = api::openapi_service(service.clone());
     let spec = api.spec_endpoint();
     let docs = api.swagger_ui();
-    Route::new()
+    // The API answers every error as JSON; the admin pages answer HTML of their own.
+    let json_api = Route::new()
         .at("/openapi.json", spec)
         .nest("/docs", docs)
         .nest("/", api)
+        .with(middleware::ErrorShape::new(api::RouteTable::from_apis()));
+    Route::new()
+        .nest("/admin", admin::routes(service))
+        .nest("/", json_api)
         .with(middleware::BodyLimit)
         .with(
             CatchPanic::new()
                 .with_handler(|_| error::ApiError::internal(&Panicked).into_response()),
         )
-        .with(middleware::ErrorShape::new(api::RouteTable::from_apis()))
         .with(telemetry::RequestLog)
         .map_to_response()
 }
