@@ -6,6 +6,10 @@
 //! project admin token, or (for blog writes) an agent key. A credential of the wrong kind is
 //! 401 naming the kind expected; a valid credential of another project, or an admin token on an
 //! operator-only endpoint, is 403 whether or not the project exists.
+//!
+//! The admin pages act through a session (see [`crate::Service::sign_in`]) signed in with the
+//! operator token or a project admin token: the caller behind it is authorised exactly as
+//! that credential would be, and never as an agent.
 
 use crate::domain::{
     AdminToken, AgentKey, OperatorToken, ProjectId, PublicKey, PublicProject, SecretHash,

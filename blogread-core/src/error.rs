@@ -47,7 +47,7 @@ pub enum Unauthorized {
     )]
     AgentKeyOnPublicApi,
     /// A credential of the wrong kind for this endpoint.
-    #[error("a {got} is not accepted here; this endpoint needs {expected}")]
+    #[error("{} {got} is not accepted here; this endpoint needs {expected}", article(.got))]
     WrongKind {
         /// What was expected, e.g. "a project admin token (sk_admin_...) or the operator token".
         expected: &'static str,
@@ -68,6 +68,15 @@ pub enum Unauthorized {
         "your session has ended (signed out, 12 hours old, or its token was revoked): sign in again"
     )]
     SessionEnded,
+}
+
+/// "an" before a vowel ("an agent key"), else "a" ("a public key").
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
 }
 
 /// Why an authenticated request may not do what it asks (403).

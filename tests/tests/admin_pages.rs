@@ -201,7 +201,7 @@ async fn sign_in_refuses_public_keys_agent_keys_and_wrong_tokens() {
     let agent = agent.json["key"].as_str().unwrap().to_owned();
     for (token, says) in [
         (p.key.as_str(), "a public key is not accepted"),
-        (agent.as_str(), "agent key is not accepted"),
+        (agent.as_str(), "an agent key is not accepted"),
         ("sk_admin_not-a-token-of-anyone", "matches no credential"),
         (
             "some-wrong-operator-token-0123456789",
