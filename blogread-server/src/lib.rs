@@ -36,8 +36,16 @@ pub fn spec() -> String {
     api::openapi_service(service).spec()
 }
 
-/// The whole HTTP application over `service`.
+/// The whole HTTP application over `service`, the admin pages with default options.
 pub fn app(service: Service) -> impl Endpoint<Output = poem::Response> + 'static {
+    app_with(service, admin::AdminOptions::default())
+}
+
+/// The whole HTTP application over `service`, the admin pages with `admin`'s options.
+pub fn app_with(
+    service: Service,
+    admin: admin::AdminOptions,
+) -> impl Endpoint<Output = poem::Response> + 'static {
     let api = api::openapi_service(service.clone());
     let spec = api.spec_endpoint();
     let docs = api.swagger_ui();
@@ -48,7 +56,7 @@ pub fn app(service: Service) -> impl Endpoint<Output = poem::Response> + 'static
         .nest("/", api)
         .with(middleware::ErrorShape::new(api::RouteTable::from_apis()));
     Route::new()
-        .nest("/admin", admin::routes(service))
+        .nest("/admin", admin::routes(service, admin))
         .nest("/", json_api)
         .with(middleware::BodyLimit)
         .with(
@@ -92,6 +100,24 @@ pub async fn run_with_limits(
     limits: Limits,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
+    run_with(
+        listener,
+        service,
+        limits,
+        admin::AdminOptions::default(),
+        shutdown,
+    )
+    .await
+}
+
+/// [`run_with_limits`], with the admin pages' options (the server's public URL).
+pub async fn run_with(
+    listener: tokio::net::TcpListener,
+    service: Service,
+    limits: Limits,
+    admin: admin::AdminOptions,
+    shutdown: impl Future<Output = ()> + Send,
+) -> std::io::Result<()> {
     // Firings that writes recorded before the last stop and no process attempted.
     let resuming = service.clone();
     tokio::spawn(async move {
@@ -101,7 +127,7 @@ pub async fn run_with_limits(
     });
     let scheduling = service.clone();
     let scheduler = tokio::spawn(async move { scheduling.run_scheduler().await });
-    let served = serve::serve(listener, app(service.clone()), limits, shutdown).await;
+    let served = serve::serve(listener, app_with(service.clone(), admin), limits, shutdown).await;
     scheduler.abort();
     service.stop().await;
     served

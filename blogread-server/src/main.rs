@@ -105,7 +105,7 @@ async fn serve(service: Service, args: &ServeArgs, database_url: &str) -> Result
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service, args.limits()).await
+    run_until_signal(listener, service, args).await
 }
 
 /// `BLOGREAD_ADMIN_TOKEN`, read here rather than by clap so that no flag can carry it.
@@ -135,7 +135,7 @@ async fn run_demo(service: Service, args: ServeArgs, database_url: &str) -> Resu
         demo::instructions(&format!("http://{addr}"), &seeded, &token)
     );
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service, args.limits()).await
+    run_until_signal(listener, service, &args).await
 }
 
 fn generate_token() -> String {
@@ -149,11 +149,17 @@ fn generate_token() -> String {
 async fn run_until_signal(
     listener: tokio::net::TcpListener,
     service: Service,
-    limits: blogread_server::Limits,
+    args: &ServeArgs,
 ) -> Result<(), String> {
-    blogread_server::run_with_limits(listener, service, limits, shutdown_signal())
-        .await
-        .map_err(|e| format!("server failed: {e}"))?;
+    blogread_server::run_with(
+        listener,
+        service,
+        args.limits(),
+        args.admin_options(),
+        shutdown_signal(),
+    )
+    .await
+    .map_err(|e| format!("server failed: {e}"))?;
     tracing::info!("stopped");
     Ok(())
 }

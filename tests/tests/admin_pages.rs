@@ -737,3 +737,44 @@ async fn screenshots_of_the_main_pages() {
     shot("project-settings-phone.png").await;
     b.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn behind_an_https_public_url_the_cookie_is_secure_and_that_origin_is_accepted() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let service = blogread_core::Service::new(Arc::new(blogread_core::store::MemoryStore::new()))
+        .with_operator_token(blogread_core::domain::OperatorToken::new(OPERATOR_TOKEN).unwrap());
+    let options = blogread_server::admin::AdminOptions {
+        public_url: Some("https://blog.example.com/".parse().unwrap()),
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(blogread_server::run_with(
+        listener,
+        service,
+        blogread_server::Limits::default(),
+        options,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let sign_in = |origin: &'static str| {
+        plain_http()
+            .post(format!("{base}/admin/sign-in"))
+            .header("origin", origin)
+            .form(&[("token", OPERATOR_TOKEN)])
+            .send()
+    };
+    // The proxy forwards plain http; the public URL says users come over https.
+    let resp = sign_in("https://blog.example.com").await.unwrap();
+    assert_eq!(
+        resp.status().as_u16(),
+        303,
+        "the public origin is the server's own"
+    );
+    let cookie = resp.headers()["set-cookie"].to_str().unwrap();
+    assert!(cookie.contains("; Secure"), "{cookie}");
+    let resp = sign_in("https://other.example.com").await.unwrap();
+    assert_eq!(resp.status().as_u16(), 403);
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}

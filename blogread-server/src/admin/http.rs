@@ -92,19 +92,47 @@ fn sender_origin(req: &Request) -> Option<String> {
 /// Wraps the admin pages: refuses a state change (any method but GET and HEAD) whose `Origin`
 /// (or `Referer`) is not this server's own with 403, and gives every answer the security
 /// headers (`Content-Security-Policy`, `Referrer-Policy`, `Cache-Control: no-store`...).
-pub struct AdminGuard;
+pub struct AdminGuard {
+    /// The origin of the configured public URL, also the server's own.
+    public_origin: Option<String>,
+}
+
+impl AdminGuard {
+    /// The guard; `public_origin` (`scheme://host[:port]`, lower case) is accepted as the
+    /// server's own origin besides the one the request addressed.
+    pub fn new(public_origin: Option<String>) -> Self {
+        Self { public_origin }
+    }
+}
 
 impl<E: Endpoint> Middleware<E> for AdminGuard {
     type Output = AdminGuardEndpoint<E>;
 
     fn transform(&self, ep: E) -> Self::Output {
-        AdminGuardEndpoint { inner: ep }
+        AdminGuardEndpoint {
+            inner: ep,
+            public_origin: self.public_origin.clone(),
+        }
     }
 }
 
 /// The endpoint of [`AdminGuard`].
 pub struct AdminGuardEndpoint<E> {
     inner: E,
+    public_origin: Option<String>,
+}
+
+impl<E> AdminGuardEndpoint<E> {
+    /// Whether the request says it was sent from this server's own origin.
+    fn same_origin(&self, req: &Request) -> bool {
+        match sender_origin(req) {
+            Some(sender) => {
+                Some(&sender) == own_origin(req).as_ref()
+                    || Some(&sender) == self.public_origin.as_ref()
+            }
+            None => false,
+        }
+    }
 }
 
 impl<E: Endpoint> Endpoint for AdminGuardEndpoint<E> {
@@ -112,7 +140,7 @@ impl<E: Endpoint> Endpoint for AdminGuardEndpoint<E> {
 
     async fn call(&self, req: Request) -> poem::Result<Response> {
         let changes_state = !matches!(*req.method(), Method::GET | Method::HEAD);
-        let mut resp = if changes_state && sender_origin(&req) != own_origin(&req) {
+        let mut resp = if changes_state && !self.same_origin(&req) {
             let from = sender_origin(&req).unwrap_or_else(|| "an unknown origin".to_owned());
             html(
                 StatusCode::FORBIDDEN,

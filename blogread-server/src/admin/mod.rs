@@ -25,9 +25,37 @@ const STYLESHEET: &str = include_str!("static/admin.css");
 /// The one script: the Copy button (the Clipboard API), loaded from this server.
 const COPY_SCRIPT: &str = include_str!("static/copy.js");
 
+/// How the admin pages are reached.
+#[derive(Debug, Clone, Default)]
+pub struct AdminOptions {
+    /// The URL users open the server at, when a proxy in front of it terminates TLS (e.g.
+    /// `https://blog.example.com`): with https the session cookie is always `Secure`, and
+    /// changes sent from this origin are accepted as the server's own.
+    pub public_url: Option<url::Url>,
+}
+
+impl AdminOptions {
+    /// The origin of the public URL (`scheme://host[:port]`), if one is set.
+    fn public_origin(&self) -> Option<String> {
+        self.public_url
+            .as_ref()
+            .map(|u| u.origin().ascii_serialization().to_ascii_lowercase())
+    }
+
+    /// Whether the public URL is https.
+    fn public_https(&self) -> bool {
+        self.public_url
+            .as_ref()
+            .is_some_and(|u| u.scheme() == "https")
+    }
+}
+
 /// The admin pages over `service`, to nest under `/admin`.
-pub fn routes(service: Service) -> impl Endpoint<Output = Response> + 'static {
-    let admin = Arc::new(pages::Admin::new(service));
+pub fn routes(
+    service: Service,
+    options: AdminOptions,
+) -> impl Endpoint<Output = Response> + 'static {
+    let admin = Arc::new(pages::Admin::new(service, options.public_https()));
     Route::new()
         .at("/", get(pages::home))
         .at("/sign-in", post(pages::sign_in))
@@ -53,7 +81,7 @@ pub fn routes(service: Service) -> impl Endpoint<Output = Response> + 'static {
         .at("/static/admin.css", get(stylesheet))
         .at("/static/copy.js", get(copy_script))
         .data(admin)
-        .with(AdminGuard)
+        .with(AdminGuard::new(options.public_origin()))
         .map_to_response()
 }
 

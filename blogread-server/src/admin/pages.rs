@@ -28,10 +28,12 @@ type Fields = BTreeMap<String, String>;
 pub(super) struct Admin {
     service: Service,
     templates: Environment<'static>,
+    /// The server's public URL is https: the cookie is `Secure` whatever the request says.
+    public_https: bool,
 }
 
 impl Admin {
-    pub(super) fn new(service: Service) -> Self {
+    pub(super) fn new(service: Service, public_https: bool) -> Self {
         let mut templates = Environment::new();
         // A form shown without an earlier attempt has no `create.errors`: a missing value
         // reads as empty, whatever its depth.
@@ -48,7 +50,17 @@ impl Admin {
                 .add_template(name, source)
                 .expect("the admin templates are valid");
         }
-        Self { service, templates }
+        Self {
+            service,
+            templates,
+            public_https,
+        }
+    }
+
+    /// Whether the session cookie gets `Secure`: the request came over https, or the public
+    /// URL is https.
+    fn secure(&self, req: &Request) -> bool {
+        self.public_https || http::is_https(req)
     }
 
     fn render(&self, status: StatusCode, name: &str, ctx: Value) -> Response {
@@ -78,7 +90,7 @@ impl Admin {
             Ok(signed_in) => Ok(signed_in),
             Err(CoreError::Unauthorized(_)) => {
                 let mut resp = see_other("/admin/?ended=1");
-                if let Ok(value) = set_cookie("", 0, http::is_https(req)).parse() {
+                if let Ok(value) = set_cookie("", 0, self.secure(req)).parse() {
                     resp.headers_mut().insert(header::SET_COOKIE, value);
                 }
                 Err(resp)
@@ -202,7 +214,7 @@ pub(super) async fn sign_in(
             let cookie = set_cookie(
                 session.id.expose_secret(),
                 ADMIN_SESSION_LIFETIME.as_secs(),
-                http::is_https(req),
+                admin.secure(req),
             );
             if let Ok(value) = cookie.parse() {
                 resp.headers_mut().insert(header::SET_COOKIE, value);
@@ -226,7 +238,7 @@ pub(super) async fn sign_out(req: &Request, admin: Data<&std::sync::Arc<Admin>>)
         return admin.error_page(&err);
     }
     let mut resp = see_other("/admin/");
-    if let Ok(value) = set_cookie("", 0, http::is_https(req)).parse() {
+    if let Ok(value) = set_cookie("", 0, admin.secure(req)).parse() {
         resp.headers_mut().insert(header::SET_COOKIE, value);
     }
     resp
