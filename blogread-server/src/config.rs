@@ -86,7 +86,7 @@ pub struct ServeArgs {
     pub idle_timeout: Duration,
 
     /// The URL users open the server at, when a proxy in front of it terminates TLS (e.g.
-    /// https://blog.example.com): with https the admin pages' session cookie is always
+    /// `https://blog.example.com`): with https the admin pages' session cookie is always
     /// `Secure`, and their forms are accepted from this origin.
     #[arg(long, env = "BLOGREAD_PUBLIC_URL", value_name = "URL", value_parser = parse_public_url)]
     pub public_url: Option<url::Url>,

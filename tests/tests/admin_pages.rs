@@ -23,7 +23,7 @@ use reqwest::Method;
 use serde_json::json;
 
 /// How long a page may take to show what a test awaits.
-const PAGE_WAIT: Duration = Duration::from_secs(20);
+const PAGE_WAIT: Duration = Duration::from_secs(60);
 
 /// A headless chromium session, or `None` (after saying so) when no WebDriver server is set.
 async fn browser() -> Option<Client> {
