@@ -8,6 +8,10 @@
 //! writes) an agent key. A credential of the wrong kind is
 //! 401 naming the kind expected; a valid credential of another project, or an admin token on an
 //! operator-only endpoint, is 403 whether or not the project exists.
+//!
+//! The admin pages act through a session (see [`crate::Service::sign_in`]) signed in with the
+//! operator token or a project admin token: the caller behind it is authorised exactly as
+//! that credential would be, and never as an agent.
 
 use crate::domain::{
     AdminToken, AgentKey, OperatorToken, ProjectId, PublicKey, PublicProject, SecretHash,
@@ -47,6 +51,9 @@ enum Credential {
     ApiKey(String),
     /// Nothing presented.
     Nothing,
+    /// An admin page session, already checked by [`Service::admin_session`](crate::Service::admin_session):
+    /// it acts as the operator or as a project admin, never as an agent.
+    Session(Principal),
 }
 
 impl Caller {
@@ -106,6 +113,11 @@ impl Caller {
         }
     }
 
+    /// The caller behind a checked admin session (only the service makes one).
+    pub(crate) fn signed_in(principal: Principal) -> Self {
+        Self::with(Credential::Session(principal))
+    }
+
     fn with(credential: Credential) -> Self {
         Caller { credential }
     }
@@ -118,6 +130,8 @@ impl Caller {
             Credential::Token(token) => Ok(Some(token.trim())),
             Credential::Header(header) => bearer_token(header).map(Some),
             Credential::ApiKey(_) | Credential::Nothing => Err(Unauthorized::MissingToken),
+            // Handled by `authorize` before it asks for a token.
+            Credential::Session(_) => Err(Unauthorized::MissingToken),
         }
     }
 
@@ -128,9 +142,10 @@ impl Caller {
             Credential::Token(token) => Ok(token.trim()),
             Credential::Header(header) => bearer_token(header),
             Credential::ApiKey(key) if !key.is_empty() => Ok(key),
-            Credential::ApiKey(_) | Credential::Nothing | Credential::Operator => {
-                Err(Unauthorized::MissingPublicKey)
-            }
+            Credential::ApiKey(_)
+            | Credential::Nothing
+            | Credential::Operator
+            | Credential::Session(_) => Err(Unauthorized::MissingPublicKey),
         }
     }
 }
@@ -145,6 +160,7 @@ impl std::fmt::Debug for Caller {
             Credential::Header(h) => write!(f, "Caller::from_authorization({})", shown(h)),
             Credential::ApiKey(k) => write!(f, "Caller::api_key({})", shown(k)),
             Credential::Nothing => f.write_str("Caller::anonymous()"),
+            Credential::Session(principal) => write!(f, "Caller::session({principal:?})"),
         }
     }
 }
@@ -243,6 +259,9 @@ pub(crate) async fn authorize(
     project: Option<ProjectId>,
     access: Access,
 ) -> Result<Principal> {
+    if let Credential::Session(principal) = caller.credential {
+        return authorize_session(principal, project, access);
+    }
     let Some(token) = caller.management_token()? else {
         return Ok(Principal::Operator);
     };
@@ -280,6 +299,27 @@ pub(crate) async fn authorize(
         return Ok(Principal::ProjectAdmin(record.project_id));
     }
     Err(Unauthorized::UnknownToken.into())
+}
+
+/// What a signed-in admin session may do: the same as the credential it was signed in with.
+fn authorize_session(
+    principal: Principal,
+    project: Option<ProjectId>,
+    access: Access,
+) -> Result<Principal> {
+    match principal {
+        Principal::Operator => Ok(principal),
+        Principal::ProjectAdmin(owner) => {
+            if access == Access::Operator {
+                return Err(Forbidden::OperatorOnly.into());
+            }
+            if project.is_some_and(|p| p != owner) {
+                return Err(Forbidden::OtherProject.into());
+            }
+            Ok(principal)
+        }
+        Principal::Agent(_) => Err(wrong_kind(access, AgentKey::KIND)),
+    }
 }
 
 fn wrong_kind(access: Access, got: &'static str) -> Error {

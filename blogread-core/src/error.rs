@@ -47,7 +47,7 @@ pub enum Unauthorized {
     )]
     AgentKeyOnPublicApi,
     /// A credential of the wrong kind for this endpoint.
-    #[error("a {got} is not accepted here; this endpoint needs {expected}")]
+    #[error("{} {got} is not accepted here; this endpoint needs {expected}", article(.got))]
     WrongKind {
         /// What was expected, e.g. "a project admin token (sk_admin_...) or the operator token".
         expected: &'static str,
@@ -60,6 +60,23 @@ pub enum Unauthorized {
     /// The token matches no credential.
     #[error("the token matches no credential (it may have been revoked)")]
     UnknownToken,
+    /// Signing in to the admin pages with nothing in the token field.
+    #[error("enter the operator token or a project admin token (sk_admin_...)")]
+    EmptySignIn,
+    /// The admin session is gone: signed out, older than 12 hours, or its credential revoked.
+    #[error(
+        "your session has ended (signed out, 12 hours old, or its token was revoked): sign in again"
+    )]
+    SessionEnded,
+}
+
+/// "an" before a vowel ("an agent key"), else "a" ("a public key").
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
 }
 
 /// Why an authenticated request may not do what it asks (403).

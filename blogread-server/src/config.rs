@@ -95,9 +95,27 @@ pub struct ServeArgs {
     #[arg(long, env = "BLOGREAD_IDLE_TIMEOUT", value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
     pub idle_timeout: Duration,
 
+    /// The URL users open the server at, when a proxy in front of it terminates TLS (e.g.
+    /// `https://blog.example.com`): with https the admin pages' session cookie is always
+    /// `Secure`, and their forms are accepted from this origin.
+    #[arg(long, env = "BLOGREAD_PUBLIC_URL", value_name = "URL", value_parser = parse_public_url)]
+    pub public_url: Option<url::Url>,
+
     /// Connections served at once; past it, new connections wait in the kernel's backlog.
     #[arg(long, env = "BLOGREAD_MAX_CONNECTIONS", default_value_t = crate::serve::MAX_CONNECTIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
+}
+
+/// Parses the public URL: http or https, with a host.
+fn parse_public_url(text: &str) -> Result<url::Url, String> {
+    let url = url::Url::parse(text.trim())
+        .map_err(|e| format!("`{text}` is not a URL ({e}); give e.g. https://blog.example.com"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(format!(
+            "`{text}`: give an http or https URL with a host, e.g. https://blog.example.com"
+        ));
+    }
+    Ok(url)
 }
 
 /// Parses a positive number of seconds (`10`, `0.5`).
@@ -120,6 +138,13 @@ impl ServeArgs {
         blogread_core::response_cache::ResponseCache::new(
             self.response_cache_mib.saturating_mul(1024 * 1024),
         )
+    }
+
+    /// The admin pages' options these arguments ask for.
+    pub fn admin_options(&self) -> crate::admin::AdminOptions {
+        crate::admin::AdminOptions {
+            public_url: self.public_url.clone(),
+        }
     }
 
     /// The connection limits these arguments ask for.

@@ -338,6 +338,11 @@ Project id:     {project_id}
 Public key:     {key}
 Operator token: {operator_token}
 
+Admin pages:    {base}/admin/
+  Sign in with the operator token above (the field labelled Token, then Sign in): the
+  project's settings (Publishing, API Access, Deploy hook), its posts, admin tokens and
+  agent keys.
+
 The public read API (docs/public-api.md):
 
   # newest 5 published posts, key in the header

@@ -2,7 +2,8 @@
 //!
 //! The reference server of blogread: it turns [`blogread_core`] into a running service that
 //! answers the public read API (`/blog/api/v1/public`), the deploy hook endpoints and the
-//! management API (`/api/v1`) over poem and poem-openapi. Handlers are HTTP in, one core call,
+//! management API (`/api/v1`) over poem and poem-openapi, and serves the admin pages
+//! (`/admin/`, see [`admin`]). Handlers are HTTP in, one core call,
 //! HTTP out; every rule lives in the core.
 //!
 //! [`app`] builds the endpoint, [`run`] serves it on a listener until a shutdown future
@@ -10,6 +11,7 @@
 //! `/metrics` alone on a second listener, and [`spec`] renders the OpenAPI document.
 #![forbid(unsafe_code)]
 
+pub mod admin;
 pub mod api;
 pub mod build_info;
 pub mod config;
@@ -36,25 +38,37 @@ pub fn spec() -> String {
     api::openapi_service(service).spec()
 }
 
-/// The whole HTTP application over `service`; `GET /metrics` (outside the API document) for
-/// the operator.
+/// The whole HTTP application over `service`, the admin pages with default options;
+/// `GET /metrics` (outside the API document) for the operator.
 pub fn app(service: Service) -> impl Endpoint<Output = poem::Response> + 'static {
+    app_with(service, admin::AdminOptions::default())
+}
+
+/// The whole HTTP application over `service`, the admin pages with `admin`'s options.
+pub fn app_with(
+    service: Service,
+    admin: admin::AdminOptions,
+) -> impl Endpoint<Output = poem::Response> + 'static {
     metrics::handle();
     let metrics = metrics::guarded_endpoint(service.clone());
-    let api = api::openapi_service(service);
+    let api = api::openapi_service(service.clone());
     let spec = api.spec_endpoint();
     let docs = api.swagger_ui();
-    Route::new()
+    // The API answers every error as JSON; the admin pages answer HTML of their own.
+    let json_api = Route::new()
         .at("/openapi.json", spec)
         .at("/metrics", poem::get(metrics))
         .nest("/docs", docs)
         .nest("/", api)
+        .with(middleware::ErrorShape::new(api::RouteTable::from_apis()));
+    Route::new()
+        .nest("/admin", admin::routes(service, admin))
+        .nest("/", json_api)
         .with(middleware::BodyLimit)
         .with(
             CatchPanic::new()
                 .with_handler(|_| error::ApiError::internal(&Panicked).into_response()),
         )
-        .with(middleware::ErrorShape::new(api::RouteTable::from_apis()))
         .with(telemetry::RequestLog)
         .map_to_response()
 }
@@ -92,6 +106,24 @@ pub async fn run_with_limits(
     limits: Limits,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
+    run_with(
+        listener,
+        service,
+        limits,
+        admin::AdminOptions::default(),
+        shutdown,
+    )
+    .await
+}
+
+/// [`run_with_limits`], with the admin pages' options (the server's public URL).
+pub async fn run_with(
+    listener: tokio::net::TcpListener,
+    service: Service,
+    limits: Limits,
+    admin: admin::AdminOptions,
+    shutdown: impl Future<Output = ()> + Send,
+) -> std::io::Result<()> {
     // Firings that writes recorded before the last stop and no process attempted.
     let resuming = service.clone();
     tokio::spawn(async move {
@@ -102,7 +134,7 @@ pub async fn run_with_limits(
     let scheduling = service.clone();
     let scheduler = tokio::spawn(async move { scheduling.run_scheduler().await });
     let upkeep = tokio::spawn(metrics::upkeep());
-    let served = serve::serve(listener, app(service.clone()), limits, shutdown).await;
+    let served = serve::serve(listener, app_with(service.clone(), admin), limits, shutdown).await;
     scheduler.abort();
     upkeep.abort();
     service.stop().await;

@@ -201,10 +201,15 @@ async fn run_until_signal(
         }
         None => None,
     };
-    let result =
-        blogread_server::run_with_limits(listener, service, args.limits(), shutdown_signal())
-            .await
-            .map_err(|e| format!("server failed: {e}"));
+    let result = blogread_server::run_with(
+        listener,
+        service,
+        args.limits(),
+        args.admin_options(),
+        shutdown_signal(),
+    )
+    .await
+    .map_err(|e| format!("server failed: {e}"));
     if let Some((stop, served)) = metrics {
         let _ = stop.send(());
         let _ = served.await;

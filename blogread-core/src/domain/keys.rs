@@ -166,6 +166,12 @@ secret_key!(
     "sk_admin_",
     "project admin token"
 );
+secret_key!(
+    /// The id of an admin page session, kept in the browser's cookie. Stored as SHA-256 only.
+    SessionId,
+    "ss_admin_",
+    "admin session"
+);
 
 /// The operator token: any string of at least 32 characters, configured at start-up and never
 /// stored. It may do everything, including creating projects.

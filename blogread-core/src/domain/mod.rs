@@ -6,6 +6,7 @@ pub mod ids;
 pub mod keys;
 pub mod project;
 pub mod public;
+pub mod session;
 pub mod slug;
 pub mod time;
 
@@ -14,12 +15,13 @@ pub use blog::{
 };
 pub use delivery::{Delivery, DeployHookTestResult, DeployHookView, PendingFiring, Trigger};
 pub use ids::{AdminTokenId, AgentKeyId, BlogId, DeliveryId, FiringId, IdError, ProjectId};
-pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretHash};
+pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretHash, SessionId};
 pub use project::{
     AdminTokenRecord, AgentKeyRecord, Project, ProjectName, PublicProject, SiteUrl, StoredPublicKey,
 };
 pub use public::{
     BlogDetail, BlogList, BlogListItem, PublishedBlog, Redirect, Redirects, Sitemap, SitemapEntry,
 };
+pub use session::{ADMIN_SESSION_LIFETIME, AdminSession, SessionCredential};
 pub use slug::{Slug, SlugError};
 pub use time::{Timestamp, TimestampError};

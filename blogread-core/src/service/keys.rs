@@ -46,6 +46,16 @@ pub struct AgentKeyView {
     pub created_at: Timestamp,
 }
 
+/// A project admin token as lists show it (the token itself is never kept).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AdminTokenView {
+    /// Id (for deleting it).
+    pub id: AdminTokenId,
+    /// Creation time.
+    pub created_at: Timestamp,
+}
+
 /// A new project admin token, shown once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -97,6 +107,27 @@ impl Service {
             .await?;
         self.store.delete_admin_token(project, id).await?;
         Ok(())
+    }
+
+    /// The project's admin tokens, without the secrets (operator only), oldest first.
+    pub async fn admin_tokens(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+    ) -> Result<Vec<AdminTokenView>> {
+        self.authorize(caller, Some(project), Access::Operator)
+            .await?;
+        self.existing_project(project).await?;
+        Ok(self
+            .store
+            .admin_tokens(project)
+            .await?
+            .into_iter()
+            .map(|r| AdminTokenView {
+                id: r.id,
+                created_at: r.created_at,
+            })
+            .collect())
     }
 
     /// Generate API Key (project admin): 409 when the project has one.

@@ -9,11 +9,13 @@ mod keys;
 mod projects;
 mod public;
 mod schedule;
+mod sessions;
 
 pub use blogs::{BlogWrite, ManagedBlogList};
-pub use keys::{AgentKeyView, IssuedAdminToken, IssuedAgentKey, PublicKeyView};
+pub use keys::{AdminTokenView, AgentKeyView, IssuedAdminToken, IssuedAgentKey, PublicKeyView};
 pub use projects::ProjectUpdate;
 pub use schedule::SCHEDULER_MAX_SLEEP;
+pub use sessions::{IssuedSession, SignedIn};
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -7,7 +7,8 @@ use bytes::Bytes;
 
 use crate::auth::{Caller, authenticate_public};
 use crate::domain::{
-    BlogDetail, BlogList, BlogListItem, PublicProject, PublishedBlog, Redirects, Sitemap,
+    BlogDetail, BlogId, BlogList, BlogListItem, ProjectId, PublicProject, PublishedBlog, Redirects,
+    Sitemap,
 };
 use crate::error::{NotFound, Result};
 use crate::links::{self, LinkContext};
@@ -312,20 +313,30 @@ impl Service {
         project: &PublicProject,
         blogs: &[PublishedBlog],
     ) -> Result<LinkContext> {
+        let bodies = blogs.iter().filter_map(|b| b.content.as_deref());
+        self.link_context_of(project.id, project.site_url.as_deref(), bodies)
+            .await
+    }
+
+    /// The link context of `bodies` in `project`: every slug they reference, looked up with
+    /// one store call (none when no body has a placeholder).
+    async fn link_context_of<'a>(
+        &self,
+        project: ProjectId,
+        site_url: Option<&str>,
+        bodies: impl Iterator<Item = &'a str>,
+    ) -> Result<LinkContext> {
         let mut slugs = BTreeSet::new();
-        for content in blogs.iter().filter_map(|b| b.content.as_deref()) {
+        for content in bodies {
             if links::contains_placeholder(content) {
                 links::referenced_slugs(content, &mut slugs);
             }
         }
         if slugs.is_empty() {
-            return Ok(LinkContext::new(
-                project.site_url.as_deref(),
-                HashMap::new(),
-            ));
+            return Ok(LinkContext::new(site_url, HashMap::new()));
         }
         let slugs: Vec<String> = slugs.into_iter().collect();
-        let mut published = self.store().published_titles(project.id, &slugs).await?;
+        let mut published = self.store().published_titles(project, &slugs).await?;
         // Old slugs of renamed posts: asked only for what did not resolve as it is.
         let unresolved: Vec<String> = slugs
             .into_iter()
@@ -333,16 +344,32 @@ impl Service {
             .collect();
         let mut aliases = HashMap::new();
         if !unresolved.is_empty() {
-            for (alias, (current, title)) in self
-                .store()
-                .published_aliases(project.id, &unresolved)
-                .await?
+            for (alias, (current, title)) in
+                self.store().published_aliases(project, &unresolved).await?
             {
                 published.insert(current.clone(), title);
                 aliases.insert(alias, current);
             }
         }
-        Ok(LinkContext::new(project.site_url.as_deref(), published).with_aliases(aliases))
+        Ok(LinkContext::new(site_url, published).with_aliases(aliases))
+    }
+
+    /// A preview of a blog's working copy (agent or admin): its body with the internal links
+    /// resolved as the public API resolves them now, so an editor sees what readers will get
+    /// once it is published.
+    pub async fn preview_blog(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: BlogId,
+    ) -> Result<String> {
+        let blog = self.blog(caller, project, id).await?;
+        let settings = self.existing_project(project).await?;
+        let site_url = settings.site_url.as_ref().map(|u| u.as_str());
+        let ctx = self
+            .link_context_of(project, site_url, std::iter::once(blog.content.as_str()))
+            .await?;
+        Ok(links::resolve(&blog.content, &ctx).into_owned())
     }
 }
 

@@ -12,9 +12,10 @@ use super::{
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
-    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
-    FiringId, ManagedBlog, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog,
-    Redirect, SecretHash, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
+    BlogStatus, Delivery, FiringId, ManagedBlog, PendingFiring, Project, ProjectId, PublicProject,
+    PublishedBlog, Redirect, SecretHash, SessionCredential, SitemapEntry, StoredPublicKey,
+    Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 
@@ -36,6 +37,8 @@ struct Inner {
     public_keys: HashMap<SecretHash, ProjectId>,
     agent_keys: HashMap<SecretHash, AgentKeyRecord>,
     admin_tokens: HashMap<SecretHash, AdminTokenRecord>,
+    /// Admin page sessions by the hash of their id.
+    sessions: HashMap<SecretHash, AdminSession>,
     blogs: HashMap<BlogId, Blog>,
     /// Recorded firings and when each was claimed.
     firings: Vec<(PendingFiring, Option<Timestamp>)>,
@@ -338,11 +341,55 @@ impl Store for MemoryStore {
         inner
             .admin_tokens
             .retain(|_, t| !(t.project_id == project && t.id == id));
-        Ok(inner.admin_tokens.len() != before)
+        let deleted = inner.admin_tokens.len() != before;
+        if deleted {
+            inner
+                .sessions
+                .retain(|_, s| s.credential != SessionCredential::AdminToken { id, project });
+        }
+        Ok(deleted)
     }
 
     async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>> {
         Ok(self.read().admin_tokens.get(hash).cloned())
+    }
+
+    async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>> {
+        let mut tokens: Vec<_> = self
+            .read()
+            .admin_tokens
+            .values()
+            .filter(|t| t.project_id == project)
+            .cloned()
+            .collect();
+        tokens.sort_by_key(|t| (t.created_at, t.id));
+        Ok(tokens)
+    }
+
+    async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
+        let mut inner = self.write();
+        if let SessionCredential::AdminToken { id, project } = session.credential {
+            let exists = inner
+                .admin_tokens
+                .values()
+                .any(|t| t.id == id && t.project_id == project);
+            if !exists {
+                return Err(Error::NotFound(NotFound::AdminToken));
+            }
+        }
+        inner
+            .sessions
+            .retain(|_, s| s.expires_at > session.created_at);
+        inner.sessions.insert(session.hash, session.clone());
+        Ok(())
+    }
+
+    async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
+        Ok(self.read().sessions.get(hash).cloned())
+    }
+
+    async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
+        Ok(self.write().sessions.remove(hash).is_some())
     }
 
     async fn insert_blog(&self, blog: &Blog) -> Result<()> {

@@ -36,9 +36,10 @@ pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
 use crate::domain::{
-    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
-    ManagedBlog, PendingFiring, Project, ProjectId, ProjectName, PublicProject, PublishedBlog,
-    Redirect, SecretHash, SiteUrl, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
+    BlogStatus, Delivery, ManagedBlog, PendingFiring, Project, ProjectId, ProjectName,
+    PublicProject, PublishedBlog, Redirect, SecretHash, SiteUrl, SitemapEntry, StoredPublicKey,
+    Timestamp, Trigger,
 };
 use crate::error::Result;
 
@@ -247,10 +248,24 @@ pub trait Store: Send + Sync + 'static {
     async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>>;
     /// Stores a new admin token record.
     async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()>;
-    /// Deletes an admin token; true when it existed in that project.
+    /// Deletes an admin token and the admin sessions signed in with it; true when it existed
+    /// in that project.
     async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool>;
     /// An admin token by hash.
     async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>>;
+    /// The project's admin tokens, oldest first.
+    async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>>;
+
+    // ---- admin page sessions ----
+
+    /// Stores a new admin session and, in the same step, forgets every session that expired
+    /// at or before the new one's creation time. A session signed in with an admin token
+    /// ends when that token is deleted ([`Store::delete_admin_token`] deletes its sessions).
+    async fn insert_admin_session(&self, session: &AdminSession) -> Result<()>;
+    /// A session by the hash of its id, expired or not (the caller compares the expiry).
+    async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>>;
+    /// Deletes a session; true when it existed.
+    async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool>;
 
     // ---- blogs: management ----
 

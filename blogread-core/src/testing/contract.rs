@@ -1628,6 +1628,267 @@ pub async fn redirects_follow_their_post_and_list_newest_first(store: Arc<dyn St
     ));
 }
 
+/// An admin session acts as what it was signed in with: the operator may do everything, a
+/// project admin what its token may (its own project, never operator-only operations). Only
+/// the hash of the session id is stored.
+pub async fn admin_sessions_act_as_the_credential_signed_in_with(store: Arc<dyn Store>) {
+    use crate::auth::Principal;
+    use crate::error::Forbidden;
+    let f = Fixture::new(store, None).await;
+    let other = f.another(None).await;
+
+    let operator = f
+        .service
+        .sign_in(crate::testing::OPERATOR_TOKEN)
+        .await
+        .expect("the operator token signs in");
+    assert_eq!(operator.principal, Principal::Operator);
+    let stored = f
+        .service
+        .store()
+        .admin_session(&operator.id.hash())
+        .await
+        .unwrap()
+        .expect("stored by the hash of its id");
+    assert_eq!(
+        stored.expires_at.unix_seconds() - stored.created_at.unix_seconds(),
+        12 * 3600
+    );
+    assert!(
+        f.service
+            .store()
+            .admin_session(&SecretHash::of("ss_admin_not-the-id"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let signed_in = f
+        .service
+        .admin_session(operator.id.expose_secret())
+        .await
+        .unwrap();
+    assert_eq!(signed_in.principal, Principal::Operator);
+    assert_eq!(
+        f.service.projects(&signed_in.caller).await.unwrap().len(),
+        2
+    );
+
+    let admin = f
+        .service
+        .sign_in(&f.admin_token)
+        .await
+        .expect("an admin token signs in");
+    assert_eq!(admin.principal, Principal::ProjectAdmin(f.project));
+    let caller = f
+        .service
+        .admin_session(admin.id.expose_secret())
+        .await
+        .unwrap()
+        .caller;
+    f.service
+        .reveal_public_key(&caller, f.project)
+        .await
+        .expect("its own project's settings");
+    assert!(matches!(
+        f.service.reveal_public_key(&caller, other.project).await,
+        Err(Error::Forbidden(Forbidden::OtherProject))
+    ));
+    assert!(matches!(
+        f.service.projects(&caller).await,
+        Err(Error::Forbidden(Forbidden::OperatorOnly))
+    ));
+    assert!(matches!(
+        f.service
+            .list_blogs(&caller, RawListParams::default(), None)
+            .await,
+        Err(Error::Unauthorized(Unauthorized::MissingPublicKey))
+    ));
+}
+
+/// Only the operator token and project admin tokens sign in: a public key and an agent key are
+/// refused saying what to use, an unknown or empty token is refused, and nothing is stored.
+pub async fn sign_in_refuses_public_keys_agent_keys_and_unknown_tokens(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let agent = f
+        .service
+        .create_agent_key(&f.admin, f.project)
+        .await
+        .unwrap()
+        .key;
+    for (token, kind) in [
+        (f.public_key.as_str(), "public key"),
+        (agent.as_str(), "agent key"),
+    ] {
+        match f.service.sign_in(token).await {
+            Err(Error::Unauthorized(err @ Unauthorized::WrongKind { got, .. })) => {
+                assert_eq!(got, kind);
+                let message = err.to_string();
+                assert!(message.contains("operator token"), "{message}");
+                assert!(message.contains("sk_admin_"), "{message}");
+            }
+            other => panic!("{kind} signed in: {other:?}"),
+        }
+    }
+    assert!(matches!(
+        f.service.sign_in("sk_admin_unknown").await,
+        Err(Error::Unauthorized(Unauthorized::UnknownToken))
+    ));
+    assert!(matches!(
+        f.service
+            .sign_in("operator-token-for-tests-but-wrong")
+            .await,
+        Err(Error::Unauthorized(Unauthorized::UnknownToken))
+    ));
+    assert!(matches!(
+        f.service.sign_in("  ").await,
+        Err(Error::Unauthorized(Unauthorized::EmptySignIn))
+    ));
+}
+
+/// A session ends at sign-out, 12 hours after sign-in, and at once when its admin token is
+/// revoked; expired sessions are forgotten when a new session is stored.
+pub async fn admin_sessions_end_at_sign_out_after_12_hours_and_at_revocation(
+    store: Arc<dyn Store>,
+) {
+    let f = Fixture::new(store, None).await;
+    let ended = |r: crate::Result<crate::service::SignedIn>| {
+        matches!(r, Err(Error::Unauthorized(Unauthorized::SessionEnded)))
+    };
+
+    let signed_out = f.service.sign_in(&f.admin_token).await.unwrap();
+    f.service
+        .sign_out(signed_out.id.expose_secret())
+        .await
+        .unwrap();
+    assert!(ended(
+        f.service.admin_session(signed_out.id.expose_secret()).await
+    ));
+    f.service
+        .sign_out(signed_out.id.expose_secret())
+        .await
+        .expect("signing out twice is a success");
+
+    let old = f
+        .service
+        .sign_in(crate::testing::OPERATOR_TOKEN)
+        .await
+        .unwrap();
+    f.clock.advance(12 * 3600 - 1);
+    f.service
+        .admin_session(old.id.expose_secret())
+        .await
+        .expect("a second before its end");
+    f.clock.advance(1);
+    let kept = f
+        .service
+        .sign_in(crate::testing::OPERATOR_TOKEN)
+        .await
+        .unwrap();
+    assert!(
+        f.service
+            .store()
+            .admin_session(&old.id.hash())
+            .await
+            .unwrap()
+            .is_none(),
+        "storing a session forgets the expired ones"
+    );
+    assert!(ended(f.service.admin_session(old.id.expose_secret()).await));
+
+    let issued = f
+        .service
+        .create_admin_token(&f.operator, f.project)
+        .await
+        .unwrap();
+    let admin = f.service.sign_in(&issued.token).await.unwrap();
+    f.service
+        .admin_session(admin.id.expose_secret())
+        .await
+        .unwrap();
+    f.service
+        .delete_admin_token(&f.operator, f.project, issued.id)
+        .await
+        .unwrap();
+    assert!(ended(
+        f.service.admin_session(admin.id.expose_secret()).await
+    ));
+    assert!(
+        f.service
+            .store()
+            .admin_session(&admin.id.hash())
+            .await
+            .unwrap()
+            .is_none(),
+        "revoking the token deletes its sessions"
+    );
+    f.service
+        .admin_session(kept.id.expose_secret())
+        .await
+        .expect("other sessions go on");
+    // A session for a token revoked meanwhile is not stored.
+    let session = crate::domain::AdminSession {
+        hash: SecretHash::of("ss_admin_late"),
+        credential: crate::domain::SessionCredential::AdminToken {
+            id: issued.id,
+            project: f.project,
+        },
+        created_at: f.service.now(),
+        expires_at: f.service.now(),
+    };
+    assert!(matches!(
+        f.service.store().insert_admin_session(&session).await,
+        Err(Error::NotFound(NotFound::AdminToken))
+    ));
+}
+
+/// The operator lists a project's admin tokens, oldest first, without their secrets.
+pub async fn admin_tokens_are_listed_oldest_first_without_secrets(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    f.clock.advance(1);
+    let second = f
+        .service
+        .create_admin_token(&f.operator, f.project)
+        .await
+        .unwrap();
+    let listed = f
+        .service
+        .admin_tokens(&f.operator, f.project)
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 2);
+    assert_eq!(listed[1].id, second.id);
+    assert!(listed[0].created_at < listed[1].created_at);
+    assert!(matches!(
+        f.service.admin_tokens(&f.admin, f.project).await,
+        Err(Error::Forbidden(_))
+    ));
+}
+
+/// The preview of a draft resolves its internal links as the public API resolves them now:
+/// the same text a published post with that body reads.
+pub async fn preview_resolves_the_working_copy_links_as_the_public_api_would(
+    store: Arc<dyn Store>,
+) {
+    let f = Fixture::new(store, Some("https://site.example")).await;
+    f.published("target", "Target title", "<p>t</p>").await;
+    let body = "<p>See [INTERNAL:target] and [INTERNAL:missing].</p>";
+    let draft = f.draft("draft", "Draft", body).await;
+    let preview = f
+        .service
+        .preview_blog(&f.admin, f.project, blog_id(&draft))
+        .await
+        .unwrap();
+    let published = f.published("twin", "Twin", body).await;
+    let public = fresh(
+        f.service
+            .get_blog(&f.key(), &published.slug, None)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(preview, public.content);
+    assert!(!preview.contains("[INTERNAL:target]"), "{preview}");
+}
+
 /// Expands to one `#[tokio::test]` per contract case, each on a fresh store built by the
 /// given async expression (which may `return` early to skip, e.g. when no PostgreSQL is set).
 ///
@@ -1675,6 +1936,11 @@ macro_rules! store_contract_tests {
             unschedule_returns_to_draft_and_frees_the_scheduled_slug,
             renamed_posts_keep_their_old_slug_for_links_and_redirects,
             redirects_follow_their_post_and_list_newest_first,
+            admin_sessions_act_as_the_credential_signed_in_with,
+            sign_in_refuses_public_keys_agent_keys_and_unknown_tokens,
+            admin_sessions_end_at_sign_out_after_12_hours_and_at_revocation,
+            admin_tokens_are_listed_oldest_first_without_secrets,
+            preview_resolves_the_working_copy_links_as_the_public_api_would,
         );
     };
     ($make:expr) => {

@@ -30,6 +30,8 @@ pub struct Fixture {
     pub public_key: String,
     /// The project's admin, presenting its admin token.
     pub admin: Caller,
+    /// That admin token itself (to sign in with).
+    pub admin_token: String,
     /// The operator, presenting the operator token.
     pub operator: Caller,
 }
@@ -78,6 +80,7 @@ impl Fixture {
             .await
             .expect("admin token")
             .token;
+        let admin_token = admin.clone();
         let admin = Caller::admin(admin);
         let public_key = service
             .generate_public_key(&admin, project)
@@ -90,6 +93,7 @@ impl Fixture {
             project,
             public_key,
             admin,
+            admin_token,
             operator,
         }
     }

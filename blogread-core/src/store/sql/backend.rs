@@ -8,9 +8,9 @@ use async_trait::async_trait;
 use super::dialect::SqlDialect;
 use super::store::SqlStore;
 use crate::domain::{
-    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
-    PendingFiring, Project, ProjectId, PublicProject, PublishedBlog, Redirect, SecretHash,
-    SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
+    BlogStatus, Delivery, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog,
+    Redirect, SecretHash, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 use crate::store::{
@@ -107,6 +107,22 @@ where
 
     async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>> {
         self.sql().admin_token_by_hash(hash).await
+    }
+
+    async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>> {
+        self.sql().admin_tokens(project).await
+    }
+
+    async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
+        self.sql().insert_admin_session(session).await
+    }
+
+    async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
+        self.sql().admin_session(hash).await
+    }
+
+    async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
+        self.sql().delete_admin_session(hash).await
     }
 
     async fn insert_blog(&self, blog: &Blog) -> Result<()> {

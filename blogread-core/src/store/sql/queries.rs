@@ -159,6 +159,28 @@ pub(crate) const DELETE_ADMIN_TOKEN: &str =
 /// The admin token with hash `$1` (`AdminTokenRow`).
 pub(crate) const ADMIN_TOKEN_BY_HASH: &str = "SELECT id, project_id, token_hash, created_at FROM admin_tokens \
      WHERE token_hash = $1";
+/// The admin tokens of project `$1`, oldest first (`AdminTokenRow`).
+pub(crate) const ADMIN_TOKENS: &str = "SELECT id, project_id, token_hash, created_at FROM admin_tokens \
+     WHERE project_id = $1 ORDER BY created_at, id";
+
+// ---- admin page sessions ----
+
+/// Forgets the sessions that expired at or before `$1`.
+pub(crate) const DELETE_EXPIRED_SESSIONS: &str =
+    "DELETE FROM admin_sessions WHERE expires_at <= $1";
+/// A new session, written only while its admin token (if any) still exists: `$1` id hash,
+/// `$2` admin token id (or NULL), `$3` project (or NULL), `$4` operator token hash (or NULL),
+/// `$5` created at, `$6` expires at.
+pub(crate) const INSERT_SESSION: &str = "INSERT INTO admin_sessions \
+     (id_hash, admin_token_id, project_id, operator_token_hash, created_at, expires_at) \
+     SELECT $1, $2, $3, $4, $5, $6 \
+     WHERE $4 IS NOT NULL \
+     OR EXISTS (SELECT 1 FROM admin_tokens t WHERE t.id = $2 AND t.project_id = $3)";
+/// The session with id hash `$1` (`SessionRow`).
+pub(crate) const SESSION: &str = "SELECT id_hash, admin_token_id, project_id, operator_token_hash, \
+     created_at, expires_at FROM admin_sessions WHERE id_hash = $1";
+/// Deletes the session with id hash `$1`.
+pub(crate) const DELETE_SESSION: &str = "DELETE FROM admin_sessions WHERE id_hash = $1";
 
 // ---- blogs: management ----
 

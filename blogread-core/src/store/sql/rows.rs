@@ -7,10 +7,10 @@ use uuid::Uuid;
 
 use super::errors::corrupt;
 use crate::domain::{
-    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields, BlogId,
-    BlogState, Delivery, DeliveryId, ManagedBlog, Project, ProjectId, ProjectName, PublicKey,
-    PublicProject, PublishedBlog, PublishedSnapshot, SecretHash, SiteUrl, StoredPublicKey,
-    Timestamp, Trigger,
+    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields,
+    BlogId, BlogState, Delivery, DeliveryId, ManagedBlog, Project, ProjectId, ProjectName,
+    PublicKey, PublicProject, PublishedBlog, PublishedSnapshot, SecretHash, SessionCredential,
+    SiteUrl, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 use crate::store::category_key;
@@ -596,6 +596,50 @@ impl AdminTokenRow {
             hash: SecretHash::from_hex(&self.token_hash)
                 .ok_or_else(|| corrupt("admin token hash", "not 64 hex digits"))?,
             created_at: timestamp("created_at", self.created_at)?,
+        })
+    }
+}
+
+/// A row of `admin_sessions`.
+#[derive(Debug, FromRow)]
+pub(crate) struct SessionRow {
+    id_hash: String,
+    admin_token_id: Option<DbId>,
+    project_id: Option<DbId>,
+    operator_token_hash: Option<String>,
+    created_at: i64,
+    expires_at: i64,
+}
+
+impl SessionRow {
+    pub(crate) fn into_session(self) -> Result<AdminSession> {
+        let hash = |what: &'static str, hex: &str| {
+            SecretHash::from_hex(hex).ok_or_else(|| corrupt(what, "not 64 hex digits"))
+        };
+        let credential = match (
+            self.admin_token_id,
+            self.project_id,
+            self.operator_token_hash,
+        ) {
+            (Some(id), Some(project), None) => SessionCredential::AdminToken {
+                id: AdminTokenId::from_uuid(id.0),
+                project: ProjectId::from_uuid(project.0),
+            },
+            (None, None, Some(token_hash)) => SessionCredential::Operator {
+                token_hash: hash("session operator token hash", &token_hash)?,
+            },
+            _ => {
+                return Err(corrupt(
+                    "admin session",
+                    "neither an operator nor an admin token session",
+                ));
+            }
+        };
+        Ok(AdminSession {
+            hash: hash("session id hash", &self.id_hash)?,
+            credential,
+            created_at: timestamp("created_at", self.created_at)?,
+            expires_at: timestamp("expires_at", self.expires_at)?,
         })
     }
 }

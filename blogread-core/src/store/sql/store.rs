@@ -18,13 +18,14 @@ use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, bind_blog, count, sql_count};
 use super::rows::{
     AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, DbId, DeliveryRow, Derived, DueRow, FiringRow,
-    ManagedRow, MarkRow, ProjectRow, PublicKeyRow, PublishedRow, timestamp,
+    ManagedRow, MarkRow, ProjectRow, PublicKeyRow, PublishedRow, SessionRow, timestamp,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
-    AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId, BlogStatus, Delivery,
-    FiringId, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog, Redirect,
-    SecretHash, SiteUrl, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
+    BlogStatus, Delivery, FiringId, PendingFiring, Project, ProjectId, PublicProject,
+    PublishedBlog, Redirect, SecretHash, SessionCredential, SiteUrl, SitemapEntry, StoredPublicKey,
+    Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 use crate::lifecycle::{deletion_event, firing_slug};
@@ -690,6 +691,66 @@ where
             .await
             .map_err(storage)?;
         row.map(AdminTokenRow::into_record).transpose()
+    }
+
+    async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>> {
+        let rows: Vec<AdminTokenRow> = sqlx::query_as(queries::ADMIN_TOKENS)
+            .bind(DbId::from(project))
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        rows.into_iter().map(AdminTokenRow::into_record).collect()
+    }
+
+    async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
+        let (token, project, operator) = match session.credential {
+            SessionCredential::Operator { token_hash } => (None, None, Some(token_hash.to_hex())),
+            SessionCredential::AdminToken { id, project } => {
+                (Some(DbId::from(id)), Some(DbId::from(project)), None)
+            }
+        };
+        let mut tx = self.begin_write().await?;
+        let result = async {
+            sqlx::query(queries::DELETE_EXPIRED_SESSIONS)
+                .bind(session.created_at.unix_seconds())
+                .execute(&mut *tx)
+                .await
+                .map_err(storage)?;
+            let done = sqlx::query(queries::INSERT_SESSION)
+                .bind(session.hash.to_hex())
+                .bind(token)
+                .bind(project)
+                .bind(operator)
+                .bind(session.created_at.unix_seconds())
+                .bind(session.expires_at.unix_seconds())
+                .execute(&mut *tx)
+                .await
+                .map_err(storage)?;
+            if D::rows_affected(&done) == 0 {
+                return Err(Error::NotFound(NotFound::AdminToken));
+            }
+            Ok(())
+        }
+        .await;
+        tx.finish(result).await
+    }
+
+    async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
+        let row: Option<SessionRow> = sqlx::query_as(queries::SESSION)
+            .bind(hash.to_hex())
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        row.map(SessionRow::into_session).transpose()
+    }
+
+    async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
+        let done = sqlx::query(queries::DELETE_SESSION)
+            .bind(hash.to_hex())
+            .execute(&self.write)
+            .await
+            .map_err(storage)?;
+        Ok(D::rows_affected(&done) > 0)
     }
 
     async fn insert_blog(&self, blog: &Blog) -> Result<()> {

@@ -1,0 +1,103 @@
+//! The admin pages under `/admin/`: server-rendered HTML over the same [`Service`] operations
+//! as the management API, so every rule, error detail and deploy hook firing is shared.
+//!
+//! Sign in with the operator token or a project admin token; the session is a random id in a
+//! cookie (`HttpOnly`, `SameSite=Strict`, `Secure` over https) that the core stores hashed
+//! and ends at sign-out, after 12 hours, or when its credential is revoked. Every state change
+//! is a POST from these pages' own origin ([`http::AdminGuard`] answers 403 otherwise), and
+//! every answer carries a `Content-Security-Policy` without inline script. Handlers are thin:
+//! read the form, call one operation, render the page with its answer (a refused value keeps
+//! what was typed, with the API's detail next to the field).
+
+pub mod http;
+mod pages;
+
+use std::sync::Arc;
+
+use blogread_core::Service;
+use poem::http::{StatusCode, header};
+use poem::{Endpoint, EndpointExt, Response, Route, get, handler, post};
+
+pub use http::AdminGuard;
+
+/// The admin stylesheet.
+const STYLESHEET: &str = include_str!("static/admin.css");
+/// The one script: the Copy button (the Clipboard API), loaded from this server.
+const COPY_SCRIPT: &str = include_str!("static/copy.js");
+
+/// How the admin pages are reached.
+#[derive(Debug, Clone, Default)]
+pub struct AdminOptions {
+    /// The URL users open the server at, when a proxy in front of it terminates TLS (e.g.
+    /// `https://blog.example.com`): with https the session cookie is always `Secure`, and
+    /// changes sent from this origin are accepted as the server's own.
+    pub public_url: Option<url::Url>,
+}
+
+impl AdminOptions {
+    /// The origin of the public URL (`scheme://host[:port]`), if one is set.
+    fn public_origin(&self) -> Option<String> {
+        self.public_url
+            .as_ref()
+            .map(|u| u.origin().ascii_serialization().to_ascii_lowercase())
+    }
+
+    /// Whether the public URL is https.
+    fn public_https(&self) -> bool {
+        self.public_url
+            .as_ref()
+            .is_some_and(|u| u.scheme() == "https")
+    }
+}
+
+/// The admin pages over `service`, to nest under `/admin`.
+pub fn routes(
+    service: Service,
+    options: AdminOptions,
+) -> impl Endpoint<Output = Response> + 'static {
+    let admin = Arc::new(pages::Admin::new(service, options.public_https()));
+    Route::new()
+        .at("/", get(pages::home))
+        .at("/sign-in", post(pages::sign_in))
+        .at("/sign-out", post(pages::sign_out))
+        .at(
+            "/projects",
+            get(pages::list_projects).post(pages::create_project),
+        )
+        .at("/projects/:project", get(pages::show_project))
+        .at(
+            "/projects/:project/:section/:action",
+            post(pages::project_action),
+        )
+        .at(
+            "/projects/:project/posts",
+            get(pages::list_posts).post(pages::create_post),
+        )
+        .at("/projects/:project/posts/:post", get(pages::show_post))
+        .at(
+            "/projects/:project/posts/:post/:action",
+            post(pages::post_action),
+        )
+        .at("/static/admin.css", get(stylesheet))
+        .at("/static/copy.js", get(copy_script))
+        .data(admin)
+        .with(AdminGuard::new(options.public_origin()))
+        .map_to_response()
+}
+
+#[handler]
+fn stylesheet() -> Response {
+    asset("text/css; charset=utf-8", STYLESHEET)
+}
+
+#[handler]
+fn copy_script() -> Response {
+    asset("text/javascript; charset=utf-8", COPY_SCRIPT)
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(body)
+}

@@ -1,0 +1,780 @@
+//! The admin pages in a real browser: Debian's chromium driven over WebDriver (chromedriver,
+//! started by `scripts/with-chromium`, which exports `BLOGREAD_TEST_WEBDRIVER_URL`) against
+//! the real server on loopback. Every action's effect is checked over HTTP right after, on
+//! the public or management API.
+//!
+//! Without `BLOGREAD_TEST_WEBDRIVER_URL` the browser cases print "skipped" and pass, unless
+//! `BLOGREAD_REQUIRE_BROWSER=1` (CI), which turns the skip into a failure. The cases that need
+//! no browser (cross-origin refusal, headers, cookie flags) always run.
+//!
+//! `BLOGREAD_ADMIN_SCREENSHOTS=DIR` makes `screenshots_of_the_main_pages` save PNGs of the main
+//! pages into DIR (the README's pictures in docs/admin/ come from it).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use blogread_core::hook::AddressPolicy;
+use blogread_core::testing::receiver::{
+    Answer, Receiver, loopback_resolver, test_notifier, test_pki,
+};
+use blogread_tests::{OPERATOR_TOKEN, TestApp, TestProject, spawn_app, spawn_app_with};
+use fantoccini::{Client, ClientBuilder, Locator};
+use reqwest::Method;
+use serde_json::json;
+
+/// How long a page may take to show what a test awaits.
+const PAGE_WAIT: Duration = Duration::from_secs(60);
+
+/// A headless chromium session, or `None` (after saying so) when no WebDriver server is set.
+async fn browser() -> Option<Client> {
+    let Ok(url) = std::env::var("BLOGREAD_TEST_WEBDRIVER_URL") else {
+        if std::env::var("BLOGREAD_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
+            panic!(
+                "BLOGREAD_REQUIRE_BROWSER=1 but BLOGREAD_TEST_WEBDRIVER_URL is unset: run under scripts/with-chromium"
+            );
+        }
+        eprintln!(
+            "skipped: no BLOGREAD_TEST_WEBDRIVER_URL (run under scripts/with-chromium for the browser tests)"
+        );
+        return None;
+    };
+    let profile = tempfile::tempdir().expect("a browser profile directory");
+    let binary =
+        std::env::var("BLOGREAD_TEST_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let args = [
+        "--headless".to_owned(),
+        "--no-sandbox".to_owned(),
+        "--disable-gpu".to_owned(),
+        "--disable-quic".to_owned(),
+        "--no-first-run".to_owned(),
+        "--disable-background-networking".to_owned(),
+        "--disable-component-update".to_owned(),
+        "--disable-sync".to_owned(),
+        "--disable-dev-shm-usage".to_owned(),
+        "--window-size=1280,1000".to_owned(),
+        format!("--user-data-dir={}", profile.path().display()),
+    ];
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({ "binary": binary, "args": args }),
+    );
+    let client = ClientBuilder::rustls()
+        .expect("rustls connector")
+        .capabilities(caps)
+        .connect(&url)
+        .await
+        .expect("a chromium session through chromedriver");
+    // The profile directory lives as long as the test process: chromium removes nothing.
+    std::mem::forget(profile);
+    Some(client)
+}
+
+/// Finds the element `xpath` names, waiting for it to appear.
+async fn wait_for(b: &Client, xpath: &str) -> fantoccini::elements::Element {
+    b.wait()
+        .at_most(PAGE_WAIT)
+        .for_element(Locator::XPath(xpath))
+        .await
+        .unwrap_or_else(|e| panic!("no element {xpath}: {e}"))
+}
+
+/// The button named `name`.
+fn button(name: &str) -> String {
+    format!("//button[normalize-space()='{name}']")
+}
+
+/// Clicks `element`, a submit button, and waits until the browser has replaced the page with
+/// the answer (the old document's root goes stale), so that what is awaited next is looked
+/// for on the new page only.
+async fn submit(b: &Client, element: fantoccini::elements::Element) {
+    let page = b.find(Locator::Css("html")).await.unwrap();
+    element.click().await.unwrap();
+    let deadline = std::time::Instant::now() + PAGE_WAIT;
+    while page.tag_name().await.is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no new page after the click"
+        );
+    }
+}
+
+/// Clicks the first button named `name` and waits for the page it leads to.
+async fn click(b: &Client, name: &str) {
+    submit(b, wait_for(b, &button(name)).await).await;
+}
+
+/// Clicks the button named `name` inside the section with id `section` and waits for the
+/// page it leads to.
+async fn click_in(b: &Client, section: &str, name: &str) {
+    let xpath = format!("//section[@id='{section}']{}", button(name));
+    submit(b, wait_for(b, &xpath).await).await;
+}
+
+/// The input or textarea whose label reads `label`.
+async fn field(b: &Client, label: &str) -> fantoccini::elements::Element {
+    let label_el = wait_for(b, &format!("//label[normalize-space()='{label}']")).await;
+    let id = label_el
+        .attr("for")
+        .await
+        .unwrap()
+        .expect("the label names its input");
+    b.find(Locator::Id(&id)).await.unwrap()
+}
+
+async fn type_into(b: &Client, label: &str, text: &str) {
+    let input = field(b, label).await;
+    input.clear().await.unwrap();
+    input.send_keys(text).await.unwrap();
+}
+
+/// Waits for a status or alert message containing `text`.
+async fn message(b: &Client, text: &str) -> String {
+    wait_for(
+        b,
+        &format!("//*[(@role='status' or @role='alert') and contains(., \"{text}\")]"),
+    )
+    .await
+    .text()
+    .await
+    .unwrap()
+}
+
+/// Signs in through the sign-in form with `token`.
+async fn sign_in(b: &Client, app: &TestApp, token: &str) {
+    b.goto(&app.url("/admin/")).await.unwrap();
+    type_into(b, "Token", token).await;
+    click(b, "Sign in").await;
+}
+
+/// The admin token of a test project (without `Bearer `).
+fn admin_token(p: &TestProject) -> &str {
+    p.admin.trim_start_matches("Bearer ")
+}
+
+/// The status of a public read with `key`.
+async fn public_status(app: &TestApp, key: &str) -> u16 {
+    app.get("/blog/api/v1/public/blogs", Some(&format!("Bearer {key}")))
+        .await
+        .status
+}
+
+/// An HTTP client that shows redirects instead of following them.
+fn plain_http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Signs in over plain HTTP; returns the `Set-Cookie` value.
+async fn http_sign_in(app: &TestApp, token: &str, extra: &[(&str, &str)]) -> String {
+    let mut req = plain_http()
+        .post(app.url("/admin/sign-in"))
+        .header("origin", &app.base)
+        .form(&[("token", token)]);
+    for (name, value) in extra {
+        req = req.header(*name, *value);
+    }
+    let resp = req.send().await.unwrap();
+    assert_eq!(resp.status().as_u16(), 303, "signed in");
+    resp.headers()
+        .get("set-cookie")
+        .expect("a session cookie")
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn cookie_pair(set_cookie: &str) -> String {
+    set_cookie.split(';').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn sign_in_refuses_public_keys_agent_keys_and_wrong_tokens() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let agent = app
+        .send(Method::POST, &p.path("/agent-keys"), Some(&p.admin), None)
+        .await;
+    let agent = agent.json["key"].as_str().unwrap().to_owned();
+    for (token, says) in [
+        (p.key.as_str(), "a public key is not accepted"),
+        (agent.as_str(), "an agent key is not accepted"),
+        ("sk_admin_not-a-token-of-anyone", "matches no credential"),
+        (
+            "some-wrong-operator-token-0123456789",
+            "matches no credential",
+        ),
+    ] {
+        sign_in(&b, &app, token).await;
+        let shown = message(&b, says).await;
+        assert!(
+            shown.contains("operator token") || shown.contains("revoked"),
+            "{shown}"
+        );
+        // The form keeps what was typed, and no session was given.
+        let typed = field(&b, "Token").await.prop("value").await.unwrap();
+        assert_eq!(typed.as_deref(), Some(token));
+        assert!(b.get_named_cookie("blogread_admin").await.is_err());
+    }
+    sign_in(&b, &app, admin_token(&p)).await;
+    wait_for(&b, "//h1[normalize-space()='Projects']").await;
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn each_key_action_takes_effect_on_the_public_api_at_once() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    sign_in(&b, &app, admin_token(&p)).await;
+    submit(
+        &b,
+        wait_for(&b, "//a[normalize-space()='Test project']").await,
+    )
+    .await;
+    wait_for(&b, "//h3[normalize-space()='API Access']").await;
+    wait_for(&b, "//h2[normalize-space()='Publishing']").await;
+
+    // Hidden until Reveal.
+    let masked = wait_for(&b, "//*[@id='api-key-masked']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!masked.contains(&p.key[8..]), "{masked}");
+    assert!(!b.source().await.unwrap().contains(&p.key));
+    click(&b, "Reveal").await;
+    let shown = wait_for(&b, "//input[@id='api-key']").await;
+    assert!(
+        b.source().await.unwrap().contains(&p.key),
+        "shown after Reveal"
+    );
+    assert_eq!(
+        shown.prop("value").await.unwrap().as_deref(),
+        Some(p.key.as_str())
+    );
+    // Copy runs a script on this page: no new page to wait for.
+    wait_for(&b, &button("Copy")).await.click().await.unwrap();
+    wait_for(&b, &button("Copied")).await;
+
+    // Rotate Key asks to Confirm; only then the old key stops working.
+    click(&b, "Rotate Key").await;
+    wait_for(&b, &button("Confirm")).await;
+    assert_eq!(
+        public_status(&app, &p.key).await,
+        200,
+        "not rotated before Confirm"
+    );
+    click(&b, "Confirm").await;
+    message(&b, "API key rotated").await;
+    let rotated = wait_for(&b, "//input[@id='api-key']")
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_ne!(rotated, p.key);
+    assert_eq!(
+        public_status(&app, &p.key).await,
+        401,
+        "the old key fails at once"
+    );
+    assert_eq!(public_status(&app, &rotated).await, 200);
+
+    // Revoke, after Confirm: public access stops.
+    click(&b, "Revoke").await;
+    click(&b, "Confirm").await;
+    message(&b, "API key revoked").await;
+    assert_eq!(public_status(&app, &rotated).await, 401);
+
+    // Generate API Key: a new key, working at once.
+    click(&b, "Generate API Key").await;
+    message(&b, "API key generated").await;
+    let generated = wait_for(&b, "//input[@id='api-key']")
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(generated.starts_with("pk_live_"));
+    assert_eq!(public_status(&app, &generated).await, 200);
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_deploy_hook_is_saved_refused_tested_and_removed() {
+    let Some(b) = browser().await else { return };
+    let pki = test_pki();
+    let receiver = Receiver::start(&pki, Answer::Status(200)).await;
+    let app = spawn_app_with(|service| {
+        service
+            .with_notifier(Arc::new(test_notifier(
+                &pki,
+                loopback_resolver(),
+                Duration::from_secs(10),
+            )))
+            .with_hook_resolver(loopback_resolver(), AddressPolicy::GlobalAndLoopback)
+    })
+    .await;
+    let p = app.new_project(None).await;
+    sign_in(&b, &app, admin_token(&p)).await;
+    wait_for(&b, "//h1[normalize-space()='Projects']").await;
+    b.goto(&app.url(&format!("/admin/projects/{}", p.id)))
+        .await
+        .unwrap();
+
+    // A refused URL: the API's detail next to the field, the typed value kept, nothing saved.
+    let refused = "http://hooks.example.com/build_hooks/abc";
+    type_into(&b, "Deploy hook URL", refused).await;
+    click(&b, "Save").await;
+    let detail = wait_for(&b, "//*[@id='hook-deploy_hook_url-error']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let api = app
+        .send(
+            Method::PUT,
+            &p.path("/deploy-hook"),
+            Some(&p.admin),
+            Some(json!({ "deploy_hook_url": refused })),
+        )
+        .await;
+    assert_eq!(api.status, 422);
+    assert_eq!(detail, api.detail(), "the same detail as the API");
+    let typed = field(&b, "Deploy hook URL")
+        .await
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(typed.as_deref(), Some(refused));
+    let saved = app.get(&p.path("/deploy-hook"), Some(&p.admin)).await;
+    assert_eq!(saved.json["has_hook"], false, "a refused URL is not saved");
+
+    // Save: the URL is a credential, masked until Reveal.
+    let url = receiver.url_string("/build_hooks/admin-s3cr3t-41b2");
+    type_into(&b, "Deploy hook URL", &url).await;
+    click(&b, "Save").await;
+    message(&b, "Deploy hook saved").await;
+    let saved = app.get(&p.path("/deploy-hook"), Some(&p.admin)).await;
+    assert_eq!(saved.json["deploy_hook_url"], url.as_str());
+    assert!(
+        !b.source().await.unwrap().contains("admin-s3cr3t-41b2"),
+        "masked"
+    );
+    click_in(&b, "deploy-hook", "Reveal").await;
+    let shown = wait_for(&b, "//*[@id='hook-saved']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(shown, url);
+
+    // Test: one real POST to the HTTPS receiver; success, status and message shown.
+    click(&b, "Test").await;
+    let result = wait_for(&b, "//*[@id='test-result']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        result.contains("succeeded") && result.contains("200"),
+        "{result}"
+    );
+    let log = wait_for(&b, "//table[@id='deliveries']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(log.contains("test") && log.contains("success"), "{log}");
+
+    // Remove, after Confirm.
+    click_in(&b, "deploy-hook", "Remove").await;
+    click_in(&b, "deploy-hook", "Confirm").await;
+    message(&b, "Deploy hook removed").await;
+    let saved = app.get(&p.path("/deploy-hook"), Some(&p.admin)).await;
+    assert_eq!(saved.json["has_hook"], false);
+    drop(receiver);
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_draft_published_from_its_page_is_public_at_once() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(Some("https://site.example")).await;
+    let target = app
+        .create_blog(
+            &p,
+            json!({"title": "Target", "slug": "target", "content": "<p>t</p>"}),
+        )
+        .await;
+    assert_eq!(app.publish(&p, &target, None).await.status, 200);
+    app.create_blog(
+        &p,
+        json!({"title": "Fresh draft", "slug": "fresh-draft", "content": "<p>See [INTERNAL:target].</p>"}),
+    )
+    .await;
+    let public = "/blog/api/v1/public/blogs/fresh-draft";
+    assert_eq!(app.get(public, Some(&p.bearer_key())).await.status, 404);
+
+    sign_in(&b, &app, OPERATOR_TOKEN).await;
+    b.goto(&app.url(&format!("/admin/projects/{}/posts?status=draft", p.id)))
+        .await
+        .unwrap();
+    let list = wait_for(&b, "//table[@id='posts']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        list.contains("Fresh draft") && !list.contains("Target"),
+        "{list}"
+    );
+    submit(
+        &b,
+        wait_for(&b, "//a[normalize-space()='Fresh draft']").await,
+    )
+    .await;
+    let preview = wait_for(&b, "//article[@id='preview']")
+        .await
+        .html(true)
+        .await
+        .unwrap();
+    assert!(
+        preview.contains("https://site.example/blog/target"),
+        "{preview}"
+    );
+    assert!(!preview.contains("[INTERNAL:"), "{preview}");
+
+    // The editor: a refused slug keeps what was typed, with the API's detail by the field.
+    type_into(&b, "Slug", "Not A Slug").await;
+    click(&b, "Save").await;
+    wait_for(&b, "//*[@id='slug-error']").await;
+    let typed = field(&b, "Slug").await.prop("value").await.unwrap();
+    assert_eq!(typed.as_deref(), Some("Not A Slug"));
+    type_into(&b, "Slug", "fresh-draft").await;
+    type_into(&b, "Title", "Fresh post").await;
+    click(&b, "Save").await;
+    message(&b, "Working copy saved").await;
+
+    assert!(
+        b.find(Locator::XPath(&button("Unpublish"))).await.is_err(),
+        "not for a draft"
+    );
+    click(&b, "Publish").await;
+    message(&b, "Published").await;
+    let status = wait_for(&b, "//*[@id='post-status']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(status, "published");
+    let r = app.get(public, Some(&p.bearer_key())).await;
+    assert_eq!(r.status, 200, "public at once: {r:?}");
+    assert_eq!(r.json["title"], "Fresh post");
+    wait_for(&b, &button("Unpublish")).await;
+    wait_for(&b, &button("Re-sync")).await;
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_operator_issues_admin_tokens_and_agent_keys_shown_once() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    sign_in(&b, &app, OPERATOR_TOKEN).await;
+    type_into(&b, "Name", "Made in the browser").await;
+    click(&b, "Create").await;
+    wait_for(&b, "//h1[normalize-space()='Made in the browser']").await;
+    click(&b, "Generate API Key").await;
+    message(&b, "API key generated").await;
+
+    click(&b, "Create admin token").await;
+    let token = wait_for(&b, "//input[@id='once-value']")
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(token.starts_with("sk_admin_"));
+    click(&b, "Create agent key").await;
+    let agent = wait_for(&b, "//input[@id='once-value']")
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(agent.starts_with("sk_agent_"));
+    b.refresh().await.unwrap();
+    wait_for(&b, "//h2[normalize-space()='Admin tokens']").await;
+    let page = b.source().await.unwrap();
+    assert!(
+        !page.contains(&token) && !page.contains(&agent),
+        "shown once only"
+    );
+
+    // The admin token signs in; revoking it ends that session at once.
+    let cookie = cookie_pair(&http_sign_in(&app, &token, &[]).await);
+    let projects = plain_http()
+        .get(app.url("/admin/projects"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(projects.status().as_u16(), 200);
+    click_in(&b, "admin-tokens", "Revoke").await;
+    click_in(&b, "admin-tokens", "Confirm").await;
+    message(&b, "Admin token revoked").await;
+    let after = plain_http()
+        .get(app.url("/admin/projects"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        after.status().as_u16(),
+        303,
+        "the session ended with its token"
+    );
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_browser_keeps_an_http_only_strict_cookie_and_sign_out_ends_the_session() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    sign_in(&b, &app, OPERATOR_TOKEN).await;
+    wait_for(&b, "//h1[normalize-space()='Projects']").await;
+    let cookie = b.get_named_cookie("blogread_admin").await.unwrap();
+    assert_eq!(cookie.http_only(), Some(true));
+    assert!(format!("{:?}", cookie.same_site()).contains("Strict"));
+    let session = format!("blogread_admin={}", cookie.value());
+    click(&b, "Sign out").await;
+    wait_for(&b, &button("Sign in")).await;
+    let after = plain_http()
+        .get(app.url("/admin/projects"))
+        .header("cookie", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        after.status().as_u16(),
+        303,
+        "signed out in the database too"
+    );
+    b.goto(&app.url("/admin/projects")).await.unwrap();
+    wait_for(&b, &button("Sign in")).await;
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn cross_origin_posts_are_refused_with_403_and_change_nothing() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let cookie = cookie_pair(&http_sign_in(&app, admin_token(&p), &[]).await);
+    let revoke = app.url(&format!("/admin/projects/{}/key/revoke", p.id));
+    for (name, value) in [
+        ("origin", "http://evil.example"),
+        ("referer", "http://evil.example/page"),
+    ] {
+        let resp = plain_http()
+            .post(&revoke)
+            .header("cookie", &cookie)
+            .header(name, value)
+            .form(&[("confirm", "yes")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 403);
+        let body = resp.text().await.unwrap();
+        assert!(
+            body.contains("cross-origin") && body.contains("evil.example"),
+            "{body}"
+        );
+    }
+    let resp = plain_http()
+        .post(&revoke)
+        .header("cookie", &cookie)
+        .form(&[("confirm", "yes")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 403, "no Origin nor Referer");
+    assert_eq!(
+        public_status(&app, &p.key).await,
+        200,
+        "nothing was revoked"
+    );
+    // The same request from the server's own origin goes through.
+    let resp = plain_http()
+        .post(&revoke)
+        .header("cookie", &cookie)
+        .header("origin", &app.base)
+        .form(&[("confirm", "yes")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    assert_eq!(public_status(&app, &p.key).await, 401);
+}
+
+#[tokio::test]
+async fn pages_carry_the_security_headers_and_no_inline_script() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    for path in [
+        "/admin/projects".to_owned(),
+        format!("/admin/projects/{}", p.id),
+        format!("/admin/projects/{}/posts", p.id),
+        "/admin/static/copy.js".to_owned(),
+    ] {
+        let resp = plain_http()
+            .get(app.url(&path))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .unwrap();
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .map(|v| v.to_str().unwrap().to_owned())
+                .unwrap_or_default()
+        };
+        let csp = header("content-security-policy");
+        assert!(csp.contains("script-src 'self'"), "{path}: {csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert!(!csp.contains("unsafe-inline"), "{path}: {csp}");
+        assert_eq!(header("cache-control"), "no-store", "{path}");
+        assert_eq!(header("referrer-policy"), "same-origin", "{path}");
+        let body = resp.text().await.unwrap();
+        assert!(!body.contains("<script>"), "{path}: no inline script");
+        if path.ends_with(".js") {
+            continue;
+        }
+        assert!(
+            body.contains("name=\"viewport\""),
+            "{path}: readable on a phone"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_session_cookie_is_http_only_strict_and_secure_over_https() {
+    let app = spawn_app().await;
+    let plain = http_sign_in(&app, OPERATOR_TOKEN, &[]).await;
+    assert!(plain.contains("HttpOnly"), "{plain}");
+    assert!(plain.contains("SameSite=Strict"), "{plain}");
+    assert!(plain.contains("Path=/admin"), "{plain}");
+    assert!(!plain.contains("Secure"), "plain http: {plain}");
+    // Behind a TLS-terminating proxy that says the request came over https.
+    let resp = plain_http()
+        .post(app.url("/admin/sign-in"))
+        .header("origin", app.base.replace("http://", "https://"))
+        .header("x-forwarded-proto", "https")
+        .form(&[("token", OPERATOR_TOKEN)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 303);
+    let secure = resp.headers()["set-cookie"].to_str().unwrap();
+    assert!(secure.contains("; Secure"), "{secure}");
+}
+
+/// Saves PNGs of the main pages into `BLOGREAD_ADMIN_SCREENSHOTS` when it is set.
+#[tokio::test]
+async fn screenshots_of_the_main_pages() {
+    let Ok(dir) = std::env::var("BLOGREAD_ADMIN_SCREENSHOTS") else {
+        return;
+    };
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let service = app.service.clone();
+    let demo = blogread_server::demo::seed(&service).await.unwrap();
+    let dir = std::path::PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = |name: &'static str| {
+        let b = b.clone();
+        let dir = dir.clone();
+        async move {
+            let png = b.screenshot().await.unwrap();
+            std::fs::write(dir.join(name), png).unwrap();
+        }
+    };
+    b.goto(&app.url("/admin/")).await.unwrap();
+    wait_for(&b, &button("Sign in")).await;
+    shot("sign-in.png").await;
+    sign_in(&b, &app, OPERATOR_TOKEN).await;
+    wait_for(&b, "//h1[normalize-space()='Projects']").await;
+    shot("projects.png").await;
+    b.goto(&app.url(&format!("/admin/projects/{}", demo.project)))
+        .await
+        .unwrap();
+    click(&b, "Reveal").await;
+    wait_for(&b, "//input[@id='api-key']").await;
+    shot("project-settings.png").await;
+    b.goto(&app.url(&format!("/admin/projects/{}/posts", demo.project)))
+        .await
+        .unwrap();
+    wait_for(&b, "//table[@id='posts']").await;
+    shot("posts.png").await;
+    b.goto(&app.url(&format!(
+        "/admin/projects/{}/posts/{}",
+        demo.project, demo.draft.0
+    )))
+    .await
+    .unwrap();
+    wait_for(&b, "//article[@id='preview']").await;
+    shot("post.png").await;
+    b.set_window_size(390, 844).await.unwrap();
+    b.goto(&app.url(&format!("/admin/projects/{}", demo.project)))
+        .await
+        .unwrap();
+    wait_for(&b, "//h3[normalize-space()='API Access']").await;
+    shot("project-settings-phone.png").await;
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn behind_an_https_public_url_the_cookie_is_secure_and_that_origin_is_accepted() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let service = blogread_core::Service::new(Arc::new(blogread_core::store::MemoryStore::new()))
+        .with_operator_token(blogread_core::domain::OperatorToken::new(OPERATOR_TOKEN).unwrap());
+    let options = blogread_server::admin::AdminOptions {
+        public_url: Some("https://blog.example.com/".parse().unwrap()),
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(blogread_server::run_with(
+        listener,
+        service,
+        blogread_server::Limits::default(),
+        options,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let sign_in = |origin: &'static str| {
+        plain_http()
+            .post(format!("{base}/admin/sign-in"))
+            .header("origin", origin)
+            .form(&[("token", OPERATOR_TOKEN)])
+            .send()
+    };
+    // The proxy forwards plain http; the public URL says users come over https.
+    let resp = sign_in("https://blog.example.com").await.unwrap();
+    assert_eq!(
+        resp.status().as_u16(),
+        303,
+        "the public origin is the server's own"
+    );
+    let cookie = resp.headers()["set-cookie"].to_str().unwrap();
+    assert!(cookie.contains("; Secure"), "{cookie}");
+    let resp = sign_in("https://other.example.com").await.unwrap();
+    assert_eq!(resp.status().as_u16(), 403);
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
