@@ -778,3 +778,64 @@ async fn behind_an_https_public_url_the_cookie_is_secure_and_that_origin_is_acce
     stop.send(()).unwrap();
     server.await.unwrap().unwrap();
 }
+
+/// A project of any size lists its posts one page at a time: the first hundred, a count, and
+/// links to the next page that keep the status filter; the last page links back.
+#[tokio::test]
+async fn the_posts_page_shows_a_hundred_posts_at_a_time_with_links_between_pages() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    for i in 0..230 {
+        app.create_blog(
+            &p,
+            serde_json::json!({"title": format!("Post {i}"), "slug": format!("post-{i}")}),
+        )
+        .await;
+    }
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let page = |query: &str| {
+        let url = app.url(&format!("/admin/projects/{}/posts{query}", p.id));
+        let cookie = cookie.clone();
+        async move {
+            let resp = plain_http()
+                .get(url)
+                .header("cookie", cookie)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status().as_u16(), 200);
+            resp.text().await.unwrap()
+        }
+    };
+    let rows = |body: &str| body.matches("<tr><td><a href=").count();
+    let first = page("?status=draft").await;
+    assert_eq!(rows(&first), 100, "one page of posts");
+    assert!(first.contains("Posts 1 to 100 of 230"), "a count");
+    assert!(
+        first.contains("?status=draft&amp;offset=100\" rel=\"next\">Older</a>"),
+        "a link to the next page, filter kept"
+    );
+    assert!(
+        !first.contains("rel=\"prev\""),
+        "no newer page before the first"
+    );
+    let last = page("?status=draft&offset=200").await;
+    assert_eq!(rows(&last), 30);
+    assert!(last.contains("Posts 201 to 230 of 230"));
+    assert!(last.contains("offset=100\" rel=\"prev\">Newer</a>"));
+    assert!(
+        !last.contains("rel=\"next\""),
+        "no older page after the last"
+    );
+    let bad = plain_http()
+        .get(app.url(&format!("/admin/projects/{}/posts?offset=x", p.id)))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        bad.status().as_u16(),
+        400,
+        "a bad offset is refused as the API refuses it"
+    );
+}

@@ -663,7 +663,12 @@ pub(super) async fn project_action(
 #[derive(Debug, Deserialize)]
 pub(super) struct PostsQuery {
     status: Option<String>,
+    /// Posts to skip: the page shows [`POSTS_PER_PAGE`] from there.
+    offset: Option<String>,
 }
+
+/// Posts listed on one page: a project of any size costs one management list call a page.
+const POSTS_PER_PAGE: u64 = 100;
 
 const STATUSES: [&str; 4] = ["draft", "scheduled", "published", "unpublished"];
 
@@ -672,6 +677,7 @@ async fn posts_page(
     signed_in: &SignedIn,
     project: ProjectId,
     filter: Option<String>,
+    offset: Option<String>,
     status: StatusCode,
     create: Value,
 ) -> Response {
@@ -689,23 +695,26 @@ async fn posts_page(
         Ok(w) => w,
         Err(err) => return admin.error_page(&err),
     };
-    let mut posts = Vec::new();
-    let mut offset = 0u64;
-    loop {
-        let params = RawListParams {
-            limit: Some("100".into()),
-            offset: Some(offset.to_string()),
-            ..Default::default()
-        };
-        let page = match service
-            .blogs(&signed_in.caller, project, wanted, params)
-            .await
-        {
-            Ok(page) => page,
-            Err(err) => return admin.error_page(&err),
-        };
-        let got = page.blogs.len() as u64;
-        posts.extend(page.blogs.into_iter().map(|b| {
+    // The same rules as the management list: a bad offset is the API's 400 detail.
+    let params = RawListParams {
+        limit: Some(POSTS_PER_PAGE.to_string()),
+        offset: offset.filter(|o| !o.is_empty()),
+        ..Default::default()
+    };
+    let page = match service
+        .blogs(&signed_in.caller, project, wanted, params)
+        .await
+    {
+        Ok(page) => page,
+        Err(err) => return admin.error_page(&err),
+    };
+    let offset = page.offset;
+    let shown = page.blogs.len() as u64;
+    let total = page.total;
+    let posts: Vec<Value> = page
+        .blogs
+        .into_iter()
+        .map(|b| {
             context! {
                 id => b.id.to_string(),
                 title => b.title,
@@ -714,12 +723,15 @@ async fn posts_page(
                 published_at => b.published_at.map(time),
                 updated_at => time(b.updated_at),
             }
-        }));
-        offset += got;
-        if got == 0 || offset >= page.total {
-            break;
-        }
-    }
+        })
+        .collect();
+    let pager = context! {
+        total => total,
+        first => if shown == 0 { offset } else { offset + 1 },
+        last => offset + shown,
+        newer => (offset > 0).then(|| offset.saturating_sub(POSTS_PER_PAGE)),
+        older => (offset + shown < total).then_some(offset + shown),
+    };
     admin.render(
         status,
         "posts.html",
@@ -728,6 +740,7 @@ async fn posts_page(
             project => project_row(&settings),
             posts => posts,
             filter => wanted.map(|s| s.as_str()),
+            pager => pager,
             statuses => STATUSES,
             create => create,
         },
@@ -755,6 +768,7 @@ pub(super) async fn list_posts(
         &signed_in,
         project,
         query.status,
+        query.offset,
         StatusCode::OK,
         Value::UNDEFINED,
     )
@@ -792,7 +806,16 @@ pub(super) async fn create_post(
         Ok(blog) => see_other(&format!("/admin/projects/{project}/posts/{}", blog.id)),
         Err(err) => {
             let create = context! { title => title, slug => slug, errors => errors(&err) };
-            posts_page(&admin, &signed_in, project, None, status_of(&err), create).await
+            posts_page(
+                &admin,
+                &signed_in,
+                project,
+                None,
+                None,
+                status_of(&err),
+                create,
+            )
+            .await
         }
     }
 }
