@@ -133,38 +133,8 @@ where
         // One query: the page in index order and, as a scalar subquery read from the same
         // snapshot, the total. Only an empty page needs a second query.
         let project_id = DbId::from(project);
-        let limit = i64::from(query.limit);
         let offset = sql_count(query.offset);
-        let rows: Vec<PublishedRow> = match &query.category {
-            None => {
-                let sql = if query.include_content {
-                    queries::PAGE_WITH_CONTENT
-                } else {
-                    queries::PAGE
-                };
-                sqlx::query_as(sql)
-                    .bind(project_id)
-                    .bind(limit)
-                    .bind(offset)
-                    .fetch_all(&self.read)
-                    .await
-            }
-            Some(category) => {
-                let sql = if query.include_content {
-                    queries::CATEGORY_PAGE_WITH_CONTENT
-                } else {
-                    queries::CATEGORY_PAGE
-                };
-                sqlx::query_as(sql)
-                    .bind(project_id)
-                    .bind(category.as_str())
-                    .bind(limit)
-                    .bind(offset)
-                    .fetch_all(&self.read)
-                    .await
-            }
-        }
-        .map_err(storage)?;
+        let rows = self.page_rows(project, query, offset, None).await?;
         let total = match rows.first() {
             Some(first) => first.total.unwrap_or_default(),
             None => match &query.category {
@@ -190,6 +160,40 @@ where
                 .collect::<Result<_>>()?,
             total: count(total),
         })
+    }
+
+    /// The rows of a page of `query`'s list: `offset` rows stepped over from the top, or from
+    /// just after `key` (with the content version read beside them). One statement; the SQL
+    /// differs only in the filter, the body column and the key, and takes its parameters in
+    /// the order bound here.
+    async fn page_rows(
+        &self,
+        project: ProjectId,
+        query: &PageQuery,
+        offset: i64,
+        key: Option<(i64, DbId)>,
+    ) -> Result<Vec<PublishedRow>> {
+        use queries as q;
+        let category = query.category.as_deref();
+        let sql = match (category.is_some(), key.is_some(), query.include_content) {
+            (false, false, false) => q::PAGE,
+            (false, false, true) => q::PAGE_WITH_CONTENT,
+            (false, true, false) => q::KEYSET_PAGE,
+            (false, true, true) => q::KEYSET_PAGE_WITH_CONTENT,
+            (true, false, false) => q::CATEGORY_PAGE,
+            (true, false, true) => q::CATEGORY_PAGE_WITH_CONTENT,
+            (true, true, false) => q::CATEGORY_KEYSET_PAGE,
+            (true, true, true) => q::CATEGORY_KEYSET_PAGE_WITH_CONTENT,
+        };
+        let mut rows = sqlx::query_as(sql).bind(DbId::from(project));
+        if let Some(category) = category {
+            rows = rows.bind(category);
+        }
+        rows = rows.bind(i64::from(query.limit)).bind(offset);
+        if let Some((at, id)) = key {
+            rows = rows.bind(at).bind(id);
+        }
+        rows.fetch_all(&self.read).await.map_err(storage)
     }
 
     /// A page read through the page index (its marks read first if not held), or `None` when
@@ -232,43 +236,9 @@ where
             // Above every key: the page starts at the top.
             None => (i64::MAX, DbId(uuid::Uuid::nil())),
         };
-        let project_id = DbId::from(project);
-        let limit = i64::from(query.limit);
-        let skip = sql_count(skip);
-        let rows: Vec<PublishedRow> = match category {
-            None => {
-                let sql = if query.include_content {
-                    queries::KEYSET_PAGE_WITH_CONTENT
-                } else {
-                    queries::KEYSET_PAGE
-                };
-                sqlx::query_as(sql)
-                    .bind(project_id)
-                    .bind(limit)
-                    .bind(skip)
-                    .bind(at)
-                    .bind(id)
-                    .fetch_all(&self.read)
-                    .await
-            }
-            Some(category) => {
-                let sql = if query.include_content {
-                    queries::CATEGORY_KEYSET_PAGE_WITH_CONTENT
-                } else {
-                    queries::CATEGORY_KEYSET_PAGE
-                };
-                sqlx::query_as(sql)
-                    .bind(project_id)
-                    .bind(category)
-                    .bind(limit)
-                    .bind(skip)
-                    .bind(at)
-                    .bind(id)
-                    .fetch_all(&self.read)
-                    .await
-            }
-        }
-        .map_err(storage)?;
+        let rows = self
+            .page_rows(project, query, sql_count(skip), Some((at, id)))
+            .await?;
         // Inside the list by the marks, so a current snapshot has rows: no rows, or rows of
         // another version, mean the list changed since the marks were read.
         if rows.first().and_then(|r| r.version) != Some(marks.version) {
