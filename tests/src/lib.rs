@@ -53,6 +53,26 @@ pub async fn fresh_store() -> (Arc<dyn Store>, StoreGuard) {
     }
 }
 
+/// A fresh, empty database for one test that can be opened more than once (as two servers
+/// would open it): its URL, on the backend `BLOGREAD_E2E_STORE` names; `None` for `memory`,
+/// which only one store object can hold.
+pub async fn fresh_database_url() -> Option<(String, StoreGuard)> {
+    match backend().as_str() {
+        "sqlite" => {
+            let dir = tempfile::tempdir().expect("temporary directory");
+            let url = format!("sqlite://{}", dir.path().join("blogread.db").display());
+            Some((url, StoreGuard(Box::new(dir))))
+        }
+        "postgres" => {
+            let (url, db) = databases::fresh_database().await.expect(
+                "BLOGREAD_E2E_STORE=postgres needs BLOGREAD_TEST_POSTGRES_URL: run under scripts/with-postgres",
+            );
+            Some((url, StoreGuard(Box::new(db))))
+        }
+        _ => None,
+    }
+}
+
 /// The backend the end-to-end tests run on (see [`fresh_store`]).
 pub fn backend() -> String {
     std::env::var("BLOGREAD_E2E_STORE").unwrap_or_else(|_| "sqlite".into())

@@ -109,7 +109,16 @@ async fn two_servers_reading_after_go_live_publish_once_with_one_post() {
     let clock = Arc::new(ManualClock::new(
         Timestamp::parse("2026-01-01T00:00:00Z").unwrap(),
     ));
-    let (store, guard) = fresh_store().await;
+    // Two servers on one database, each with its own connections (as two processes would
+    // have); the in-memory store can only be shared as one object.
+    let database = blogread_tests::fresh_database_url().await;
+    let (store, guard) = match &database {
+        Some((url, _)) => (
+            blogread_core::store::open_store(url).await.expect("open"),
+            blogread_tests::StoreGuard::new(()),
+        ),
+        None => fresh_store().await,
+    };
     let with_clock = |c: Arc<ManualClock>| {
         let configure = with_receiver(&pki);
         move |s: Service| configure(s).with_clock(c)
@@ -130,7 +139,13 @@ async fn two_servers_reading_after_go_live_publish_once_with_one_post() {
     let before = a.get(LIST, Some(&p.bearer_key())).await;
     let etag = before.header("etag").expect("etag").to_owned();
 
-    let (b_store, b_guard) = (store.clone(), blogread_tests::StoreGuard::new(()));
+    let b_store = match &database {
+        Some((url, _)) => blogread_core::store::open_store(url)
+            .await
+            .expect("open again"),
+        None => store.clone(),
+    };
+    let b_guard = blogread_tests::StoreGuard::new(());
     let b = spawn_app_over(b_store, b_guard, with_clock(clock.clone())).await;
     clock.set(Timestamp::parse("2026-01-01T01:00:01Z").unwrap());
     let (single, key) = (format!("{LIST}/launch"), p.bearer_key());
@@ -176,7 +191,15 @@ async fn a_go_live_that_passed_while_no_server_ran_fires_at_the_next_start() {
     let clock = Arc::new(ManualClock::new(
         Timestamp::parse("2026-01-01T00:00:00Z").unwrap(),
     ));
-    let (store, guard) = fresh_store().await;
+    // The next server opens the database anew (its own connections), as after a restart.
+    let database = blogread_tests::fresh_database_url().await;
+    let (store, guard) = match &database {
+        Some((url, _)) => (
+            blogread_core::store::open_store(url).await.expect("open"),
+            blogread_tests::StoreGuard::new(()),
+        ),
+        None => fresh_store().await,
+    };
     let configure = with_receiver(&pki);
     let a = spawn_app_over(store.clone(), guard, {
         let clock = clock.clone();
@@ -192,6 +215,12 @@ async fn a_go_live_that_passed_while_no_server_ran_fires_at_the_next_start() {
         Timestamp::parse("2026-01-01T07:00:00Z").unwrap(),
     ));
     let configure = with_receiver(&pki);
+    let store = match &database {
+        Some((url, _)) => blogread_core::store::open_store(url)
+            .await
+            .expect("open again"),
+        None => store,
+    };
     let b = spawn_app_over(store, blogread_tests::StoreGuard::new(()), move |s| {
         configure(s).with_clock(later)
     })
