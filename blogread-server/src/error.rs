@@ -20,8 +20,8 @@ use poem_openapi::registry::{MetaHeader, MetaMediaType, MetaResponse, MetaRespon
 use poem_openapi::types::Type;
 use poem_openapi::{ApiResponse, Object};
 
+use crate::request_id::current_request_id;
 use crate::serve::BODY_LIMIT;
-use crate::telemetry;
 
 /// The body of every error answer.
 #[derive(Debug, Clone, Object)]
@@ -71,7 +71,7 @@ impl ApiError {
 
     /// A 500: the cause chain is logged with the request id; the answer carries only the id.
     pub fn internal(cause: &(dyn std::error::Error + 'static)) -> Self {
-        let request_id = telemetry::current_request_id();
+        let request_id = current_request_id();
         let chain = error_chain(cause);
         tracing::error!(request_id = %request_id, error = %chain, "internal error");
         Self::new(

@@ -19,6 +19,8 @@ pub mod demo;
 pub mod error;
 pub mod metrics;
 pub mod middleware;
+pub mod request_id;
+pub mod routes;
 pub mod serve;
 pub mod telemetry;
 
@@ -60,7 +62,7 @@ pub fn app_with(
         .at("/metrics", poem::get(metrics))
         .nest("/docs", docs)
         .nest("/", api)
-        .with(middleware::ErrorShape::new(api::RouteTable::from_apis()));
+        .with(middleware::ErrorShape::new(api::route_table()));
     Route::new()
         .nest("/admin", admin::routes(service, admin))
         .nest("/", json_api)
@@ -69,7 +71,7 @@ pub fn app_with(
             CatchPanic::new()
                 .with_handler(|_| error::ApiError::internal(&Panicked).into_response()),
         )
-        .with(telemetry::RequestLog)
+        .with(telemetry::RequestLog::new(api::route_table()))
         .map_to_response()
 }
 

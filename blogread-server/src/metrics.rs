@@ -228,7 +228,7 @@ pub fn metrics_app(service: Service) -> impl Endpoint<Output = Response> + 'stat
         .at("/metrics", poem::get(metrics))
         .map_to_response()
         .with(crate::middleware::ErrorShape::new(
-            crate::api::RouteTable::default(),
+            crate::routes::RouteTable::default(),
         ))
         .map_to_response()
 }

@@ -8,8 +8,8 @@ use std::fmt;
 use poem::http::{Method, StatusCode, header};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 
-use crate::api::RouteTable;
 use crate::error::{ApiError, describe_status};
+use crate::routes::RouteTable;
 use crate::serve::BODY_LIMIT;
 
 /// Wraps the whole app: every error poem produces, and every error response that is not

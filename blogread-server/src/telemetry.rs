@@ -11,9 +11,8 @@ use poem::http::HeaderValue;
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 use tracing_subscriber::EnvFilter;
 
-tokio::task_local! {
-    static REQUEST_ID: String;
-}
+use crate::request_id::{REQUEST_ID, new_request_id};
+use crate::routes::RouteTable;
 
 /// The default filter when `RUST_LOG` is not set.
 pub const DEFAULT_FILTER: &str = "info";
@@ -36,16 +35,7 @@ pub fn init(json: bool) {
     };
 }
 
-/// The id of the request being served, or a fresh one outside of a request.
-pub fn current_request_id() -> String {
-    REQUEST_ID
-        .try_with(Clone::clone)
-        .unwrap_or_else(|_| new_request_id())
-}
-
-fn new_request_id() -> String {
-    uuid::Uuid::now_v7().simple().to_string()
-}
+pub use crate::request_id::current_request_id;
 
 /// The prefixes of the credentials that a request target may carry.
 const CREDENTIAL_PREFIXES: [&[u8]; 3] = [b"pk_live_", b"sk_agent_", b"sk_admin_"];
@@ -133,8 +123,17 @@ fn hex_value(b: Option<&u8>) -> Option<u8> {
 }
 
 /// Gives each request an id (answered as `X-Request-Id`), logs one line per request and
-/// records it in the metrics, both under its route template.
-pub struct RequestLog;
+/// records it in the metrics, both under its route template in the given table.
+pub struct RequestLog {
+    routes: RouteTable,
+}
+
+impl RequestLog {
+    /// Names requests by the templates of `routes`.
+    pub fn new(routes: RouteTable) -> Self {
+        Self { routes }
+    }
+}
 
 impl<E: Endpoint> Middleware<E> for RequestLog {
     type Output = RequestLogEndpoint<E>;
@@ -142,7 +141,7 @@ impl<E: Endpoint> Middleware<E> for RequestLog {
     fn transform(&self, ep: E) -> Self::Output {
         RequestLogEndpoint {
             inner: ep,
-            routes: crate::api::RouteTable::from_apis(),
+            routes: self.routes,
         }
     }
 }
@@ -150,7 +149,7 @@ impl<E: Endpoint> Middleware<E> for RequestLog {
 /// The endpoint of [`RequestLog`].
 pub struct RequestLogEndpoint<E> {
     inner: E,
-    routes: crate::api::RouteTable,
+    routes: RouteTable,
 }
 
 impl<E: Endpoint> Endpoint for RequestLogEndpoint<E> {

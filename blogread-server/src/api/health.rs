@@ -28,7 +28,7 @@ impl HealthApi {
     async fn health(&self) -> Reply<Ok200<HealthStatus>, error::Health> {
         reply(async {
             self.service.health().await.map_err(|e| {
-                let request_id = crate::telemetry::current_request_id();
+                let request_id = crate::request_id::current_request_id();
                 tracing::error!(request_id = %request_id, error = %error_chain(&e), "health check failed");
                 ApiError::new(
                     poem::http::StatusCode::SERVICE_UNAVAILABLE,

@@ -11,10 +11,11 @@ pub mod public;
 pub mod schema;
 
 use blogread_core::Service;
-use poem::http::Method;
 use poem_openapi::{OpenApi, OpenApiService};
 
 pub use common::{ApiTags, Created201, NoContent204, Ok200};
+
+use crate::routes::{RouteEntry, RouteTable};
 
 /// All operations.
 pub type Apis = (
@@ -72,87 +73,11 @@ pub fn openapi_service(service: Service) -> OpenApiService<Apis, ()> {
     .license("MIT OR Apache-2.0")
 }
 
-/// Which methods each documented path accepts, to answer 405 with `Allow` and a useful detail,
-/// and the route template a request path matches, to name requests in logs and metrics.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct RouteTable {
-    routes: &'static [RouteEntry],
-}
-
-/// One documented path.
-#[derive(Debug)]
-struct RouteEntry {
-    /// As the document writes it: `/blog/api/v1/public/blogs/{slug}`.
-    template: String,
-    segments: Vec<String>,
-    methods: Vec<Method>,
-}
-
-impl RouteEntry {
-    fn matches(&self, parts: &[&str]) -> bool {
-        self.segments.len() == parts.len()
-            && self
-                .segments
-                .iter()
-                .zip(parts)
-                .all(|(t, p)| is_parameter(t) || t == p)
-    }
-
-    /// Segments that are not parameters: the more, the more specific the template.
-    fn literals(&self) -> usize {
-        self.segments.iter().filter(|s| !is_parameter(s)).count()
-    }
-}
-
-/// The label of a request path that matches no route (logs and metrics never carry an
-/// arbitrary path).
-pub const UNMATCHED_ROUTE: &str = "unmatched";
-
-impl RouteTable {
-    /// The table of the documented operations (built once per process).
-    pub fn from_apis() -> Self {
-        static ROUTES: std::sync::OnceLock<Vec<RouteEntry>> = std::sync::OnceLock::new();
-        Self {
-            routes: ROUTES.get_or_init(build_routes),
-        }
-    }
-
-    /// The methods accepted on `path`, or `None` when no documented path matches it.
-    pub fn allowed(&self, path: &str) -> Option<Vec<Method>> {
-        let parts: Vec<&str> = split(path).collect();
-        let mut found: Option<Vec<Method>> = None;
-        for route in self.routes.iter().filter(|r| r.matches(&parts)) {
-            let all = found.get_or_insert_with(Vec::new);
-            for m in &route.methods {
-                if !all.contains(m) {
-                    all.push(m.clone());
-                }
-            }
-        }
-        found
-    }
-
-    /// The route template `path` matches, the most specific one when several do
-    /// (`/blog/api/v1/public/blogs/sitemap` before `/blog/api/v1/public/blogs/{slug}`); the
-    /// routes outside the document (`/openapi.json`, `/docs`, `/metrics`) by their own path;
-    /// [`UNMATCHED_ROUTE`] otherwise.
-    pub fn template(&self, path: &str) -> &'static str {
-        let parts: Vec<&str> = split(path).collect();
-        let documented = self
-            .routes
-            .iter()
-            .filter(|r| r.matches(&parts))
-            .max_by_key(|r| r.literals());
-        if let Some(route) = documented {
-            return route.template.as_str();
-        }
-        match parts.as_slice() {
-            ["openapi.json"] => "/openapi.json",
-            ["metrics"] => "/metrics",
-            ["docs", ..] => "/docs",
-            _ => UNMATCHED_ROUTE,
-        }
-    }
+/// The route table of the documented operations (built once per process): which methods each
+/// path accepts, and the template a request path matches.
+pub fn route_table() -> RouteTable {
+    static ROUTES: std::sync::OnceLock<Vec<RouteEntry>> = std::sync::OnceLock::new();
+    RouteTable::new(ROUTES.get_or_init(build_routes))
 }
 
 fn build_routes() -> Vec<RouteEntry> {
@@ -160,25 +85,13 @@ fn build_routes() -> Vec<RouteEntry> {
     for api in <Apis as OpenApi>::meta() {
         for path in api.paths {
             let methods = path.operations.iter().map(|op| op.method.clone());
-            match routes.iter_mut().find(|r| r.template == path.path) {
-                Some(route) => route.methods.extend(methods),
-                None => routes.push(RouteEntry {
-                    segments: split(&path.path).map(str::to_owned).collect(),
-                    template: path.path,
-                    methods: methods.collect(),
-                }),
+            match routes.iter_mut().find(|r| r.template() == path.path) {
+                Some(route) => route.add_methods(methods),
+                None => routes.push(RouteEntry::new(path.path, methods.collect())),
             }
         }
     }
     routes
-}
-
-fn is_parameter(segment: &str) -> bool {
-    segment.starts_with('{') && segment.ends_with('}')
-}
-
-fn split(path: &str) -> impl Iterator<Item = &str> {
-    path.split('/').filter(|s| !s.is_empty())
 }
 
 #[cfg(test)]
@@ -187,7 +100,7 @@ mod tests {
 
     #[test]
     fn a_request_is_named_by_its_most_specific_route_template() {
-        let table = RouteTable::from_apis();
+        let table = route_table();
         assert_eq!(
             table.template("/blog/api/v1/public/blogs/my-first-post"),
             "/blog/api/v1/public/blogs/{slug}"
@@ -202,6 +115,10 @@ mod tests {
         );
         assert_eq!(table.template("/metrics"), "/metrics");
         assert_eq!(table.template("/docs/index.css"), "/docs");
-        assert_eq!(table.template("/wp-login.php"), UNMATCHED_ROUTE);
+        assert_eq!(table.template("/admin/projects"), "/admin");
+        assert_eq!(
+            table.template("/wp-login.php"),
+            crate::routes::UNMATCHED_ROUTE
+        );
     }
 }
