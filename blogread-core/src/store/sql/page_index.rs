@@ -15,8 +15,10 @@
 //! again, and if the store keeps changing under the read, the page is read the plain way. The
 //! marks also know the filter's total, so a page in a category no longer counts the category.
 //!
-//! Memory is bounded: the index holds at most [`PageIndex::max_keys`] keys in all (24 bytes
-//! each) and forgets the least recently used filters first.
+//! Memory is bounded: the index holds at most [`PageIndex::max_keys`] key-sized slots in all
+//! (24 bytes each), counting each filter's keys, one slot for the filter itself and its
+//! category name by size (a client may ask for many long category names), and forgets the
+//! least recently used filters first.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -91,10 +93,15 @@ impl Marks {
             skip: offset - strides * STRIDE,
         })
     }
+}
 
-    fn len(&self) -> usize {
-        self.keys.len().max(1)
-    }
+/// The size of one [`Key`] in memory: the unit [`PageIndex`] counts in.
+const KEY_BYTES: usize = std::mem::size_of::<Key>();
+
+/// What holding `marks` for a filter in `category` costs, in key-sized slots: its keys, one
+/// for the entry, and the category name.
+fn cost(category: Option<&str>, marks: &Marks) -> usize {
+    marks.keys.len() + 1 + category.map_or(0, |c| c.len().div_ceil(KEY_BYTES))
 }
 
 /// Which list the marks are of: a project's, or one category's (by category key).
@@ -118,6 +125,8 @@ struct State {
 struct Entry {
     marks: Arc<Marks>,
     used: u64,
+    /// Its [`cost`].
+    cost: usize,
 }
 
 impl Default for PageIndex {
@@ -155,11 +164,11 @@ impl PageIndex {
     /// Holds `marks` for the filter (replacing older ones), forgetting the least recently used
     /// filters while the bound is exceeded. Marks larger than the bound are not held.
     pub(crate) fn put(&self, project: ProjectId, category: Option<&str>, marks: Arc<Marks>) {
-        let size = marks.len();
+        let size = cost(category, &marks);
         let mut state = self.lock();
         let filter = (project, category.map(str::to_owned));
         if let Some(old) = state.entries.remove(&filter) {
-            state.keys -= old.marks.len();
+            state.keys -= old.cost;
         }
         if size > self.max_keys {
             return;
@@ -174,13 +183,20 @@ impl PageIndex {
                 break;
             };
             if let Some(e) = state.entries.remove(&oldest) {
-                state.keys -= e.marks.len();
+                state.keys -= e.cost;
             }
         }
         state.clock += 1;
         let used = state.clock;
         state.keys += size;
-        state.entries.insert(filter, Entry { marks, used });
+        state.entries.insert(
+            filter,
+            Entry {
+                marks,
+                used,
+                cost: size,
+            },
+        );
     }
 
     /// Forgets the filter's marks if they are still `stale` (a newer set may have replaced
@@ -194,7 +210,7 @@ impl PageIndex {
             .is_some_and(|e| Arc::ptr_eq(&e.marks, stale))
             && let Some(e) = state.entries.remove(&filter)
         {
-            state.keys -= e.marks.len();
+            state.keys -= e.cost;
         }
     }
 
@@ -267,7 +283,8 @@ mod tests {
 
     #[test]
     fn the_index_forgets_the_least_recently_used_filter_past_its_bound() {
-        let index = PageIndex::new(20);
+        // Each of these costs 10 keys, one slot for its entry and one for a category name.
+        let index = PageIndex::new(24);
         let p = ProjectId::generate();
         let big = Arc::new(marks(1, 10 * STRIDE));
         index.put(p, None, Arc::clone(&big));
@@ -279,6 +296,23 @@ mod tests {
         assert!(index.get(p, None).is_some());
         assert!(index.get(p, Some("b")).is_some());
         assert!(index.max_keys() >= index.lock().keys);
+    }
+
+    #[test]
+    fn long_category_names_count_against_the_bound() {
+        let index = PageIndex::new(1000);
+        let p = ProjectId::generate();
+        for i in 0..100 {
+            // An empty category with a 4,000-byte name, as a client may ask for.
+            let name = format!("{i:04}").repeat(1000);
+            index.put(p, Some(&name), Arc::new(marks(1, 0)));
+            assert!(index.lock().keys <= index.max_keys(), "within the bound");
+        }
+        let held = index.lock().entries.len();
+        assert!(
+            held <= 1000 / 168,
+            "{held} names of 4,000 bytes held in 1,000 slots"
+        );
     }
 
     #[test]
