@@ -53,23 +53,59 @@ pub async fn fresh_store() -> (Arc<dyn Store>, StoreGuard) {
     }
 }
 
-/// A fresh, empty database for one test that can be opened more than once (as two servers
-/// would open it): its URL, on the backend `BLOGREAD_E2E_STORE` names; `None` for `memory`,
-/// which only one store object can hold.
-pub async fn fresh_database_url() -> Option<(String, StoreGuard)> {
-    match backend().as_str() {
-        "sqlite" => {
-            let dir = tempfile::tempdir().expect("temporary directory");
-            let url = format!("sqlite://{}", dir.path().join("blogread.db").display());
-            Some((url, StoreGuard(Box::new(dir))))
+/// A fresh, empty database that several servers open, each with its own connections (as
+/// several processes would), on the backend `BLOGREAD_E2E_STORE` names; the in-memory backend,
+/// which only one store object can hold, hands out that one object each time. Keep it alive
+/// while the servers run.
+pub struct SharedDatabase {
+    url: Option<String>,
+    first: Arc<dyn Store>,
+    _guard: StoreGuard,
+}
+
+impl SharedDatabase {
+    /// A fresh database, opened once.
+    pub async fn fresh() -> Self {
+        let (url, guard) = match backend().as_str() {
+            "sqlite" => {
+                let dir = tempfile::tempdir().expect("temporary directory");
+                let url = format!("sqlite://{}", dir.path().join("blogread.db").display());
+                (Some(url), StoreGuard(Box::new(dir)))
+            }
+            "postgres" => {
+                let (url, db) = databases::fresh_database().await.expect(
+                    "BLOGREAD_E2E_STORE=postgres needs BLOGREAD_TEST_POSTGRES_URL: run under scripts/with-postgres",
+                );
+                (Some(url), StoreGuard(Box::new(db)))
+            }
+            _ => (None, StoreGuard(Box::new(()))),
+        };
+        let first = match &url {
+            Some(url) => blogread_core::store::open_store(url)
+                .await
+                .expect("open the database"),
+            None => Arc::new(MemoryStore::new()),
+        };
+        Self {
+            url,
+            first,
+            _guard: guard,
         }
-        "postgres" => {
-            let (url, db) = databases::fresh_database().await.expect(
-                "BLOGREAD_E2E_STORE=postgres needs BLOGREAD_TEST_POSTGRES_URL: run under scripts/with-postgres",
-            );
-            Some((url, StoreGuard(Box::new(db))))
+    }
+
+    /// The store it was opened with first.
+    pub fn store(&self) -> Arc<dyn Store> {
+        Arc::clone(&self.first)
+    }
+
+    /// The database opened again, with connections of its own.
+    pub async fn open_again(&self) -> Arc<dyn Store> {
+        match &self.url {
+            Some(url) => blogread_core::store::open_store(url)
+                .await
+                .expect("open the database again"),
+            None => self.store(),
         }
-        _ => None,
     }
 }
 

@@ -12,7 +12,7 @@ use blogread_core::hook::AddressPolicy;
 use blogread_core::testing::receiver::{
     Answer, Event, Receiver, TestPki, loopback_resolver, test_notifier, test_pki,
 };
-use blogread_tests::{TestApp, TestProject, fresh_store, spawn_app_over, spawn_app_with};
+use blogread_tests::{TestApp, TestProject, spawn_app_over, spawn_app_with};
 use reqwest::Method;
 use serde_json::json;
 
@@ -111,14 +111,8 @@ async fn two_servers_reading_after_go_live_publish_once_with_one_post() {
     ));
     // Two servers on one database, each with its own connections (as two processes would
     // have); the in-memory store can only be shared as one object.
-    let database = blogread_tests::fresh_database_url().await;
-    let (store, guard) = match &database {
-        Some((url, _)) => (
-            blogread_core::store::open_store(url).await.expect("open"),
-            blogread_tests::StoreGuard::new(()),
-        ),
-        None => fresh_store().await,
-    };
+    let database = blogread_tests::SharedDatabase::fresh().await;
+    let (store, guard) = (database.store(), blogread_tests::StoreGuard::new(()));
     let with_clock = |c: Arc<ManualClock>| {
         let configure = with_receiver(&pki);
         move |s: Service| configure(s).with_clock(c)
@@ -139,12 +133,7 @@ async fn two_servers_reading_after_go_live_publish_once_with_one_post() {
     let before = a.get(LIST, Some(&p.bearer_key())).await;
     let etag = before.header("etag").expect("etag").to_owned();
 
-    let b_store = match &database {
-        Some((url, _)) => blogread_core::store::open_store(url)
-            .await
-            .expect("open again"),
-        None => store.clone(),
-    };
+    let b_store = database.open_again().await;
     let b_guard = blogread_tests::StoreGuard::new(());
     let b = spawn_app_over(b_store, b_guard, with_clock(clock.clone())).await;
     clock.set(Timestamp::parse("2026-01-01T01:00:01Z").unwrap());
@@ -192,14 +181,8 @@ async fn a_go_live_that_passed_while_no_server_ran_fires_at_the_next_start() {
         Timestamp::parse("2026-01-01T00:00:00Z").unwrap(),
     ));
     // The next server opens the database anew (its own connections), as after a restart.
-    let database = blogread_tests::fresh_database_url().await;
-    let (store, guard) = match &database {
-        Some((url, _)) => (
-            blogread_core::store::open_store(url).await.expect("open"),
-            blogread_tests::StoreGuard::new(()),
-        ),
-        None => fresh_store().await,
-    };
+    let database = blogread_tests::SharedDatabase::fresh().await;
+    let (store, guard) = (database.store(), blogread_tests::StoreGuard::new(()));
     let configure = with_receiver(&pki);
     let a = spawn_app_over(store.clone(), guard, {
         let clock = clock.clone();
@@ -215,12 +198,7 @@ async fn a_go_live_that_passed_while_no_server_ran_fires_at_the_next_start() {
         Timestamp::parse("2026-01-01T07:00:00Z").unwrap(),
     ));
     let configure = with_receiver(&pki);
-    let store = match &database {
-        Some((url, _)) => blogread_core::store::open_store(url)
-            .await
-            .expect("open again"),
-        None => store,
-    };
+    let store = database.open_again().await;
     let b = spawn_app_over(store, blogread_tests::StoreGuard::new(()), move |s| {
         configure(s).with_clock(later)
     })
