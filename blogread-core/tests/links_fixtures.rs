@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use blogread_core::links::{LinkContext, referenced_slugs, resolve};
+use blogread_core::links::{LinkContext, compile, referenced_slugs, resolve};
 use blogread_core::word_count::word_count;
 use serde::Deserialize;
 
@@ -56,6 +56,7 @@ fn fixtures_resolve_to_expected_output() {
         cases.len()
     );
     let mut failures = Vec::new();
+    let mut compiled = 0;
     for case in &cases {
         let name = case.file_name().expect("case name").to_string_lossy();
         let input = read(case, "input.html");
@@ -74,6 +75,17 @@ fn fixtures_resolve_to_expected_output() {
         let ctx = LinkContext::new(context.site_url.as_deref(), published);
 
         let actual = resolve(&input, &ctx);
+        // Compiled at publish, linked at read: the template fills to the same bytes.
+        if let Some(template) = compile(&input).into_template() {
+            compiled += 1;
+            let filled = template.fill(&ctx);
+            if filled != actual {
+                failures.push(format!(
+                    "case `{name}`: the template fills differently at {}",
+                    first_difference(&actual, &filled)
+                ));
+            }
+        }
         if actual != expected {
             failures.push(format!(
                 "case `{name}` differs at {}\n--- expected\n{expected}\n+++ actual\n{actual}",
@@ -86,6 +98,10 @@ fn fixtures_resolve_to_expected_output() {
         );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        compiled >= 6,
+        "only {compiled} fixtures compiled to a template"
+    );
 }
 
 // Generated fixtures: posts with one tag of 150,000 attributes, as in the attacker's post

@@ -3,7 +3,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use blogread_core::links::{LinkContext, contains_placeholder, referenced_slugs, resolve};
+use blogread_core::links::{
+    Compiled, LinkContext, compile, contains_placeholder, referenced_slugs, resolve,
+};
 use proptest::prelude::*;
 
 /// Slugs the generated documents use; the first three are published.
@@ -184,6 +186,100 @@ fn document_with_text_placeholders() -> impl Strategy<Value = (String, Vec<Strin
     })
 }
 
+/// `doc` resolved in `ctx` by the full resolver, after checking that its link template (when
+/// it compiles to one) fills to the same bytes: every property below holds for both paths.
+fn resolve_both(doc: &str, ctx: &LinkContext) -> Result<String, TestCaseError> {
+    let resolved = resolve(doc, ctx).into_owned();
+    if let Compiled::Template(template) = compile(doc) {
+        prop_assert_eq!(&template.fill(ctx), &resolved, "template of {:?}", doc);
+    }
+    Ok(resolved)
+}
+
+/// Titles of published targets: plain, and full of what needs escaping (or looks like a
+/// placeholder itself).
+const TITLES: &[&str] = &[
+    "Plain",
+    "Hello & <World>",
+    "A \"quoted\" 'title'",
+    "[INTERNAL:a] inside",
+    "é 😀",
+    "",
+];
+
+/// Site URLs, including ones whose characters need escaping in each place.
+const SITE_URLS: &[Option<&str>] = &[
+    None,
+    Some("https://example.com"),
+    Some("https://example.com/sub/"),
+    Some("https://example.com/x?a=1&b=\"2\"<3>/"),
+];
+
+/// What each of [`SLUGS`] is for the read: published (with a title), not published (a
+/// draft, unpublished, or missing: the resolver cannot tell them apart), or renamed (an old
+/// slug of another published post).
+#[derive(Debug, Clone)]
+enum TargetState {
+    Published(&'static str),
+    NotPublished,
+    RenamedTo(&'static str),
+}
+
+fn target_states() -> impl Strategy<Value = Vec<TargetState>> {
+    let state = prop_oneof![
+        3 => prop::sample::select(TITLES).prop_map(TargetState::Published),
+        2 => Just(TargetState::NotPublished),
+        1 => prop::sample::select(&["renamed-one", "hello-world"][..]).prop_map(TargetState::RenamedTo),
+    ];
+    prop::collection::vec(state, SLUGS.len())
+}
+
+/// The link context of a read in which [`SLUGS`] are in `states`.
+fn context_of(site_url: Option<&str>, states: &[TargetState]) -> LinkContext {
+    let mut published = HashMap::new();
+    let mut aliases = HashMap::new();
+    for (slug, state) in SLUGS.iter().zip(states) {
+        match state {
+            TargetState::Published(title) => {
+                published.insert((*slug).to_owned(), (*title).to_owned());
+            }
+            TargetState::NotPublished => {}
+            TargetState::RenamedTo(current) if current != slug => {
+                published
+                    .entry((*current).to_owned())
+                    .or_insert_with(|| format!("Now {current}"));
+                aliases.insert((*slug).to_owned(), (*current).to_owned());
+            }
+            TargetState::RenamedTo(_) => {}
+        }
+    }
+    LinkContext::new(site_url, published).with_aliases(aliases)
+}
+
+/// A post as authors write them: paragraphs and anchors around placeholders in the places a
+/// template holds (text, whole and partial `href`s, attributes with text around them, raw
+/// text), and now and then one it refuses (a comment, an anchor of another slug around one).
+fn article() -> impl Strategy<Value = String> {
+    let slug = || written_slug().prop_map(|(_, w)| w);
+    let piece = prop_oneof![
+        12 => text(),
+        12 => slug().prop_map(|w| format!("[INTERNAL:{w}]")),
+        8 => (slug(), text()).prop_map(|(w, t)| format!("<a href=\"[INTERNAL:{w}]\">{t}</a>")),
+        1 => (slug(), slug()).prop_map(|(w, v)| format!("<a href='[INTERNAL:{w}]#part'>[INTERNAL:{v}]</a>")),
+        4 => slug().prop_map(|w| format!("<a href=\"%5BINTERNAL:{w}%5D?x=1\" class=c>more</a>")),
+        4 => slug().prop_map(|w| format!("<img alt=\"see [INTERNAL:{w}]\" src=x.png>")),
+        1 => slug().prop_map(|w| format!("<img alt=\"[INTERNAL:{w}]\">")),
+        4 => slug().prop_map(|w| format!("<a href=\"/share?u=[INTERNAL:{w}]\">s</a>")),
+        4 => slug().prop_map(|w| format!("<script>go('[INTERNAL:{w}]')</script>")),
+        4 => slug().prop_map(|w| format!("<title>[INTERNAL:{w}]</title>")),
+        1 => slug().prop_map(|w| format!("<!-- [INTERNAL:{w}] -->")),
+        4 => placeholder(),
+        8 => prop::sample::select(&["<p>", "</p>", "<a href=\"/x\">", "</a>", "<em>", "</em>", "<br/>"][..])
+            .prop_map(str::to_owned),
+    ];
+    prop::collection::vec(piece, 0..20).prop_map(|pieces| pieces.concat())
+}
+
 fn has_opener(s: &str) -> bool {
     s.contains("[INTERNAL") || s.to_ascii_lowercase().contains("%5binternal")
 }
@@ -194,7 +290,7 @@ proptest! {
     /// (a) and (c): no output contains `[INTERNAL:`, and resolving never panics.
     #[test]
     fn output_never_contains_a_placeholder(doc in document()) {
-        let out = resolve(&doc, &context(published()));
+        let out = resolve_both(&doc, &context(published()))?;
         prop_assert!(!out.contains("[INTERNAL:"), "input {doc:?}\noutput {out:?}");
     }
 
@@ -211,7 +307,7 @@ proptest! {
         prop_assume!(!has_opener(&doc) && !doc.contains("INTERNAL:"));
         let with_placeholder = format!("<!--[INTERNAL:missing]-->{doc}");
         prop_assert!(contains_placeholder(&with_placeholder));
-        let out = resolve(&with_placeholder, &context(published()));
+        let out = resolve_both(&with_placeholder, &context(published()))?;
         prop_assert_eq!(out, format!("<!---->{doc}"));
     }
 
@@ -232,13 +328,78 @@ proptest! {
         let mut referenced = BTreeSet::new();
         referenced_slugs(&doc, &mut referenced);
         let narrowed = published().into_iter().filter(|(slug, _)| referenced.contains(slug)).collect();
-        prop_assert_eq!(resolve(&doc, &context(narrowed)), resolve(&doc, &context(published())));
+        prop_assert_eq!(
+            resolve_both(&doc, &context(narrowed))?,
+            resolve_both(&doc, &context(published()))?
+        );
     }
 
     /// Arbitrary strings (not only the grammar's) never leak or panic.
     #[test]
     fn arbitrary_strings_never_leak(s in "(\\PC|\\[INTERNAL:|%5BINTERNAL:|<a href=\"|\\]|<!--|-->|<script>)*") {
-        let out = resolve(&s, &context(published()));
+        let out = resolve_both(&s, &context(published()))?;
         prop_assert!(!out.contains("[INTERNAL:"));
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// Compile at publish, link at read: for any post and any state of its targets (published
+    /// with any title, draft, unpublished, missing, renamed) and any site URL, filling the
+    /// post's link template gives byte for byte what the full resolver gives, and so the same
+    /// word count; and the template's slugs are all a read needs to look up.
+    #[test]
+    fn template_fill_equals_the_full_resolver(
+        doc in prop_oneof![3 => article(), 1 => document()],
+        states in target_states(),
+        site_url in prop::sample::select(SITE_URLS),
+    ) {
+        let ctx = context_of(site_url, &states);
+        let resolved = resolve(&doc, &ctx);
+        match compile(&doc) {
+            Compiled::Template(template) => {
+                let filled = template.fill(&ctx);
+                prop_assert_eq!(&filled, &resolved, "template of {:?}", doc);
+                prop_assert_eq!(
+                    blogread_core::word_count::word_count(&filled),
+                    blogread_core::word_count::word_count(&resolved)
+                );
+                let mut referenced = BTreeSet::new();
+                referenced_slugs(&doc, &mut referenced);
+                let looked_up: BTreeSet<String> = template.slugs().iter().cloned().collect();
+                prop_assert!(referenced.is_subset(&looked_up), "{referenced:?} vs {looked_up:?}");
+            }
+            Compiled::Plain => prop_assert_eq!(&resolved, &doc),
+            Compiled::Refused => {}
+        }
+    }
+}
+
+/// The differential test above has teeth only if most posts compile: of a fixed sample of
+/// generated posts with placeholders, at least half do.
+#[test]
+fn most_generated_posts_compile_to_a_template() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
+    );
+    let (mut with_placeholders, mut compiled) = (0, 0);
+    for _ in 0..500 {
+        let doc = article().new_tree(&mut runner).expect("a post").current();
+        if !contains_placeholder(&doc) {
+            continue;
+        }
+        with_placeholders += 1;
+        if matches!(compile(&doc), Compiled::Template(_)) {
+            compiled += 1;
+        }
+    }
+    assert!(with_placeholders > 300, "{with_placeholders}");
+    assert!(
+        compiled * 2 >= with_placeholders,
+        "only {compiled} of {with_placeholders} posts compiled"
+    );
 }

@@ -182,3 +182,68 @@ async fn a_database_from_before_scheduling_upgrades_with_its_posts_slugs_and_cat
         .expect("the slug went with its blog: the reference holds");
     store.close().await;
 }
+
+/// Bodies published before link templates existed (no row in `blog_templates`) are resolved in
+/// full until the next start compiles them; the answers are the same before and after.
+#[tokio::test]
+async fn bodies_without_a_template_are_compiled_at_start_up_and_answer_the_same() {
+    use blogread_core::testing::Fixture;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("templates.db");
+    let url = format!("sqlite://{}", path.display());
+    let store = Arc::new(SqliteStore::connect(&url).await.unwrap());
+    let f = Fixture::new(store.clone(), Some("https://www.example.com")).await;
+    f.published("target", "Target", "<p>t</p>").await;
+    f.published(
+        "linker",
+        "Linker",
+        "<p>See [INTERNAL:target] and <a href=\"[INTERNAL:gone]\">this</a>.</p>",
+    )
+    .await;
+    let read = |f: &Fixture| {
+        let (service, key) = (f.service.clone(), f.key());
+        async move {
+            service
+                .get_blog(&key, "linker", None)
+                .await
+                .unwrap()
+                .into_value()
+                .unwrap()
+                .content
+        }
+    };
+    let compiled = read(&f).await;
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let templates = |pool: &sqlx::SqlitePool| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM blog_templates WHERE template <> ''")
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(
+        templates(&pool).await,
+        1,
+        "the linker's body was compiled at publish"
+    );
+
+    sqlx::query("DELETE FROM blog_templates")
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        read(&f).await,
+        compiled,
+        "resolved in full without its template"
+    );
+    store.close().await;
+
+    let reopened = SqliteStore::connect(&url).await.unwrap();
+    assert_eq!(templates(&pool).await, 1, "compiled again at start-up");
+    reopened.close().await;
+    pool.close().await;
+    assert!(compiled.contains("<a href=\"https://www.example.com/blog/target/\">Target</a>"));
+}

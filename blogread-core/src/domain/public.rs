@@ -7,7 +7,8 @@ use super::ids::BlogId;
 use super::time::Timestamp;
 
 /// A published blog as a store returns it for public reads: the published snapshot's fields.
-/// `content` is `None` when the caller did not ask for bodies (so stores need not load them).
+/// `content` and `template` are `None` when the caller did not ask for bodies (so stores need
+/// not load them); when asked for, one of them is set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PublishedBlog {
     /// Id.
@@ -32,8 +33,11 @@ pub struct PublishedBlog {
     pub published_at: Timestamp,
     /// Last publish time.
     pub updated_at: Timestamp,
-    /// Body as written (placeholders unresolved), when asked for.
+    /// Body as written (placeholders unresolved), when asked for and not compiled.
     pub content: Option<String>,
+    /// The body compiled into a link template at publish, when asked for and the store keeps
+    /// one (then `content` may be `None`: filling the template gives the resolved body).
+    pub template: Option<crate::links::LinkTemplate>,
 }
 
 /// One blog of the list endpoint (`docs/public-api.md#list-item`).

@@ -91,9 +91,7 @@ impl Service {
         if plan.params.include_content {
             let ctx = self.link_context(&plan.project, &blogs).await?;
             for blog in &mut blogs {
-                if let Some(content) = blog.content.as_mut() {
-                    resolve_in_place(content, &ctx);
-                }
+                resolve_body(blog, &ctx);
             }
         }
         Ok(BlogList {
@@ -249,8 +247,8 @@ impl Service {
         let ctx = self
             .link_context(project, std::slice::from_ref(&blog))
             .await?;
-        let mut content = blog.content.take().unwrap_or_default();
-        resolve_in_place(&mut content, &ctx);
+        resolve_body(&mut blog, &ctx);
+        let content = blog.content.take().unwrap_or_default();
         let words = word_count(&content);
         Ok(BlogDetail {
             id: blog.id,
@@ -313,8 +311,15 @@ impl Service {
         project: &PublicProject,
         blogs: &[PublishedBlog],
     ) -> Result<LinkContext> {
-        let bodies = blogs.iter().filter_map(|b| b.content.as_deref());
-        self.link_context_of(project.id, project.site_url.as_deref(), bodies)
+        let mut slugs = BTreeSet::new();
+        for blog in blogs {
+            match (&blog.template, blog.content.as_deref()) {
+                (Some(template), _) => slugs.extend(template.slugs().iter().cloned()),
+                (None, Some(content)) => referenced_in(content, &mut slugs),
+                (None, None) => {}
+            }
+        }
+        self.link_context_for(project.id, project.site_url.as_deref(), slugs)
             .await
     }
 
@@ -328,10 +333,19 @@ impl Service {
     ) -> Result<LinkContext> {
         let mut slugs = BTreeSet::new();
         for content in bodies {
-            if links::contains_placeholder(content) {
-                links::referenced_slugs(content, &mut slugs);
-            }
+            referenced_in(content, &mut slugs);
         }
+        self.link_context_for(project, site_url, slugs).await
+    }
+
+    /// The link context of a response whose bodies reference `slugs`: one look-up of their
+    /// titles (and one of the old slugs among them), none when there is no slug.
+    async fn link_context_for(
+        &self,
+        project: ProjectId,
+        site_url: Option<&str>,
+        slugs: BTreeSet<String>,
+    ) -> Result<LinkContext> {
         if slugs.is_empty() {
             return Ok(LinkContext::new(site_url, HashMap::new()));
         }
@@ -373,8 +387,21 @@ impl Service {
     }
 }
 
-fn resolve_in_place(content: &mut String, ctx: &LinkContext) {
-    if let std::borrow::Cow::Owned(resolved) = links::resolve(content, ctx) {
+/// Adds the slugs `content`'s placeholders reference to `slugs`.
+fn referenced_in(content: &str, slugs: &mut BTreeSet<String>) {
+    if links::contains_placeholder(content) {
+        links::referenced_slugs(content, slugs);
+    }
+}
+
+/// Puts `blog`'s body, links resolved, in its `content`: its link template filled (a copy and
+/// a few writes), or its body resolved in full when it has no template.
+fn resolve_body(blog: &mut PublishedBlog, ctx: &LinkContext) {
+    if let Some(template) = blog.template.take() {
+        blog.content = Some(template.fill(ctx));
+    } else if let Some(content) = blog.content.as_mut()
+        && let std::borrow::Cow::Owned(resolved) = links::resolve(content, ctx)
+    {
         *content = resolved;
     }
 }

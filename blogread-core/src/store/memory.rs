@@ -169,6 +169,7 @@ fn published_blog(b: &Blog, s: &crate::domain::PublishedSnapshot, content: bool)
         published_at: s.published_at,
         updated_at: s.updated_at,
         content: content.then(|| f.content().to_owned()),
+        template: None,
     }
 }
 

@@ -92,9 +92,11 @@ impl PostgresStore {
         let dialect = PostgresDialect {
             keys: keys::KeyBatcher::new(pool.clone()),
         };
-        Ok(Self {
+        let store = Self {
             sql: SqlStore::new(pool.clone(), pool, dialect),
-        })
+        };
+        store.sql.compile_pending_templates().await;
+        Ok(store)
     }
 
     /// Closes every connection.

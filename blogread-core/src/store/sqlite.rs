@@ -78,10 +78,12 @@ impl SqliteStore {
                 .map_err(storage)?;
             MIGRATOR.run(&pool).await.map_err(Error::storage)?;
             let pool = ClosingPool::new(pool);
-            return Ok(Self {
+            let store = Self {
                 sql: SqlStore::new(pool.clone(), pool, SqliteDialect { keys: None }),
                 path: None,
-            });
+            };
+            store.sql.compile_pending_templates().await;
+            return Ok(store);
         }
         let options = options
             .journal_mode(SqliteJournalMode::Wal)
@@ -109,14 +111,16 @@ impl SqliteStore {
             .connect_with(options)
             .await
             .map_err(storage)?;
-        Ok(Self {
+        let store = Self {
             sql: SqlStore::new(
                 ClosingPool::new(reader),
                 ClosingPool::new(writer),
                 SqliteDialect { keys },
             ),
             path: Some(path),
-        })
+        };
+        store.sql.compile_pending_templates().await;
+        Ok(store)
     }
 
     /// Writes an online, consistent copy of the database to the new file `out` while the

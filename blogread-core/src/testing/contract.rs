@@ -11,7 +11,7 @@ use crate::domain::{
     BlogId, BlogPatch, BlogStatus, Delivery, DeliveryId, NewBlog, SecretHash, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Unauthorized};
-use crate::read::{Conditional, RawListParams};
+use crate::read::{Conditional, ListParams, RawListParams};
 use crate::service::ProjectUpdate;
 use crate::store::Store;
 use crate::testing::{Fixture, blog_id};
@@ -1583,6 +1583,81 @@ pub async fn renamed_posts_keep_their_old_slug_for_links_and_redirects(store: Ar
     assert_eq!(taker.slug, "old-name");
 }
 
+/// Bodies are compiled at publish and linked at read: whatever the state of the targets
+/// (draft, published, renamed, unpublished) and after a re-sync of the linking post with a new
+/// body, the list with content and the single blog give exactly what the full resolver gives
+/// for the body as published, in the targets' state at that read.
+pub async fn compiled_bodies_link_like_the_full_resolver_at_every_read(store: Arc<dyn Store>) {
+    use crate::links::{LinkContext, resolve};
+    let f = Fixture::new(store, Some("https://www.example.com/")).await;
+    let first = "<p>See [INTERNAL:target] &amp; <a href=\"[INTERNAL:target]#part\" class=x>the \
+                 <em>part</em></a>.</p><img alt=\"about [INTERNAL:target]\" src=a.png>\
+                 <script>go('[INTERNAL:target]')</script><p>[INTERNAL:missing]</p>";
+    let target = f.draft("target", "Target & <Co>", "<p>t</p>").await;
+    let linker = f.published("linker", "Linker", first).await;
+    let check = |body: &'static str, ctx: LinkContext| {
+        let f = &f;
+        async move {
+            let want = resolve(body, &ctx).into_owned();
+            let single = fresh(f.service.get_blog(&f.key(), "linker", None).await.unwrap());
+            assert_eq!(single.content, want);
+            assert_eq!(single.word_count, crate::word_count::word_count(&want));
+            let list = fresh(
+                f.service
+                    .list_blogs(&f.key(), ListParams::new().with_content(), None)
+                    .await
+                    .unwrap(),
+            );
+            let item = list.blogs.iter().find(|b| b.slug == "linker").unwrap();
+            assert_eq!(item.content.as_deref(), Some(want.as_str()));
+        }
+    };
+    let site = Some("https://www.example.com/");
+    let titled = |slug: &str, title: &str| {
+        std::collections::HashMap::from([(slug.to_owned(), title.to_owned())])
+    };
+    check(first, LinkContext::new(site, Default::default())).await;
+
+    f.publish(&target, None).await;
+    check(
+        first,
+        LinkContext::new(site, titled("target", "Target & <Co>")),
+    )
+    .await;
+
+    rename(&f, &target, "moved").await;
+    check(
+        first,
+        LinkContext::new(site, titled("moved", "Target & <Co>")).with_aliases(
+            std::collections::HashMap::from([("target".to_owned(), "moved".to_owned())]),
+        ),
+    )
+    .await;
+
+    f.service
+        .unpublish_blog(&f.admin, f.project, blog_id(&target))
+        .await
+        .unwrap();
+    check(first, LinkContext::new(site, Default::default())).await;
+
+    // A re-sync with a new body compiles it anew.
+    let second = "<p>Now only [INTERNAL:moved] and [INTERNAL:linker].</p>";
+    f.service
+        .edit_blog(
+            &f.admin,
+            f.project,
+            blog_id(&linker),
+            BlogPatch {
+                content: Some(second.into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    f.publish(&linker, None).await;
+    check(second, LinkContext::new(site, titled("linker", "Linker"))).await;
+}
+
 /// Aliases are listed only while their post is published, newest rename first, and go with
 /// the post when it is deleted.
 pub async fn redirects_follow_their_post_and_list_newest_first(store: Arc<dyn Store>) {
@@ -1941,6 +2016,7 @@ macro_rules! store_contract_tests {
             admin_sessions_end_at_sign_out_after_12_hours_and_at_revocation,
             admin_tokens_are_listed_oldest_first_without_secrets,
             preview_resolves_the_working_copy_links_as_the_public_api_would,
+            compiled_bodies_link_like_the_full_resolver_at_every_read,
         );
     };
     ($make:expr) => {

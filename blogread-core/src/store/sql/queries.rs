@@ -32,14 +32,30 @@ macro_rules! published_columns {
     };
 }
 
+/// A published body for public reads: its link template when it has one (then the body itself
+/// is not read), else the body. Needs [`template_join!`].
+macro_rules! body_columns {
+    () => {
+        ", CASE WHEN t.template IS NULL OR t.template = '' THEN b.pub_content END AS content, \
+         NULLIF(t.template, '') AS template"
+    };
+}
+
+/// The join that [`body_columns!`] reads the link template through.
+macro_rules! template_join {
+    () => {
+        " LEFT JOIN blog_templates t ON t.blog_id = b.id"
+    };
+}
+
 /// A page of published blogs with the total: the published columns, then `$content` (the
 /// body column, or nothing).
 macro_rules! page_query {
-    ($($content:literal)?) => {
+    ($($content:expr, $join:expr)?) => {
         concat!(
             "SELECT ", published_columns!(), $($content,)?
             ", (SELECT published_count FROM projects p WHERE p.id = $1) AS total \
-             FROM blogs b WHERE b.project_id = $1 AND b.status = 'published' \
+             FROM blogs b", $($join,)? " WHERE b.project_id = $1 AND b.status = 'published' \
              ORDER BY b.published_at DESC, b.id DESC LIMIT $2 OFFSET $3"
         )
     };
@@ -47,12 +63,12 @@ macro_rules! page_query {
 
 /// `page_query!` within one category.
 macro_rules! category_page_query {
-    ($($content:literal)?) => {
+    ($($content:expr, $join:expr)?) => {
         concat!(
             "SELECT ", published_columns!(), $($content,)?
             ", (SELECT COUNT(*) FROM blog_categories k WHERE k.project_id = $1 \
              AND k.category_key = $2) AS total \
-             FROM blog_categories c JOIN blogs b ON b.id = c.blog_id \
+             FROM blog_categories c JOIN blogs b ON b.id = c.blog_id", $($join,)? " \
              WHERE c.project_id = $1 AND c.category_key = $2 \
              ORDER BY c.published_at DESC, c.blog_id DESC LIMIT $3 OFFSET $4"
         )
@@ -64,11 +80,11 @@ macro_rules! category_page_query {
 /// `$2` limit, `$3` offset after the key, `$4` the key's `published_at`, `$5` its id (the
 /// key `(i64::MAX, any id)` starts at the top).
 macro_rules! keyset_page_query {
-    ($($content:literal)?) => {
+    ($($content:expr, $join:expr)?) => {
         concat!(
             "SELECT ", published_columns!(), $($content,)?
             ", (SELECT content_version FROM projects p WHERE p.id = $1) AS version \
-             FROM blogs b WHERE b.project_id = $1 AND b.status = 'published' \
+             FROM blogs b", $($join,)? " WHERE b.project_id = $1 AND b.status = 'published' \
              AND b.published_at <= $4 AND (b.published_at < $4 OR b.id < $5) \
              ORDER BY b.published_at DESC, b.id DESC LIMIT $2 OFFSET $3"
         )
@@ -78,11 +94,11 @@ macro_rules! keyset_page_query {
 /// `keyset_page_query!` within one category: `$1` project, `$2` category key, `$3` limit,
 /// `$4` offset after the key, `$5` and `$6` the key.
 macro_rules! category_keyset_page_query {
-    ($($content:literal)?) => {
+    ($($content:expr, $join:expr)?) => {
         concat!(
             "SELECT ", published_columns!(), $($content,)?
             ", (SELECT content_version FROM projects p WHERE p.id = $1) AS version \
-             FROM blog_categories c JOIN blogs b ON b.id = c.blog_id \
+             FROM blog_categories c JOIN blogs b ON b.id = c.blog_id", $($join,)? " \
              WHERE c.project_id = $1 AND c.category_key = $2 \
              AND c.published_at <= $5 AND (c.published_at < $5 OR c.blog_id < $6) \
              ORDER BY c.published_at DESC, c.blog_id DESC LIMIT $3 OFFSET $4"
@@ -215,6 +231,20 @@ pub(crate) const UPDATE_BLOG: &str = "UPDATE blogs SET status = $3, created_at =
      featured_image_url = $21, categories = $22, tags = $23, \
      pub_content = $24, content = $25 \
      WHERE id = $1 AND project_id = $2";
+/// Sets the link template of blog `$1` to `$2`.
+pub(crate) const PUT_TEMPLATE: &str = "INSERT INTO blog_templates (blog_id, template) \
+     VALUES ($1, $2) ON CONFLICT (blog_id) DO UPDATE SET template = excluded.template";
+/// Removes the link template of blog `$1` (its snapshot is gone).
+pub(crate) const DELETE_TEMPLATE: &str = "DELETE FROM blog_templates WHERE blog_id = $1";
+/// At most `$1` blogs holding a public body without a link template (`PendingTemplateRow`).
+pub(crate) const PENDING_TEMPLATES: &str = "SELECT b.id, b.pub_content FROM blogs b \
+     LEFT JOIN blog_templates t ON t.blog_id = b.id \
+     WHERE b.pub_content IS NOT NULL AND t.blog_id IS NULL LIMIT $1";
+/// Adds the link template `$2` of blog `$1` if it has none and still exists (start-up
+/// compilation: a write since the read has written its own).
+pub(crate) const ADD_TEMPLATE: &str = "INSERT INTO blog_templates (blog_id, template) \
+     SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM blogs WHERE id = $1) \
+     ON CONFLICT (blog_id) DO NOTHING";
 /// Deletes blog `$1`; its slugs and category rows go with it (ON DELETE CASCADE).
 pub(crate) const DELETE_BLOG: &str = "DELETE FROM blogs WHERE id = $1";
 /// Frees slug `$2` of project `$1` held by blog `$3`.
@@ -263,23 +293,24 @@ pub(crate) const PUT_ALIAS: &str = "INSERT INTO blog_aliases (project_id, slug, 
 /// A page of published blogs (`$1` project, `$2` limit, `$3` offset) with the total.
 pub(crate) const PAGE: &str = page_query!();
 /// [`PAGE`] with the bodies.
-pub(crate) const PAGE_WITH_CONTENT: &str = page_query!(", b.pub_content AS content");
+pub(crate) const PAGE_WITH_CONTENT: &str = page_query!(body_columns!(), template_join!());
 /// A page of published blogs in one category (`$1` project, `$2` category key, `$3` limit,
 /// `$4` offset) with the total.
 pub(crate) const CATEGORY_PAGE: &str = category_page_query!();
 /// [`CATEGORY_PAGE`] with the bodies.
 pub(crate) const CATEGORY_PAGE_WITH_CONTENT: &str =
-    category_page_query!(", b.pub_content AS content");
+    category_page_query!(body_columns!(), template_join!());
 /// [`PAGE`] after a key, with the content version (see `keyset_page_query!`).
 pub(crate) const KEYSET_PAGE: &str = keyset_page_query!();
 /// [`KEYSET_PAGE`] with the bodies.
-pub(crate) const KEYSET_PAGE_WITH_CONTENT: &str = keyset_page_query!(", b.pub_content AS content");
+pub(crate) const KEYSET_PAGE_WITH_CONTENT: &str =
+    keyset_page_query!(body_columns!(), template_join!());
 /// [`CATEGORY_PAGE`] after a key, with the content version (see
 /// `category_keyset_page_query!`).
 pub(crate) const CATEGORY_KEYSET_PAGE: &str = category_keyset_page_query!();
 /// [`CATEGORY_KEYSET_PAGE`] with the bodies.
 pub(crate) const CATEGORY_KEYSET_PAGE_WITH_CONTENT: &str =
-    category_keyset_page_query!(", b.pub_content AS content");
+    category_keyset_page_query!(body_columns!(), template_join!());
 /// The page index's marks of project `$1`'s public list, `$2` the stride: one row with the
 /// content version and the total, joined with every `$2`-th key of the order and its
 /// position `n` (NULL when the list is shorter than the stride). One statement, so the keys,
@@ -310,8 +341,10 @@ pub(crate) const CATEGORY_COUNT: &str = "SELECT COUNT(*) FROM blog_categories \
 pub(crate) const PUBLISHED_BY_SLUG: &str = concat!(
     "SELECT ",
     published_columns!(),
-    ", b.pub_content AS content FROM blogs b \
-     WHERE b.project_id = $1 AND b.status = 'published' AND b.pub_slug = $2"
+    body_columns!(),
+    " FROM blogs b",
+    template_join!(),
+    " WHERE b.project_id = $1 AND b.status = 'published' AND b.pub_slug = $2"
 );
 
 /// The aliases of the published blogs of project `$1`, newest rename first, at most `$2`:

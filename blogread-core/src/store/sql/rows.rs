@@ -13,6 +13,7 @@ use crate::domain::{
     SiteUrl, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
+use crate::links::LinkTemplate;
 use crate::store::category_key;
 
 /// An id column: UUID text (lower-case, hyphenated) on SQLite, `uuid` on PostgreSQL. Both
@@ -370,13 +371,16 @@ impl<'a> BlogValues<'a> {
     }
 }
 
-/// The derived rows a blog has besides its own: the slugs it holds and, while published, the
-/// category keys of its snapshot (with the snapshot's `published_at`).
+/// The derived rows a blog has besides its own: the slugs it holds, while published the
+/// category keys of its snapshot (with the snapshot's `published_at`), and the link template
+/// of the body it holds for the public (compiled when that body changes).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Derived {
     pub(crate) slugs: Vec<String>,
     pub(crate) categories: Vec<String>,
     pub(crate) published_at: i64,
+    /// The published or scheduled snapshot's body.
+    pub(crate) body: Option<String>,
 }
 
 impl Derived {
@@ -400,8 +404,28 @@ impl Derived {
             slugs,
             categories,
             published_at,
+            body: blog
+                .state
+                .held_snapshot()
+                .map(|s| s.fields.content().to_owned()),
         }
     }
+}
+
+/// The stored form of `body`'s link template: `''` when it has no placeholder or is not
+/// compiled (see `links::compile`).
+pub(crate) fn stored_template(body: &str) -> String {
+    crate::links::compile(body)
+        .into_template()
+        .map(|template| template.to_stored())
+        .unwrap_or_default()
+}
+
+/// A blog whose published body has no stored template yet (start-up compilation).
+#[derive(Debug, FromRow)]
+pub(crate) struct PendingTemplateRow {
+    pub(crate) id: DbId,
+    pub(crate) pub_content: String,
 }
 
 /// A published blog for public reads; `content` and `total` are present only when selected.
@@ -420,6 +444,9 @@ pub(crate) struct PublishedRow {
     updated_at: i64,
     #[sqlx(default)]
     content: Option<String>,
+    /// The stored link template (`LinkTemplate::to_stored`), when there is one.
+    #[sqlx(default)]
+    template: Option<String>,
     #[sqlx(default)]
     pub(crate) total: Option<i64>,
     /// The project's content version, read by the page index's queries.
@@ -452,6 +479,14 @@ impl PublishedRow {
             tags: parse_list("pub_tags", &self.tags)?,
             published_at: timestamp("published_at", self.published_at)?,
             updated_at: timestamp("published_updated_at", self.updated_at)?,
+            template: self
+                .template
+                .as_deref()
+                .map(|stored| {
+                    LinkTemplate::from_stored(stored)
+                        .ok_or_else(|| corrupt("blog_templates.template", self.id.0))
+                })
+                .transpose()?,
             content: self.content,
         })
     }

@@ -18,7 +18,8 @@ use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, bind_blog, count, sql_count};
 use super::rows::{
     AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, DbId, DeliveryRow, Derived, DueRow, FiringRow,
-    ManagedRow, MarkRow, ProjectRow, PublicKeyRow, PublishedRow, SessionRow, timestamp,
+    ManagedRow, MarkRow, PendingTemplateRow, ProjectRow, PublicKeyRow, PublishedRow, SessionRow,
+    stored_template, timestamp,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
@@ -128,6 +129,57 @@ where
     for<'r> &'r str: ColumnIndex<<D::Db as Database>::Row>,
     usize: ColumnIndex<<D::Db as Database>::Row>,
 {
+    /// Compiles the link template of every public body that has none: the bodies published
+    /// before templates existed (the first start after an upgrade) or by a writer that failed
+    /// half-way. Reads are exact without them (such a body is resolved in full), so a failure
+    /// here is logged, not fatal. Returns how many were compiled.
+    pub(crate) async fn compile_pending_templates(&self) -> u64 {
+        const BATCH: i64 = 256;
+        let mut compiled = 0u64;
+        loop {
+            let batch = async {
+                let rows: Vec<PendingTemplateRow> = sqlx::query_as(queries::PENDING_TEMPLATES)
+                    .bind(BATCH)
+                    .fetch_all(&self.read)
+                    .await
+                    .map_err(storage)?;
+                if rows.is_empty() {
+                    return Ok(0);
+                }
+                let templates: Vec<(DbId, String)> = rows
+                    .into_iter()
+                    .map(|row| (row.id, stored_template(&row.pub_content)))
+                    .collect();
+                let mut tx = self.begin_write().await?;
+                let result = async {
+                    for (id, template) in &templates {
+                        sqlx::query(queries::ADD_TEMPLATE)
+                            .bind(*id)
+                            .bind(template.as_str())
+                            .execute(&mut *tx)
+                            .await
+                            .map_err(storage)?;
+                    }
+                    Ok(templates.len() as u64)
+                }
+                .await;
+                tx.finish(result).await
+            };
+            match batch.await {
+                Ok(0) => break,
+                Ok(n) => {
+                    compiled += n;
+                    tracing::info!(compiled, "compiling link templates of published posts");
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "could not compile link templates; those posts are resolved in full on each read");
+                    break;
+                }
+            }
+        }
+        compiled
+    }
+
     /// A page read with `OFFSET`, as the database steps over it.
     async fn plain_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
         // One query: the page in index order and, as a scalar subquery read from the same
@@ -341,6 +393,21 @@ where
                 .execute(&mut **tx)
                 .await
                 .map_err(|e| write_error(e, Conflict::slug_taken(blog)))?;
+        }
+        if old.body != new.body {
+            match &new.body {
+                Some(body) => sqlx::query(queries::PUT_TEMPLATE)
+                    .bind(id)
+                    .bind(stored_template(body))
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(storage)?,
+                None => sqlx::query(queries::DELETE_TEMPLATE)
+                    .bind(id)
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(storage)?,
+            };
         }
         if (&old.categories, old.published_at) != (&new.categories, new.published_at) {
             if !old.categories.is_empty() {

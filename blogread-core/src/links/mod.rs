@@ -40,11 +40,15 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use lol_html::html_content::{Attribute, Comment, ContentType, Element, TextChunk, TextType};
 use lol_html::{HtmlRewriter, Settings, doc_comments, doc_text, element, end_tag};
 use memchr::memmem::Finder;
+
+mod template;
+
+pub use template::{Compiled, LinkTemplate, compile};
 
 /// The literal opener of a placeholder.
 const OPENER: &[u8] = b"[INTERNAL:";
@@ -68,6 +72,9 @@ pub struct LinkContext {
     /// Old slug -> current published slug, for referenced slugs that are aliases of published
     /// blogs (slug history).
     aliases: HashMap<String, String>,
+    /// Set while a body is being compiled into a [`LinkTemplate`]: the rewrite then writes
+    /// markers where target-dependent text goes (see `template.rs`).
+    compiling: Option<Arc<template::Compiling>>,
 }
 
 impl LinkContext {
@@ -83,6 +90,7 @@ impl LinkContext {
             base,
             published,
             aliases: HashMap::new(),
+            compiling: None,
         }
     }
 
@@ -310,7 +318,7 @@ fn rewrite_anchor(
             match slug.as_deref().and_then(|slug| ctx.target(slug)) {
                 Some((slug, _)) => {
                     let mut value = String::new();
-                    push_attribute_escaped(&mut value, &ctx.url_for(slug));
+                    push_url(&mut value, ctx, slug, Escape::Attribute);
                     // `rest` is raw attribute text (`#fragment` or `?query`), kept as written
                     // except for placeholders in it.
                     match replace_placeholders(rest, ctx, Context::Attribute) {
@@ -319,6 +327,10 @@ fn rewrite_anchor(
                     }
                     // Cannot fail: `href` is a valid attribute name.
                     let _ = el.set_attribute("href", &value);
+                    if let Some(compiling) = &ctx.compiling {
+                        // Kept only while the target resolves: both tags become conditional.
+                        compiling.wrap_anchor(el, slug)?;
+                    }
                 }
                 None => {
                     el.remove_and_keep_content();
@@ -539,6 +551,10 @@ fn rewrite_comment(comment: &mut Comment<'_>, ctx: &LinkContext) {
     let Some(replaced) = replace_placeholders(&text, ctx, Context::Comment) else {
         return;
     };
+    if let Some(compiling) = &ctx.compiling {
+        // Whether a URL forms `-->` depends on the URL: left to the full resolver.
+        compiling.refuse();
+    }
     if comment.set_text(&replaced.text).is_err() {
         // The URL formed `-->`. Drop the placeholders instead; if even that forms `-->`, the
         // safety pass removes the openers.
@@ -630,7 +646,7 @@ fn replace_placeholders(input: &str, ctx: &LinkContext, context: Context) -> Opt
             .and_then(|slug| ctx.target(slug))
         {
             resolved += 1;
-            push_resolved(&mut text, &ctx.url_for(slug), title, context);
+            push_resolved(&mut text, ctx, slug, title, context);
         }
         copied = placeholder.end;
         next = OPENER_FINDER
@@ -641,19 +657,56 @@ fn replace_placeholders(input: &str, ctx: &LinkContext, context: Context) -> Opt
     Some(Replaced { text, resolved })
 }
 
-/// Writes what a resolved placeholder becomes in `context`.
-fn push_resolved(out: &mut String, url: &str, title: &str, context: Context) {
+/// Writes what a resolved placeholder becomes in `context`: `slug` is the current slug of the
+/// target, `title` its title (escaped here).
+fn push_resolved(out: &mut String, ctx: &LinkContext, slug: &str, title: &str, context: Context) {
     match context {
         Context::Text { in_anchor: true } => push_text_escaped(out, title),
         Context::Text { in_anchor: false } => {
+            let group = ctx.compiling.as_ref().map(|c| c.open_group(out, slug));
             out.push_str("<a href=\"");
-            push_attribute_escaped(out, url);
+            push_url(out, ctx, slug, Escape::Attribute);
             out.push_str("\">");
             push_text_escaped(out, title);
             out.push_str("</a>");
+            if group.is_some() {
+                template::push_close(out);
+            }
         }
-        Context::Attribute => push_attribute_escaped(out, url),
-        Context::EscapableRawText => {
+        Context::Attribute => push_url(out, ctx, slug, Escape::Attribute),
+        Context::EscapableRawText => push_url(out, ctx, slug, Escape::EscapableRawText),
+        Context::RawText => push_url(out, ctx, slug, Escape::RawText),
+        Context::Comment => push_url(out, ctx, slug, Escape::None),
+    }
+}
+
+/// How a URL is escaped where it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    /// A double-quoted attribute value: `&` and `"`.
+    Attribute,
+    /// `<title>`, `<textarea>`: `&` and `<`.
+    EscapableRawText,
+    /// `<script>`, `<style>`: a `<` percent-encoded.
+    RawText,
+    /// A comment: as it is.
+    None,
+}
+
+/// Writes the URL of `slug` escaped as `escape` says (while compiling, a marker instead).
+fn push_url(out: &mut String, ctx: &LinkContext, slug: &str, escape: Escape) {
+    if let Some(compiling) = &ctx.compiling {
+        compiling.push_url_marker(out, slug, escape);
+        return;
+    }
+    push_url_escaped(out, &ctx.url_for(slug), escape);
+}
+
+/// Writes `url` escaped as `escape` says.
+fn push_url_escaped(out: &mut String, url: &str, escape: Escape) {
+    match escape {
+        Escape::Attribute => push_attribute_escaped(out, url),
+        Escape::EscapableRawText => {
             for c in url.chars() {
                 match c {
                     '&' => out.push_str("&amp;"),
@@ -662,7 +715,7 @@ fn push_resolved(out: &mut String, url: &str, title: &str, context: Context) {
                 }
             }
         }
-        Context::RawText => {
+        Escape::RawText => {
             for c in url.chars() {
                 match c {
                     '<' => out.push_str("%3C"),
@@ -670,7 +723,7 @@ fn push_resolved(out: &mut String, url: &str, title: &str, context: Context) {
                 }
             }
         }
-        Context::Comment => out.push_str(url),
+        Escape::None => out.push_str(url),
     }
 }
 

@@ -1,0 +1,11 @@
+-- Link templates. Keep in step with ../postgres/0007_link_templates.sql.
+--
+-- A published body compiled once, at publish, so that a public read fills in its internal
+-- links instead of parsing the HTML again (`LinkTemplate::to_stored`'s form). '' when the body
+-- has no placeholder or was not compiled (it is then resolved in full at read time); no row
+-- when it has not been compiled yet (the server compiles those at start-up). In a table of its
+-- own so that reading it never walks the overflow pages of the bodies in `blogs`.
+CREATE TABLE blog_templates (
+    blog_id  TEXT PRIMARY KEY NOT NULL REFERENCES blogs (id) ON DELETE CASCADE,
+    template TEXT NOT NULL
+);
