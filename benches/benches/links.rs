@@ -6,12 +6,17 @@
 //! its `alt` or in every attribute: the time per attribute must stay flat (it grew linearly with
 //! the count, so the time with its square, before the rewrite was made linear).
 //!
+//! The same posts compiled into link templates (`template_fill`: what a read does since bodies
+//! are compiled at publish; `compile`: what the publish does, once).
+//!
 //! Run: `cargo bench -p blogread-benches --bench links -- --warm-up-time 1 --measurement-time 3`
 
 use std::collections::{BTreeSet, HashMap};
 use std::hint::black_box;
 
-use blogread_core::links::{LinkContext, contains_placeholder, referenced_slugs, resolve};
+use blogread_core::links::{
+    Compiled, LinkContext, compile, contains_placeholder, referenced_slugs, resolve,
+};
 use criterion::{BenchmarkId, Criterion, Throughput};
 
 /// Target size of the generated post, in bytes.
@@ -122,7 +127,25 @@ fn bench_links(c: &mut Criterion) {
                 &body,
                 |b, body| b.iter(|| contains_placeholder(black_box(body))),
             );
+            // A body without placeholders has no template: the read serves it as it is.
+            assert_eq!(compile(&body), Compiled::Plain);
+            continue;
         }
+        // Compile at publish, link at read: the template of the same post, filled.
+        let template = compile(&body)
+            .into_template()
+            .expect("the benchmark post compiles");
+        assert_eq!(template.fill(&ctx), resolve(&body, &ctx), "same bytes");
+        group.bench_with_input(
+            BenchmarkId::new("template_fill", placeholders),
+            &template,
+            |b, template| b.iter(|| black_box(template).fill(black_box(&ctx))),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("compile", placeholders),
+            &body,
+            |b, body| b.iter(|| compile(black_box(body))),
+        );
     }
     group.finish();
 }

@@ -68,6 +68,11 @@ struct RunArgs {
     /// The server's response cache in MiB (0 turns it off).
     #[arg(long, default_value_t = 64)]
     response_cache_mib: u64,
+    /// Also measure every endpoint on a second blogread server with the response cache off
+    /// (the first read after a publish, which bumps the content version and so misses the
+    /// cache on every page), and report its ratios to the floor beside the warm ones.
+    #[arg(long)]
+    cold: bool,
     /// Measure only the endpoints whose name contains this text (e.g. `304`, `single`).
     #[arg(long)]
     only: Option<String>,
@@ -415,6 +420,24 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
         ],
         args.server_log.as_deref(),
     )?;
+    // The cold server: the same database, its response cache off (not with `memory:`, whose
+    // data lives in the first server's process).
+    let cold = if args.cold && url != "memory:" {
+        Some(Server::start(
+            &[
+                "serve-blogread".into(),
+                "--database-url".into(),
+                url.to_owned(),
+                "--spec".into(),
+                serde_json::to_string(&spec).map_err(|e| e.to_string())?,
+                "--response-cache-mib".into(),
+                "0".into(),
+            ],
+            None,
+        )?)
+    } else {
+        None
+    };
     let seeded = blogread
         .ready
         .seeded
@@ -573,6 +596,17 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
         if f.body != c.body || f.header("etag") != c.header("etag") {
             return Err(format!("floor {}: different bytes from blogread's", e.name));
         }
+        if let Some(cold) = &cold {
+            let k = client_rt
+                .block_on(client::fetch(cold.ready.addr, &req))
+                .map_err(|err| format!("cold {}: {err}", e.name))?;
+            if k.body != c.body || k.header("etag") != c.header("etag") {
+                return Err(format!(
+                    "cold {}: different bytes from the cached server's",
+                    e.name
+                ));
+            }
+        }
     }
 
     let targets = |addr: SocketAddr| -> Vec<Target> {
@@ -599,9 +633,11 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
     };
     let blogread_targets = targets(blogread.ready.addr);
     let floor_targets = targets(floor.ready.addr);
+    let cold_targets = cold.as_ref().map(|cold| targets(cold.ready.addr));
 
     let startup_peak = procfs::peak_rss_mib(blogread.pid());
-    let mut results: Vec<[Option<Measured>; 2]> = endpoints.iter().map(|_| [None, None]).collect();
+    let mut results: Vec<[Option<Measured>; 3]> =
+        endpoints.iter().map(|_| [None, None, None]).collect();
     let selected = |e: &Endpoint| {
         args.only
             .as_deref()
@@ -616,13 +652,19 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
                 || endpoints
                     .iter()
                     .any(|other| other.compare_with == Some(i) && selected(other));
-            let order: [usize; 2] = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+            let order: [usize; 3] = if round % 2 == 0 { [0, 2, 1] } else { [1, 2, 0] };
             for side in order {
-                if !(if side == 0 { blogread_side } else { floor_side }) {
+                let wanted = match side {
+                    0 => blogread_side,
+                    1 => floor_side,
+                    _ => blogread_side && cold.is_some(),
+                };
+                if !wanted {
                     continue;
                 }
-                let (server, target) = match side {
-                    0 => (&blogread, &blogread_targets[i]),
+                let (server, target) = match (side, &cold, &cold_targets) {
+                    (0, _, _) => (&blogread, &blogread_targets[i]),
+                    (2, Some(cold), Some(cold_targets)) => (cold, &cold_targets[i]),
                     _ => (&floor, &floor_targets[i]),
                 };
                 eprintln!(
@@ -630,9 +672,9 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
                     round + 1,
                     args.rounds,
                     e.name,
-                    if side == 0 { "blogread" } else { "floor" }
+                    ["blogread", "floor", "blogread, cache off"][side]
                 );
-                let db_command = (side == 0 && url.starts_with("postgres")).then_some("postgres");
+                let db_command = (side != 1 && url.starts_with("postgres")).then_some("postgres");
                 let m = measure(&client_rt, server.pid(), db_command, target, load);
                 let slot = &mut results[i][side];
                 *slot = Some(match slot.take() {
@@ -816,7 +858,7 @@ fn report(
     duration: f64,
     endpoints: &[Endpoint],
     captured: &[client::Captured],
-    results: &[[Option<Measured>; 2]],
+    results: &[[Option<Measured>; 3]],
     startup_peak: Option<f64>,
     overall_peak: f64,
 ) -> String {
@@ -923,6 +965,69 @@ fn report(
             "\nPostgreSQL server processes' CPU per blogread request (every local `postgres` \
              process, on the same 2 cores, not in the CPU column): {}.\n",
             db_cpu.join(", ")
+        ));
+    }
+    if results.iter().any(|r| r[2].is_some()) {
+        out.push_str(&cold_report(url, endpoints, results));
+    }
+    out
+}
+
+/// The cold table: each endpoint on the server whose response cache is off, beside the warm
+/// (cached) server and the floor, with both ratios.
+fn cold_report(url: &str, endpoints: &[Endpoint], results: &[[Option<Measured>; 3]]) -> String {
+    let postgres = url.starts_with("postgres");
+    let target = if postgres { 0.15 } else { 0.25 };
+    let mut out = format!(
+        "\n**Cold reads** (a second blogread server on the same database with \
+         `--response-cache-mib 0`: every request computes its answer, as the first build after \
+         a publish does); cold target ≥ {target} of the floor on {}.\n\n\
+         | endpoint | cold req/s | p50 ms | p99 ms | CPU µs/req |{} warm req/s | floor req/s | cold ratio | warm ratio | cold target | met |\n\
+         |---|---:|---:|---:|---:|{}---:|---:|---:|---:|---:|---|\n",
+        if postgres { "PostgreSQL" } else { "SQLite" },
+        if postgres {
+            " PostgreSQL CPU µs/req |"
+        } else {
+            ""
+        },
+        if postgres { "---:|" } else { "" },
+    );
+    for (i, e) in endpoints.iter().enumerate() {
+        let (Some(k), Some(f)) = (&results[i][2], &results[i][1]) else {
+            continue;
+        };
+        let floor = match e.compare_with {
+            Some(j) => match results[j][1].as_ref() {
+                Some(r) => r,
+                None => continue,
+            },
+            None => f,
+        };
+        let cold_ratio = k.stats.rps() / floor.stats.rps();
+        let warm = results[i][0].as_ref();
+        let warm_ratio = warm.map(|w| w.stats.rps() / floor.stats.rps());
+        let errors = if k.stats.errors > 0 {
+            format!(" ⚠ errors {}", k.stats.errors)
+        } else {
+            String::new()
+        };
+        let db = if postgres {
+            format!(" {} |", fmt_opt(k.db_cpu_us_per_request, 0))
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "| {}{errors} | {:.0} | {:.2} | {:.2} | {} |{db} {} | {:.0} | {:.2} | {} | ≥ {target} | {} |\n",
+            e.name,
+            k.stats.rps(),
+            k.stats.latency_ms(0.5),
+            k.stats.latency_ms(0.99),
+            fmt_opt(k.cpu_us_per_request, 0),
+            warm.map_or_else(|| "n/a".to_owned(), |w| format!("{:.0}", w.stats.rps())),
+            floor.stats.rps(),
+            cold_ratio,
+            fmt_opt(warm_ratio, 2),
+            if cold_ratio >= target { "yes" } else { "**no**" },
         ));
     }
     out
