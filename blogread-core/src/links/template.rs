@@ -259,7 +259,10 @@ impl LinkTemplate {
     fn check_structure(&self) -> Option<()> {
         let bytes = self.text.as_bytes();
         let mut group: Option<(u8, usize)> = None;
-        let mut open_anchors: Vec<usize> = Vec::new();
+        // Anchors whose start was met and not their end: how many per slug, and in all (counts,
+        // so that each marker is checked in constant time however deep anchors nest).
+        let mut open_anchors: HashMap<usize, usize> = HashMap::new();
+        let mut open_total = 0usize;
         let mut after = 0;
         for at in memchr::memchr_iter(MARKER_LEAD, bytes) {
             if at < after {
@@ -271,10 +274,14 @@ impl LinkTemplate {
             if kind == CLOSE {
                 let (opened, index) = group.take()?;
                 match opened {
-                    ANCHOR_START => open_anchors.push(index),
+                    ANCHOR_START => {
+                        *open_anchors.entry(index).or_default() += 1;
+                        open_total += 1;
+                    }
                     ANCHOR_END => {
-                        let last = open_anchors.iter().rposition(|&i| i == index)?;
-                        open_anchors.remove(last);
+                        let open = open_anchors.get_mut(&index).filter(|n| **n > 0)?;
+                        *open -= 1;
+                        open_total -= 1;
                     }
                     _ => {}
                 }
@@ -283,10 +290,11 @@ impl LinkTemplate {
             }
             let index = slug_index(&self.text, at + 3).filter(|&i| i < self.slugs.len())?;
             after = at + 7;
-            let inside_other_anchor = open_anchors.iter().any(|&i| i != index);
+            let inside_other_anchor =
+                open_total > open_anchors.get(&index).copied().unwrap_or_default();
             match kind {
                 TEXT_LINK | ANCHOR_START | ANCHOR_END => {
-                    if group.is_some() || (kind == TEXT_LINK && !open_anchors.is_empty()) {
+                    if group.is_some() || (kind == TEXT_LINK && open_total > 0) {
                         return None;
                     }
                     group = Some((kind, index));
