@@ -147,6 +147,7 @@ impl SqlDialect for PostgresDialect {
     }
 
     async fn published_titles(
+        &self,
         read: &ClosingPool<Postgres>,
         project: ProjectId,
         slugs: &[String],

@@ -12,7 +12,7 @@
 //! `keys.rs`), falling back to the reader pool whenever SQLite cannot answer at once.
 
 mod backup;
-mod keys;
+mod quick;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,7 +25,8 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 use super::connection::{ClosingPool, Dialect};
 use super::sql::{
-    self, DbId, PublicProjectRow, SqlBackend, SqlDialect, SqlStore, corrupt, storage, timestamp,
+    self, Bind, DbId, PublicProjectRow, QuickRow, SqlBackend, SqlDialect, SqlStore, bind_all,
+    corrupt, storage, timestamp,
 };
 use super::{BackupReport, Store};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
@@ -46,8 +47,8 @@ pub struct SqliteStore {
 /// What the SQLite backend does its own way (see [`SqlDialect`]).
 #[derive(Debug, Clone)]
 pub(crate) struct SqliteDialect {
-    /// The public key check without a thread hand-off (a file database only).
-    keys: Option<Arc<keys::KeyReader>>,
+    /// Public reads without a thread hand-off (a file database only).
+    quick: Option<Arc<quick::QuickReader>>,
 }
 
 /// The SQLite migrations, embedded at build time.
@@ -79,7 +80,7 @@ impl SqliteStore {
             MIGRATOR.run(&pool).await.map_err(Error::storage)?;
             let pool = ClosingPool::new(pool);
             let store = Self {
-                sql: SqlStore::new(pool.clone(), pool, SqliteDialect { keys: None }),
+                sql: SqlStore::new(pool.clone(), pool, SqliteDialect { quick: None }),
                 path: None,
             };
             store.sql.compile_pending_templates().await;
@@ -104,7 +105,7 @@ impl SqliteStore {
             .unwrap_or(2)
             .clamp(2, 8) as u32;
         let path = options.get_filename().to_path_buf();
-        let keys = Some(Arc::new(keys::KeyReader::new(path.clone())));
+        let quick = Some(Arc::new(quick::QuickReader::new(path.clone())));
         let reader = SqlitePoolOptions::new()
             .max_connections(readers)
             .test_before_acquire(false)
@@ -115,7 +116,7 @@ impl SqliteStore {
             sql: SqlStore::new(
                 ClosingPool::new(reader),
                 ClosingPool::new(writer),
-                SqliteDialect { keys },
+                SqliteDialect { quick },
             ),
             path: Some(path),
         };
@@ -157,7 +158,7 @@ impl SqliteDialect {
     /// The key check on the calling thread, when the database answers at once; `None` sends
     /// the caller to the reader pool.
     fn quick_key_check(&self, key_hash: &str) -> Option<Option<PublicProject>> {
-        self.keys.as_ref()?.lookup(key_hash)
+        self.quick.as_ref()?.lookup(key_hash)
     }
 }
 
@@ -194,7 +195,7 @@ impl SqlDialect for SqliteDialect {
         if let Some(answer) = self.quick_key_check(&key_hash) {
             return Ok(answer);
         }
-        let row: Option<PublicProjectRow> = sqlx::query_as(keys::QUERY)
+        let row: Option<PublicProjectRow> = sqlx::query_as(quick::QUERY)
             .bind(key_hash)
             .fetch_optional(read)
             .await
@@ -203,22 +204,29 @@ impl SqlDialect for SqliteDialect {
     }
 
     async fn published_titles(
+        &self,
         read: &ClosingPool<Sqlite>,
         project: ProjectId,
         slugs: &[String],
     ) -> Result<HashMap<String, String>> {
+        const TITLES: &str = "SELECT pub_slug, pub_title FROM blogs WHERE project_id = $1 \
+             AND status = 'published' AND pub_slug IN (SELECT value FROM json_each($2))";
         // The slugs travel as one JSON array parameter, so the statement text never varies.
         let slugs = serde_json::to_string(slugs).expect("a list of strings serialises");
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT pub_slug, pub_title FROM blogs WHERE project_id = $1 \
-             AND status = 'published' AND pub_slug IN (SELECT value FROM json_each($2))",
-        )
-        .bind(DbId::from(project))
-        .bind(slugs)
-        .fetch_all(read)
-        .await
-        .map_err(storage)?;
+        let binds = [Bind::Id(DbId::from(project)), Bind::Text(&slugs)];
+        let rows: Vec<(String, String)> = match self.quick_rows(TITLES, &binds) {
+            Some(rows) => rows,
+            None => bind_all(sqlx::query_as(TITLES), &binds)
+                .fetch_all(read)
+                .await
+                .map_err(storage)?,
+        };
         Ok(rows.into_iter().collect())
+    }
+
+    /// On the calling thread when the database answers at once (see [`quick`]).
+    fn quick_rows<R: QuickRow>(&self, sql: &'static str, binds: &[Bind<'_>]) -> Option<Vec<R>> {
+        self.quick.as_ref()?.rows(sql, binds)
     }
 
     async fn sitemap(
@@ -258,8 +266,8 @@ impl SqlDialect for SqliteDialect {
     /// The read-only key-check connections close before the pools, since they cannot
     /// checkpoint the WAL.
     fn close(&self) {
-        if let Some(keys) = &self.keys {
-            keys.close();
+        if let Some(quick) = &self.quick {
+            quick.close();
         }
     }
 }
@@ -291,7 +299,7 @@ fn is_in_memory(url: &str) -> bool {
 mod tests {
     use std::sync::Arc;
 
-    use super::SqliteStore;
+    use super::{SqliteDialect, SqliteStore};
     use crate::domain::{PublicProject, SecretHash};
     use crate::error::Result;
     use crate::store::Store;
@@ -350,6 +358,115 @@ mod tests {
             Some(None),
             "a key rotated by another instance fails on the very next check"
         );
+    }
+
+    /// The public rows (every page statement, the single blog, aliases) are answered on the
+    /// calling thread, and exactly as the sqlx pool answers them.
+    #[tokio::test]
+    async fn public_rows_are_answered_without_sqlx_and_match_the_pool() {
+        use crate::domain::{BlogPatch, NewBlog};
+        use crate::store::sql::{self, Bind, DbId, PublishedRow, QuickRow, bind_all};
+
+        let (store, _url, _dir) = file_store().await;
+        let f = Fixture::new(Arc::new(store.clone()), Some("https://www.example.com")).await;
+        for i in 0..5 {
+            f.clock.advance(1);
+            let draft = f
+                .draft_with(NewBlog {
+                    title: format!("Post {i}"),
+                    slug: format!("post-{i}"),
+                    content: Some(format!("<p>[INTERNAL:post-{}] é</p>", (i + 1) % 5)),
+                    categories: Some(vec!["News".into()]),
+                    ..Default::default()
+                })
+                .await;
+            f.publish(&draft, None).await;
+        }
+        let renamed = f
+            .published("old-name", "Renamed", "<!-- refused -->[INTERNAL:x]")
+            .await;
+        f.service
+            .edit_blog(
+                &f.admin,
+                f.project,
+                blog_id(&renamed),
+                BlogPatch {
+                    slug: Some("new-name".into()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        f.publish(&renamed, None).await;
+
+        async fn both<R>(
+            store: &SqliteStore,
+            sql: &'static str,
+            binds: &[Bind<'_>],
+        ) -> (String, String)
+        where
+            R: QuickRow
+                + std::fmt::Debug
+                + for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+                + Send
+                + Unpin,
+        {
+            let quick: Vec<R> = store
+                .sql
+                .dialect()
+                .quick_rows(sql, binds)
+                .expect("answered on the calling thread");
+            let pooled: Vec<R> = bind_all(sqlx::query_as(sql), binds)
+                .fetch_all(store.sql.read_pool().pool())
+                .await
+                .unwrap();
+            (format!("{quick:?}"), format!("{pooled:?}"))
+        }
+        let project = Bind::Id(DbId::from(f.project));
+        let newest = store
+            .published_by_slug(f.project, "post-4")
+            .await
+            .unwrap()
+            .unwrap();
+        let key = [
+            Bind::Int(newest.published_at.unix_seconds()),
+            Bind::Id(DbId::from(newest.id)),
+        ];
+        let page = [project, Bind::Int(3), Bind::Int(1)];
+        let in_news = [project, Bind::Text("news"), Bind::Int(3), Bind::Int(1)];
+        let after_key = [project, Bind::Int(3), Bind::Int(0), key[0], key[1]];
+        let news_after_key = [
+            project,
+            Bind::Text("news"),
+            Bind::Int(3),
+            Bind::Int(0),
+            key[0],
+            key[1],
+        ];
+        let cases: [(&'static str, &[Bind<'_>]); 8] = [
+            (sql::PAGE, &page),
+            (sql::PAGE_WITH_CONTENT, &page),
+            (sql::CATEGORY_PAGE_WITH_CONTENT, &in_news),
+            (sql::KEYSET_PAGE_WITH_CONTENT, &after_key),
+            (sql::CATEGORY_KEYSET_PAGE, &news_after_key),
+            (sql::PUBLISHED_BY_SLUG, &[project, Bind::Text("post-2")]),
+            (sql::PUBLISHED_BY_SLUG, &[project, Bind::Text("new-name")]),
+            (sql::PUBLISHED_BY_SLUG, &[project, Bind::Text("nothing")]),
+        ];
+        for (statement, binds) in cases {
+            let (quick, pooled) = both::<PublishedRow>(&store, statement, binds).await;
+            assert_eq!(quick, pooled, "{statement}");
+            assert!(
+                quick.len() > 10 || statement == sql::PUBLISHED_BY_SLUG,
+                "{quick}"
+            );
+        }
+        let aliases = [project, Bind::Text(r#"["old-name","post-1"]"#)];
+        let (quick, pooled) =
+            both::<(String, String, String)>(&store, SqliteDialect::PUBLISHED_ALIASES, &aliases)
+                .await;
+        assert_eq!(quick, pooled);
+        assert!(quick.contains("new-name"), "{quick}");
     }
 
     #[tokio::test]

@@ -7,6 +7,7 @@ use std::future::Future;
 
 use sqlx::Database;
 
+use super::quick::{Bind, QuickRow};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::Result;
 use crate::store::connection::{ClosingPool, Dialect};
@@ -50,6 +51,7 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// Published title by published slug for those of `slugs` (at least one) that name a
     /// published blog of `project`, in one query.
     fn published_titles(
+        &self,
         read: &ClosingPool<Self::Db>,
         project: ProjectId,
         slugs: &[String],
@@ -62,6 +64,14 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
         project: ProjectId,
         cap: u32,
     ) -> impl Future<Output = Result<Vec<SitemapEntry>>> + Send;
+
+    /// The rows of the public read `sql` with `binds` (in `$N` order), answered at once on
+    /// the calling thread when the backend can (SQLite: see `store/sqlite/quick.rs`); `None`
+    /// sends the caller through the read pool, which gives the same answer.
+    fn quick_rows<R: QuickRow>(&self, sql: &'static str, binds: &[Bind<'_>]) -> Option<Vec<R>> {
+        let _ = (sql, binds);
+        None
+    }
 
     /// Closes what the dialect holds besides the store's pools, before they close (SQLite:
     /// its read-only key-check connections, which cannot checkpoint the WAL).

@@ -23,6 +23,7 @@ mod dialect;
 mod errors;
 mod page_index;
 mod queries;
+mod quick;
 mod rows;
 mod store;
 
@@ -37,7 +38,11 @@ pub(crate) use errors::corrupt;
 #[cfg(feature = "sqlite")]
 pub(crate) use queries::BLOG;
 #[cfg(feature = "sqlite")]
+pub(crate) use quick::{Bind, QuickRow, bind_all};
+#[cfg(feature = "sqlite")]
 pub(crate) use rows::timestamp;
+#[cfg(all(test, feature = "sqlite"))]
+pub(crate) use {queries::*, rows::PublishedRow};
 
 #[cfg(feature = "postgres")]
 pub(crate) use queries::BLOG_FOR_UPDATE;

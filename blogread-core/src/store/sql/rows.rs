@@ -454,6 +454,43 @@ pub(crate) struct PublishedRow {
     pub(crate) version: Option<i64>,
 }
 
+impl super::quick::QuickRow for PublishedRow {
+    #[cfg(feature = "sqlite")]
+    fn from_rusqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        // The optional columns, as `#[sqlx(default)]` reads them: absent is `None`.
+        fn optional<T: rusqlite::types::FromSql>(
+            row: &rusqlite::Row<'_>,
+            name: &str,
+        ) -> rusqlite::Result<Option<T>> {
+            match row.as_ref().column_index(name) {
+                Ok(at) => row.get(at),
+                Err(_) => Ok(None),
+            }
+        }
+        let id: String = row.get("id")?;
+        let id = Uuid::parse_str(&id).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+        })?;
+        Ok(PublishedRow {
+            id: DbId(id),
+            title: row.get("title")?,
+            slug: row.get("slug")?,
+            excerpt: row.get("excerpt")?,
+            meta_title: row.get("meta_title")?,
+            meta_description: row.get("meta_description")?,
+            featured_image_url: row.get("featured_image_url")?,
+            categories: row.get("categories")?,
+            tags: row.get("tags")?,
+            published_at: row.get("published_at")?,
+            updated_at: row.get("updated_at")?,
+            content: optional(row, "content")?,
+            template: optional(row, "template")?,
+            total: optional(row, "total")?,
+            version: optional(row, "version")?,
+        })
+    }
+}
+
 /// A row of the page index's marks: the version and total, and one mark (absent when the
 /// list is shorter than a stride).
 #[derive(Debug, FromRow)]

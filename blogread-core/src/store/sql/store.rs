@@ -16,6 +16,7 @@ use super::dialect::SqlDialect;
 use super::errors::{storage, write_error};
 use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, bind_blog, count, sql_count};
+use super::quick::{Bind, QuickRow, bind_all};
 use super::rows::{
     AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, DbId, DeliveryRow, Derived, DueRow, FiringRow,
     ManagedRow, MarkRow, PendingTemplateRow, ProjectRow, PublicKeyRow, PublishedRow, SessionRow,
@@ -237,15 +238,30 @@ where
             (true, true, false) => q::CATEGORY_KEYSET_PAGE,
             (true, true, true) => q::CATEGORY_KEYSET_PAGE_WITH_CONTENT,
         };
-        let mut rows = sqlx::query_as(sql).bind(DbId::from(project));
+        let mut binds = vec![Bind::Id(DbId::from(project))];
         if let Some(category) = category {
-            rows = rows.bind(category);
+            binds.push(Bind::Text(category));
         }
-        rows = rows.bind(i64::from(query.limit)).bind(offset);
+        binds.extend([Bind::Int(i64::from(query.limit)), Bind::Int(offset)]);
         if let Some((at, id)) = key {
-            rows = rows.bind(at).bind(id);
+            binds.extend([Bind::Int(at), Bind::Id(id)]);
         }
-        rows.fetch_all(&self.read).await.map_err(storage)
+        self.public_rows(sql, &binds).await
+    }
+
+    /// The rows of the public read `sql`: on the calling thread when the dialect can answer
+    /// at once, through the read pool otherwise.
+    async fn public_rows<R>(&self, sql: &'static str, binds: &[Bind<'_>]) -> Result<Vec<R>>
+    where
+        R: QuickRow + for<'r> sqlx::FromRow<'r, <D::Db as Database>::Row> + Send + Unpin,
+    {
+        if let Some(rows) = self.dialect.quick_rows(sql, binds) {
+            return Ok(rows);
+        }
+        bind_all(sqlx::query_as(sql), binds)
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)
     }
 
     /// A page read through the page index (its marks read first if not held), or `None` when
@@ -959,13 +975,12 @@ where
         project: ProjectId,
         slug: &str,
     ) -> Result<Option<PublishedBlog>> {
-        let row: Option<PublishedRow> = sqlx::query_as(queries::PUBLISHED_BY_SLUG)
-            .bind(DbId::from(project))
-            .bind(slug)
-            .fetch_optional(&self.read)
-            .await
-            .map_err(storage)?;
-        row.map(PublishedRow::into_published).transpose()
+        let binds = [Bind::Id(DbId::from(project)), Bind::Text(slug)];
+        let rows: Vec<PublishedRow> = self.public_rows(queries::PUBLISHED_BY_SLUG, &binds).await?;
+        rows.into_iter()
+            .next()
+            .map(PublishedRow::into_published)
+            .transpose()
     }
 
     async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
@@ -995,12 +1010,9 @@ where
         }
         // The slugs travel as one JSON array parameter, so the statement text never varies.
         let slugs = serde_json::to_string(slugs).expect("a list of strings serialises");
-        let rows: Vec<(String, String, String)> = sqlx::query_as(D::PUBLISHED_ALIASES)
-            .bind(DbId::from(project))
-            .bind(slugs)
-            .fetch_all(&self.read)
-            .await
-            .map_err(storage)?;
+        let binds = [Bind::Id(DbId::from(project)), Bind::Text(&slugs)];
+        let rows: Vec<(String, String, String)> =
+            self.public_rows(D::PUBLISHED_ALIASES, &binds).await?;
         Ok(rows
             .into_iter()
             .map(|(alias, slug, title)| (alias, (slug, title)))
@@ -1015,7 +1027,9 @@ where
         if slugs.is_empty() {
             return Ok(HashMap::new());
         }
-        D::published_titles(&self.read, project, slugs).await
+        self.dialect
+            .published_titles(&self.read, project, slugs)
+            .await
     }
 
     async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>> {
