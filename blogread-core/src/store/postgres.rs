@@ -165,6 +165,7 @@ impl SqlDialect for PostgresDialect {
     }
 
     async fn sitemap(
+        &self,
         read: &ClosingPool<Postgres>,
         project: ProjectId,
         cap: u32,

@@ -229,38 +229,23 @@ impl SqlDialect for SqliteDialect {
         self.quick.as_ref()?.rows(sql, binds)
     }
 
+    /// On the calling thread, row by row from the covering index (no JSON to build and
+    /// parse: a quarter of the aggregate's cost); the JSON aggregate through the pool
+    /// otherwise.
     async fn sitemap(
+        &self,
         read: &ClosingPool<Sqlite>,
         project: ProjectId,
         cap: u32,
     ) -> Result<Vec<SitemapEntry>> {
-        // One row holding the whole sitemap as a JSON array, read from the covering index:
-        // the driver hands each row from SQLite's thread to the caller's task, which for 5000
-        // small rows costs several times what the query itself does. The aggregate's own
-        // ORDER BY (SQLite 3.44+; the bundled one is newer) keeps the order.
-        let json: String = sqlx::query_scalar(
-            "SELECT json_group_array(json_array(slug, published_at, updated_at) \
-             ORDER BY published_at DESC, id DESC) FROM (\
-             SELECT id, pub_slug AS slug, published_at, published_updated_at AS updated_at \
-             FROM blogs WHERE project_id = $1 AND status = 'published' \
-             ORDER BY published_at DESC, id DESC LIMIT $2)",
-        )
-        .bind(DbId::from(project))
-        .bind(i64::from(cap))
-        .fetch_one(read)
-        .await
-        .map_err(storage)?;
-        let rows: Vec<(String, i64, i64)> =
-            serde_json::from_str(&json).map_err(|e| corrupt("sitemap", e))?;
-        rows.into_iter()
-            .map(|(slug, published_at, updated_at)| {
-                Ok(SitemapEntry::new(
-                    slug,
-                    timestamp("published_at", published_at)?,
-                    timestamp("published_updated_at", updated_at)?,
-                ))
-            })
-            .collect()
+        const SITEMAP: &str = "SELECT pub_slug, published_at, published_updated_at FROM blogs \
+             WHERE project_id = $1 AND status = 'published' \
+             ORDER BY published_at DESC, id DESC LIMIT $2";
+        let binds = [Bind::Id(DbId::from(project)), Bind::Int(i64::from(cap))];
+        match self.quick_rows(SITEMAP, &binds) {
+            Some(rows) => sitemap_entries(rows),
+            None => pooled_sitemap(read, project, cap).await,
+        }
     }
 
     /// The read-only key-check connections close before the pools, since they cannot
@@ -270,6 +255,46 @@ impl SqlDialect for SqliteDialect {
             quick.close();
         }
     }
+}
+
+/// The sitemap through the reader pool: one row holding it as a JSON array.
+async fn pooled_sitemap(
+    read: &ClosingPool<Sqlite>,
+    project: ProjectId,
+    cap: u32,
+) -> Result<Vec<SitemapEntry>> {
+    // One row holding the whole sitemap as a JSON array, read from the covering index:
+    // the driver hands each row from SQLite's thread to the caller's task, which for 5000
+    // small rows costs several times what the query itself does. The aggregate's own
+    // ORDER BY (SQLite 3.44+; the bundled one is newer) keeps the order.
+    let json: String = sqlx::query_scalar(
+        "SELECT json_group_array(json_array(slug, published_at, updated_at) \
+         ORDER BY published_at DESC, id DESC) FROM (\
+         SELECT id, pub_slug AS slug, published_at, published_updated_at AS updated_at \
+         FROM blogs WHERE project_id = $1 AND status = 'published' \
+         ORDER BY published_at DESC, id DESC LIMIT $2)",
+    )
+    .bind(DbId::from(project))
+    .bind(i64::from(cap))
+    .fetch_one(read)
+    .await
+    .map_err(storage)?;
+    let rows: Vec<(String, i64, i64)> =
+        serde_json::from_str(&json).map_err(|e| corrupt("sitemap", e))?;
+    sitemap_entries(rows)
+}
+
+/// Sitemap entries from `(slug, published_at, updated_at)` rows.
+fn sitemap_entries(rows: Vec<(String, i64, i64)>) -> Result<Vec<SitemapEntry>> {
+    rows.into_iter()
+        .map(|(slug, published_at, updated_at)| {
+            Ok(SitemapEntry::new(
+                slug,
+                timestamp("published_at", published_at)?,
+                timestamp("published_updated_at", updated_at)?,
+            ))
+        })
+        .collect()
 }
 
 /// [`backup::backup_file`] on a blocking thread.
@@ -360,7 +385,7 @@ mod tests {
         );
     }
 
-    /// The public rows (every page statement, the single blog, aliases) are answered on the
+    /// The public rows (every page statement, the single blog, aliases, the sitemap) are answered on the
     /// calling thread, and exactly as the sqlx pool answers them.
     #[tokio::test]
     async fn public_rows_are_answered_without_sqlx_and_match_the_pool() {
@@ -467,6 +492,13 @@ mod tests {
                 .await;
         assert_eq!(quick, pooled);
         assert!(quick.contains("new-name"), "{quick}");
+
+        let sitemap = store.sitemap(f.project, 5000).await.unwrap();
+        let pooled = super::pooled_sitemap(store.sql.read_pool(), f.project, 5000)
+            .await
+            .unwrap();
+        assert_eq!(sitemap, pooled);
+        assert_eq!(sitemap.len(), 6);
     }
 
     #[tokio::test]

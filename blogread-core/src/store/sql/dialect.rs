@@ -60,6 +60,7 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// The sitemap entries of the newest `cap` published blogs of `project`, newest first,
     /// in one query.
     fn sitemap(
+        &self,
         read: &ClosingPool<Self::Db>,
         project: ProjectId,
         cap: u32,

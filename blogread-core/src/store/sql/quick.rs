@@ -40,11 +40,19 @@ where
     query
 }
 
-/// A row type a backend's own driver can read (by column name, as sqlx's `FromRow` does).
+/// A row type a backend's own driver can read (by column name, as sqlx's `FromRow` does:
+/// the names are looked up once per statement, into a `Layout`).
 pub(crate) trait QuickRow: Sized {
+    /// Where this row's columns are in a statement's result.
+    type Layout;
+
+    /// The layout of `stmt`'s result; an error sends the caller through the pool.
+    #[cfg(feature = "sqlite")]
+    fn layout(stmt: &rusqlite::Statement<'_>) -> rusqlite::Result<Self::Layout>;
+
     /// Reads one row; an error sends the caller through the pool.
     #[cfg(feature = "sqlite")]
-    fn from_rusqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self>;
+    fn from_rusqlite(row: &rusqlite::Row<'_>, layout: &Self::Layout) -> rusqlite::Result<Self>;
 }
 
 #[cfg(feature = "sqlite")]
@@ -66,15 +74,43 @@ mod sqlite {
 }
 
 impl QuickRow for (String, String) {
+    type Layout = ();
+
     #[cfg(feature = "sqlite")]
-    fn from_rusqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+    fn layout(_: &rusqlite::Statement<'_>) -> rusqlite::Result<()> {
+        Ok(())
+    }
+
+    #[cfg(feature = "sqlite")]
+    fn from_rusqlite(row: &rusqlite::Row<'_>, (): &()) -> rusqlite::Result<Self> {
         Ok((row.get(0)?, row.get(1)?))
     }
 }
 
 impl QuickRow for (String, String, String) {
+    type Layout = ();
+
     #[cfg(feature = "sqlite")]
-    fn from_rusqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+    fn layout(_: &rusqlite::Statement<'_>) -> rusqlite::Result<()> {
+        Ok(())
+    }
+
+    #[cfg(feature = "sqlite")]
+    fn from_rusqlite(row: &rusqlite::Row<'_>, (): &()) -> rusqlite::Result<Self> {
+        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+    }
+}
+
+impl QuickRow for (String, i64, i64) {
+    type Layout = ();
+
+    #[cfg(feature = "sqlite")]
+    fn layout(_: &rusqlite::Statement<'_>) -> rusqlite::Result<()> {
+        Ok(())
+    }
+
+    #[cfg(feature = "sqlite")]
+    fn from_rusqlite(row: &rusqlite::Row<'_>, (): &()) -> rusqlite::Result<Self> {
         Ok((row.get(0)?, row.get(1)?, row.get(2)?))
     }
 }

@@ -455,38 +455,69 @@ pub(crate) struct PublishedRow {
 }
 
 impl super::quick::QuickRow for PublishedRow {
+    /// Column positions: the eleven always there, then content, template, total, version
+    /// when the statement selects them.
+    type Layout = ([usize; 11], [Option<usize>; 4]);
+
     #[cfg(feature = "sqlite")]
-    fn from_rusqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        // The optional columns, as `#[sqlx(default)]` reads them: absent is `None`.
-        fn optional<T: rusqlite::types::FromSql>(
-            row: &rusqlite::Row<'_>,
-            name: &str,
-        ) -> rusqlite::Result<Option<T>> {
-            match row.as_ref().column_index(name) {
-                Ok(at) => row.get(at),
-                Err(_) => Ok(None),
-            }
+    fn layout(stmt: &rusqlite::Statement<'_>) -> rusqlite::Result<Self::Layout> {
+        let mut required = [0; 11];
+        for (at, name) in required.iter_mut().zip([
+            "id",
+            "title",
+            "slug",
+            "excerpt",
+            "meta_title",
+            "meta_description",
+            "featured_image_url",
+            "categories",
+            "tags",
+            "published_at",
+            "updated_at",
+        ]) {
+            *at = stmt.column_index(name)?;
         }
-        let id: String = row.get("id")?;
+        // Absent optional columns read as `None`, as `#[sqlx(default)]` does.
+        let optional =
+            ["content", "template", "total", "version"].map(|name| stmt.column_index(name).ok());
+        Ok((required, optional))
+    }
+
+    #[cfg(feature = "sqlite")]
+    fn from_rusqlite(
+        row: &rusqlite::Row<'_>,
+        (at, optional): &Self::Layout,
+    ) -> rusqlite::Result<Self> {
+        fn maybe<T: rusqlite::types::FromSql>(
+            row: &rusqlite::Row<'_>,
+            at: Option<usize>,
+        ) -> rusqlite::Result<Option<T>> {
+            at.map_or(Ok(None), |at| row.get(at))
+        }
+        let id: String = row.get(at[0])?;
         let id = Uuid::parse_str(&id).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+            rusqlite::Error::FromSqlConversionFailure(
+                at[0],
+                rusqlite::types::Type::Text,
+                Box::new(e),
+            )
         })?;
         Ok(PublishedRow {
             id: DbId(id),
-            title: row.get("title")?,
-            slug: row.get("slug")?,
-            excerpt: row.get("excerpt")?,
-            meta_title: row.get("meta_title")?,
-            meta_description: row.get("meta_description")?,
-            featured_image_url: row.get("featured_image_url")?,
-            categories: row.get("categories")?,
-            tags: row.get("tags")?,
-            published_at: row.get("published_at")?,
-            updated_at: row.get("updated_at")?,
-            content: optional(row, "content")?,
-            template: optional(row, "template")?,
-            total: optional(row, "total")?,
-            version: optional(row, "version")?,
+            title: row.get(at[1])?,
+            slug: row.get(at[2])?,
+            excerpt: row.get(at[3])?,
+            meta_title: row.get(at[4])?,
+            meta_description: row.get(at[5])?,
+            featured_image_url: row.get(at[6])?,
+            categories: row.get(at[7])?,
+            tags: row.get(at[8])?,
+            published_at: row.get(at[9])?,
+            updated_at: row.get(at[10])?,
+            content: maybe(row, optional[0])?,
+            template: maybe(row, optional[1])?,
+            total: maybe(row, optional[2])?,
+            version: maybe(row, optional[3])?,
         })
     }
 }

@@ -984,7 +984,7 @@ where
     }
 
     async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
-        D::sitemap(&self.read, project, cap).await
+        self.dialect.sitemap(&self.read, project, cap).await
     }
 
     async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::domain::PublicProject;
@@ -111,6 +112,11 @@ impl QuickReader {
         let conn = Connection::open_with_flags(&self.path, flags).ok()?;
         // Never wait on the caller's thread: a busy database goes the sqlx way.
         conn.busy_timeout(Duration::ZERO).ok()?;
+        // The bundled SQLite plans with STAT4, which marks a statement to be prepared again
+        // whenever a new parameter value might change its plan: that re-preparation was 11%
+        // of a cold list read's CPU. These statements' plans do not depend on the values.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+            .ok()?;
         Some(conn)
     }
 }
@@ -152,10 +158,11 @@ fn rows<R: QuickRow>(conn: &Connection, sql: &str, binds: &[Bind<'_>]) -> Option
         stmt.raw_bind_parameter(index, binds.get(number.checked_sub(1)?)?)
             .ok()?;
     }
+    let layout = R::layout(&stmt).ok()?;
     let mut rows = stmt.raw_query();
     let mut out = Vec::new();
     while let Some(row) = rows.next().ok()? {
-        out.push(R::from_rusqlite(row).ok()?);
+        out.push(R::from_rusqlite(row, &layout).ok()?);
     }
     Some(out)
 }
