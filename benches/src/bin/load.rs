@@ -893,15 +893,10 @@ fn report(
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n",
     );
     for (i, e) in endpoints.iter().enumerate() {
-        let (Some(b), Some(f)) = (&results[i][0], &results[i][1]) else {
+        let (Some(b), Some(f), Some(floor_ref)) =
+            (&results[i][0], &results[i][1], floor_of(e, i, results))
+        else {
             continue;
-        };
-        let floor_ref = match e.compare_with {
-            Some(j) => match results[j][1].as_ref() {
-                Some(r) => r,
-                None => continue,
-            },
-            None => f,
         };
         let ratio = b.stats.rps() / floor_ref.stats.rps();
         let body = if e.if_none_match.is_some() {
@@ -973,6 +968,16 @@ fn report(
     out
 }
 
+/// The floor measurement endpoint `i` is compared with: its own, or the row it names (the
+/// 304 with the list's 200). `None` when that was not measured.
+fn floor_of<'a>(
+    e: &Endpoint,
+    i: usize,
+    results: &'a [[Option<Measured>; 3]],
+) -> Option<&'a Measured> {
+    results[e.compare_with.unwrap_or(i)][1].as_ref()
+}
+
 /// The cold table: each endpoint on the server whose response cache is off, beside the warm
 /// (cached) server and the floor, with both ratios.
 fn cold_report(url: &str, endpoints: &[Endpoint], results: &[[Option<Measured>; 3]]) -> String {
@@ -993,15 +998,10 @@ fn cold_report(url: &str, endpoints: &[Endpoint], results: &[[Option<Measured>; 
         if postgres { "---:|" } else { "" },
     );
     for (i, e) in endpoints.iter().enumerate() {
-        let (Some(k), Some(f)) = (&results[i][2], &results[i][1]) else {
+        let (Some(k), Some(_), Some(floor)) =
+            (&results[i][2], &results[i][1], floor_of(e, i, results))
+        else {
             continue;
-        };
-        let floor = match e.compare_with {
-            Some(j) => match results[j][1].as_ref() {
-                Some(r) => r,
-                None => continue,
-            },
-            None => f,
         };
         let cold_ratio = k.stats.rps() / floor.stats.rps();
         let warm = results[i][0].as_ref();
