@@ -99,6 +99,30 @@ impl Admin {
         }
     }
 
+    /// The live session and the project of the path (`project`), or the answer to send
+    /// instead: to sign in, or the error page for an id that names no project.
+    async fn session_in(
+        &self,
+        req: &Request,
+        project: &str,
+    ) -> Result<(SignedIn, ProjectId), Response> {
+        let signed_in = self.session(req).await?;
+        let project = parse_project(project).map_err(|err| self.error_page(&err))?;
+        Ok((signed_in, project))
+    }
+
+    /// [`Admin::session_in`] with the post of the path too.
+    async fn session_at_post(
+        &self,
+        req: &Request,
+        project: &str,
+        post: &str,
+    ) -> Result<(SignedIn, ProjectId, BlogId), Response> {
+        let (signed_in, project) = self.session_in(req, project).await?;
+        let post = parse_blog(post).map_err(|err| self.error_page(&err))?;
+        Ok((signed_in, project, post))
+    }
+
     fn error_page(&self, err: &CoreError) -> Response {
         let status =
             StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -487,13 +511,9 @@ pub(super) async fn show_project(
     admin: Data<&std::sync::Arc<Admin>>,
     Path(project): Path<String>,
 ) -> Response {
-    let signed_in = match admin.session(req).await {
-        Ok(s) => s,
+    let (signed_in, project) = match admin.session_in(req, &project).await {
+        Ok(found) => found,
         Err(resp) => return resp,
-    };
-    let project = match parse_project(&project) {
-        Ok(p) => p,
-        Err(err) => return admin.error_page(&err),
     };
     settings_page(
         &admin,
@@ -514,13 +534,9 @@ pub(super) async fn project_action(
     Path((project, section, action)): Path<(String, String, String)>,
     Form(fields): Form<Fields>,
 ) -> Response {
-    let signed_in = match admin.session(req).await {
-        Ok(s) => s,
+    let (signed_in, project) = match admin.session_in(req, &project).await {
+        Ok(found) => found,
         Err(resp) => return resp,
-    };
-    let project = match parse_project(&project) {
-        Ok(p) => p,
-        Err(err) => return admin.error_page(&err),
     };
     let caller = &signed_in.caller;
     let service = &admin.service;
@@ -755,13 +771,9 @@ pub(super) async fn list_posts(
     Path(project): Path<String>,
     Query(query): Query<PostsQuery>,
 ) -> Response {
-    let signed_in = match admin.session(req).await {
-        Ok(s) => s,
+    let (signed_in, project) = match admin.session_in(req, &project).await {
+        Ok(found) => found,
         Err(resp) => return resp,
-    };
-    let project = match parse_project(&project) {
-        Ok(p) => p,
-        Err(err) => return admin.error_page(&err),
     };
     posts_page(
         &admin,
@@ -783,13 +795,9 @@ pub(super) async fn create_post(
     Path(project): Path<String>,
     Form(fields): Form<Fields>,
 ) -> Response {
-    let signed_in = match admin.session(req).await {
-        Ok(s) => s,
+    let (signed_in, project) = match admin.session_in(req, &project).await {
+        Ok(found) => found,
         Err(resp) => return resp,
-    };
-    let project = match parse_project(&project) {
-        Ok(p) => p,
-        Err(err) => return admin.error_page(&err),
     };
     let title = field(&fields, "title");
     let slug = field(&fields, "slug");
@@ -905,13 +913,9 @@ pub(super) async fn show_post(
     admin: Data<&std::sync::Arc<Admin>>,
     Path((project, post)): Path<(String, String)>,
 ) -> Response {
-    let signed_in = match admin.session(req).await {
-        Ok(s) => s,
+    let (signed_in, project, post) = match admin.session_at_post(req, &project, &post).await {
+        Ok(found) => found,
         Err(resp) => return resp,
-    };
-    let (project, post) = match parse_project(&project).and_then(|p| Ok((p, parse_blog(&post)?))) {
-        Ok(ids) => ids,
-        Err(err) => return admin.error_page(&err),
     };
     post_page(
         &admin,
@@ -965,13 +969,9 @@ pub(super) async fn post_action(
     Path((project, post, action)): Path<(String, String, String)>,
     Form(fields): Form<Fields>,
 ) -> Response {
-    let signed_in = match admin.session(req).await {
-        Ok(s) => s,
+    let (signed_in, project, id) = match admin.session_at_post(req, &project, &post).await {
+        Ok(found) => found,
         Err(resp) => return resp,
-    };
-    let (project, id) = match parse_project(&project).and_then(|p| Ok((p, parse_blog(&post)?))) {
-        Ok(ids) => ids,
-        Err(err) => return admin.error_page(&err),
     };
     let caller = &signed_in.caller;
     let service = &admin.service;
