@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
+use chrono::{DateTime, Datelike, SecondsFormat, TimeZone, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 
 /// A string that is not an RFC 3339 timestamp.
@@ -13,8 +13,8 @@ pub struct TimestampError(pub String);
 
 /// A point in time in UTC, at whole-second precision, so that what is stored, sorted and shown
 /// is the same value.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(try_from = "String")]
 pub struct Timestamp(DateTime<Utc>);
 
 impl Timestamp {
@@ -53,11 +53,49 @@ impl Timestamp {
     pub fn as_datetime(&self) -> DateTime<Utc> {
         self.0
     }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` for years 0 to 9999 (chrono's calendar, digits laid out
+    /// here): chrono's general RFC 3339 formatter, with an allocation per value, was a
+    /// seventh of the CPU of a 5000-entry sitemap built without the response cache. Other
+    /// years go through chrono (`None`).
+    fn rfc3339(&self) -> Option<[u8; 20]> {
+        let (date, time) = (self.0.date_naive(), self.0.time());
+        let year = u32::try_from(date.year()).ok().filter(|y| *y <= 9999)?;
+        let mut out = *b"0000-00-00T00:00:00Z";
+        let mut put = |at: usize, value: u32, digits: usize| {
+            let mut value = value;
+            for i in (at..at + digits).rev() {
+                out[i] = b'0' + (value % 10) as u8;
+                value /= 10;
+            }
+        };
+        put(0, year, 4);
+        put(5, date.month(), 2);
+        put(8, date.day(), 2);
+        put(11, time.hour(), 2);
+        put(14, time.minute(), 2);
+        put(17, time.second(), 2);
+        Some(out)
+    }
 }
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0.to_rfc3339_opts(SecondsFormat::Secs, true))
+        match self.rfc3339() {
+            // ASCII digits and separators only.
+            Some(bytes) => f.write_str(std::str::from_utf8(&bytes).map_err(|_| fmt::Error)?),
+            None => f.write_str(&self.0.to_rfc3339_opts(SecondsFormat::Secs, true)),
+        }
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.rfc3339() {
+            Some(bytes) => serializer
+                .serialize_str(std::str::from_utf8(&bytes).map_err(serde::ser::Error::custom)?),
+            None => serializer.serialize_str(&self.to_string()),
+        }
     }
 }
 
@@ -97,6 +135,19 @@ mod tests {
     fn timestamps_render_utc_with_z_and_whole_seconds() {
         let t = Timestamp::parse("2026-11-21T10:30:00.987+01:00").unwrap();
         assert_eq!(t.to_string(), "2026-11-21T09:30:00Z");
+    }
+
+    proptest::proptest! {
+        /// The fast layout writes exactly what chrono's RFC 3339 formatter writes, over the
+        /// whole range of timestamps (years beyond 9999 and before 0 go through chrono).
+        #[test]
+        fn fast_rfc3339_equals_chronos(seconds in -100_000_000_000i64..300_000_000_000i64) {
+            if let Some(t) = Timestamp::from_unix_seconds(seconds) {
+                let chrono = t.0.to_rfc3339_opts(SecondsFormat::Secs, true);
+                proptest::prop_assert_eq!(t.to_string(), chrono.clone());
+                proptest::prop_assert_eq!(serde_json::to_string(&t).unwrap(), format!("\"{chrono}\""));
+            }
+        }
     }
 
     #[test]
