@@ -17,6 +17,7 @@ use std::hint::black_box;
 use blogread_core::links::{
     Compiled, LinkContext, compile, contains_placeholder, referenced_slugs, resolve,
 };
+use blogread_core::word_count::word_count;
 use criterion::{BenchmarkId, Criterion, Throughput};
 
 /// Target size of the generated post, in bytes.
@@ -140,6 +141,30 @@ fn bench_links(c: &mut Criterion) {
             BenchmarkId::new("template_fill", placeholders),
             &template,
             |b, template| b.iter(|| black_box(template).fill(black_box(&ctx))),
+        );
+        // What the single-blog read does: the fill and its word count, added up from the
+        // template's own words and the titles' (the post's placeholders stand apart from
+        // words), against counting the filled body.
+        assert!(
+            template.has_split_word_count(),
+            "the benchmark post splits its count"
+        );
+        let filled = template.fill(&ctx);
+        assert_eq!(template.fill_counted(&ctx).1, word_count(&filled));
+        group.bench_with_input(
+            BenchmarkId::new("template_fill_counted", placeholders),
+            &template,
+            |b, template| b.iter(|| black_box(template).fill_counted(black_box(&ctx))),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("template_fill_then_word_count", placeholders),
+            &template,
+            |b, template| {
+                b.iter(|| {
+                    let body = black_box(template).fill(black_box(&ctx));
+                    word_count(&body)
+                })
+            },
         );
         group.bench_with_input(
             BenchmarkId::new("compile", placeholders),

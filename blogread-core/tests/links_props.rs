@@ -205,6 +205,11 @@ const TITLES: &[&str] = &[
     "[INTERNAL:a] inside",
     "é 😀",
     "",
+    // Titles whose words meet the text around them: white space only, the end of a
+    // character reference, punctuation, several words.
+    "  ",
+    "lt; two words",
+    "-",
 ];
 
 /// Site URLs, including ones whose characters need escaping in each place.
@@ -361,9 +366,14 @@ proptest! {
             Compiled::Template(template) => {
                 let filled = template.fill(&ctx);
                 prop_assert_eq!(&filled, &resolved, "template of {:?}", doc);
+                // The word count a read gives (added up from the template's own words and
+                // the titles' when the template splits it) is the resolved body's.
+                let (counted_body, words) = template.fill_counted(&ctx);
+                prop_assert_eq!(&counted_body, &resolved);
                 prop_assert_eq!(
-                    blogread_core::word_count::word_count(&filled),
-                    blogread_core::word_count::word_count(&resolved)
+                    words,
+                    blogread_core::word_count::word_count(&resolved),
+                    "words of {:?} (split: {})", doc, template.has_split_word_count()
                 );
                 let mut referenced = BTreeSet::new();
                 referenced_slugs(&doc, &mut referenced);
@@ -377,7 +387,8 @@ proptest! {
 }
 
 /// The differential test above has teeth only if most posts compile: of a fixed sample of
-/// generated posts with placeholders, at least half do.
+/// generated posts with placeholders, at least half do, and a fifth of those templates
+/// split their word count.
 #[test]
 fn most_generated_posts_compile_to_a_template() {
     use proptest::strategy::ValueTree;
@@ -386,20 +397,26 @@ fn most_generated_posts_compile_to_a_template() {
         Config::default(),
         TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
     );
-    let (mut with_placeholders, mut compiled) = (0, 0);
+    let (mut with_placeholders, mut compiled, mut split) = (0, 0, 0);
     for _ in 0..500 {
         let doc = article().new_tree(&mut runner).expect("a post").current();
         if !contains_placeholder(&doc) {
             continue;
         }
         with_placeholders += 1;
-        if matches!(compile(&doc), Compiled::Template(_)) {
+        if let Compiled::Template(template) = compile(&doc) {
             compiled += 1;
+            split += usize::from(template.has_split_word_count());
         }
     }
     assert!(with_placeholders > 300, "{with_placeholders}");
     assert!(
         compiled * 2 >= with_placeholders,
         "only {compiled} of {with_placeholders} posts compiled"
+    );
+    // And the word-count half of the test has teeth only if many templates split their count.
+    assert!(
+        split * 5 >= compiled,
+        "only {split} of {compiled} templates split their word count"
     );
 }

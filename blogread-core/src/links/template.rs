@@ -48,6 +48,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use lol_html::end_tag;
 use lol_html::html_content::{ContentType, Element};
 
+use crate::word_count::word_count;
+
 use super::{
     Escape, LinkContext, contains_placeholder, push_text_escaped, push_url_escaped,
     referenced_slugs, resolve, rewrite, strip_leftover_openers,
@@ -64,12 +66,17 @@ const URL_ATTRIBUTE: u8 = 4;
 const URL_ESCAPABLE_RAW_TEXT: u8 = 5;
 const URL_RAW_TEXT: u8 = 6;
 const TITLE: u8 = 7;
+/// The title marker's character (U+E000 + [`TITLE`]).
+const TITLE_MARKER: &str = "\u{E007}";
 /// The slug index after a marker (all but [`CLOSE`]) is the character U+F0000 + index.
 const INDEX_BASE: u32 = 0xF_0000;
 /// Most distinct slugs a template may reference (the indices of plane 15's private-use area).
 const MAX_SLUGS: usize = 0xFFFE;
-/// The stored form's version tag: a template of another version is compiled again.
-const STORED_VERSION: &str = "v1";
+/// The stored form's version tag. A `v1` template (from before word counts were stored)
+/// is still read, its filled bodies counted in full.
+const STORED_VERSION: &str = "v2";
+/// The version tag of templates stored without a word count.
+const STORED_VERSION_WITHOUT_WORDS: &str = "v1";
 
 /// A body compiled for reading: see the module documentation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +85,10 @@ pub struct LinkTemplate {
     slugs: Vec<String>,
     /// The resolver's output with markers.
     text: String,
+    /// The words of the body outside its title holes, when the words of a filled body are
+    /// this plus the words of the titles written into it (see [`LinkTemplate::fill_counted`]);
+    /// `None` when a read counts the filled body instead.
+    words: Option<u64>,
 }
 
 /// What [`compile`] made of a body.
@@ -152,9 +163,17 @@ pub fn compile(body: &str) -> Compiled {
     if compiling.refused.load(Ordering::Relaxed) {
         return Compiled::Refused;
     }
-    let template = LinkTemplate { slugs, text };
+    let mut template = LinkTemplate {
+        slugs,
+        text,
+        words: None,
+    };
     if template.check_structure().is_none() || !template.fills_like_resolver(body) {
         return Compiled::Refused;
+    }
+    template.words = template.split_word_count();
+    if template.words.is_some() && !template.counts_like_the_filled_body() {
+        template.words = None;
     }
     Compiled::Template(template)
 }
@@ -165,9 +184,29 @@ impl LinkTemplate {
         &self.slugs
     }
 
+    /// Whether a fill's word count is added up from the template's own words and the titles'
+    /// (see [`LinkTemplate::fill_counted`]) rather than counted on the filled body.
+    pub fn has_split_word_count(&self) -> bool {
+        self.words.is_some()
+    }
+
     /// The body with every placeholder resolved in `ctx`: byte for byte what
     /// [`super::resolve`] gives for the body the template was compiled from.
     pub fn fill(&self, ctx: &LinkContext) -> String {
+        self.fill_counted_if(ctx, false).0
+    }
+
+    /// [`LinkTemplate::fill`] and the filled body's word count
+    /// ([`crate::word_count::word_count`] of it). When the template was compiled with its
+    /// words split (see [`LinkTemplate::split_word_count`]), the count is the body's own words
+    /// plus the words of the titles the fill writes, and the filled body is not read again.
+    pub fn fill_counted(&self, ctx: &LinkContext) -> (String, u64) {
+        let (body, words) = self.fill_counted_if(ctx, true);
+        let words = words.unwrap_or_else(|| word_count(&body));
+        (body, words)
+    }
+
+    fn fill_counted_if(&self, ctx: &LinkContext, count: bool) -> (String, Option<u64>) {
         // Each slug's target once: its URL (unescaped) and title.
         let targets: Vec<Option<(String, &str)>> = self
             .slugs
@@ -177,6 +216,44 @@ impl LinkTemplate {
                     .map(|(current, title)| (ctx.url_for(current), title))
             })
             .collect();
+        let split = self.words.filter(|_| count);
+        let mut title_words = 0u64;
+        let out = self.render(
+            |index| targets.get(index).is_some_and(Option::is_some),
+            |out, hole| {
+                let Some((url, title)) = targets.get(hole.index).and_then(Option::as_ref) else {
+                    return;
+                };
+                match hole.escape {
+                    None => {
+                        let start = out.len();
+                        push_text_escaped(out, title);
+                        if split.is_some() {
+                            title_words += word_count(&out[start..]);
+                        }
+                    }
+                    Some(escape) => push_url_escaped(out, url, escape),
+                }
+            },
+        );
+        let before = out.len();
+        let out = strip_leftover_openers(Cow::Owned(out)).into_owned();
+        // The split count holds for the bytes the fill wrote; the safety pass removing an
+        // opener (formed by a title and the text around it) changes them.
+        let words = split
+            .filter(|_| out.len() == before)
+            .map(|base| base + title_words);
+        (out, words)
+    }
+
+    /// The template with its holes written by `write` (each only when `resolves` says its
+    /// slug resolves) and each group kept only while its slug resolves: the one walk over
+    /// the markers that fills and word-count probes share. The safety pass is the caller's.
+    fn render(
+        &self,
+        resolves: impl Fn(usize) -> bool,
+        mut write: impl FnMut(&mut String, Hole),
+    ) -> String {
         let text = &self.text;
         let bytes = text.as_bytes();
         let mut out = String::with_capacity(text.len() + 96 * self.slugs.len());
@@ -197,34 +274,113 @@ impl LinkTemplate {
                 copied = at + 3;
                 continue;
             }
-            let index = slug_index(text, at + 3);
             copied = at + 7;
-            let target = index.and_then(|i| targets.get(i)).and_then(Option::as_ref);
+            let Some(index) = slug_index(text, at + 3).filter(|&i| resolves(i)) else {
+                // A slug that does not resolve: its groups are left out, its holes empty.
+                skipping |= matches!(kind, TEXT_LINK | ANCHOR_START | ANCHOR_END);
+                continue;
+            };
             match kind {
-                TEXT_LINK | ANCHOR_START | ANCHOR_END => skipping = target.is_none(),
+                TEXT_LINK | ANCHOR_START | ANCHOR_END => skipping = false,
                 _ if skipping => {}
-                TITLE => {
-                    if let Some((_, title)) = target {
-                        push_text_escaped(&mut out, title);
-                    }
-                }
-                _ => {
-                    if let Some((url, _)) = target {
-                        push_url_escaped(&mut out, url, url_escape(kind));
-                    }
-                }
+                TITLE => write(
+                    &mut out,
+                    Hole {
+                        index,
+                        escape: None,
+                    },
+                ),
+                _ => write(
+                    &mut out,
+                    Hole {
+                        index,
+                        escape: Some(url_escape(kind)),
+                    },
+                ),
             }
         }
         if !skipping && copied <= text.len() {
             out.push_str(&text[copied..]);
         }
-        strip_leftover_openers(Cow::Owned(out)).into_owned()
+        out
     }
 
-    /// The form kept in a database column: a version line with the slugs, then the text.
+    /// The words of the body outside its title holes, when they may be added to the words
+    /// of the titles a fill writes to give the filled body's word count; `None` otherwise.
+    ///
+    /// The rules of `docs/content.md#word-count` count maximal runs of characters that are not
+    /// white space and hold a letter or digit, in counted text. Adding is exact when every
+    /// title hole is in counted text with character references decoded, every URL hole is
+    /// outside counted text (attribute values, scripts), and no hole's run can join a run of
+    /// the text around it that holds a letter or digit (or the run of another hole). Then a
+    /// run that takes in a title's characters owes its letter or digit to the title alone;
+    /// and groups, which are only tags and holes, change no run when left out. Four probes
+    /// check this by filling every hole with stand-ins and counting:
+    ///
+    /// - holes as spaces give the base; titles as ` a ` add one word per title hole (each is
+    ///   counted); URLs as ` a ` add none (none is counted);
+    /// - every hole as `a`, without spaces, adds one per title hole too (no hole joins a word
+    ///   around it or another hole);
+    /// - titles as ` &#46; ` add none (references are decoded there: `&#46;` is `.`).
+    ///
+    /// Besides, a title hole may not follow an unfinished character reference (`&am` before
+    /// a title `p;`), which no stand-in shows.
+    fn split_word_count(&self) -> Option<u64> {
+        let titles = self.text.match_indices(TITLE_MARKER).count() as u64;
+        let probe = |title: &str, url: &str| {
+            word_count(&self.render(
+                |_| true,
+                |out, hole| {
+                    out.push_str(if hole.escape.is_none() { title } else { url });
+                },
+            ))
+        };
+        let base = probe(" ", " ");
+        let additive = probe(" a ", " ") == base + titles
+            && probe(" ", " a ") == base
+            && probe("a", "a") == base + titles
+            && probe(" &#46; ", " ") == base
+            && !self.title_follows_a_reference_opening();
+        additive.then_some(base)
+    }
+
+    /// Whether a title hole follows `&` and then only ASCII letters, digits or `#`: the start
+    /// of a character reference that a title could finish.
+    fn title_follows_a_reference_opening(&self) -> bool {
+        let bytes = self.text.as_bytes();
+        self.text.match_indices(TITLE_MARKER).any(|(at, _)| {
+            // Linear overall: the scan stops at the first byte that is none of these, and a
+            // marker (non-ASCII) ends it at the latest.
+            let run = bytes[..at]
+                .iter()
+                .rev()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'#')
+                .count();
+            at.checked_sub(run + 1)
+                .is_some_and(|amp| bytes[amp] == b'&')
+        })
+    }
+
+    /// The check that keeps a split count: with every target resolving (escape-heavy titles)
+    /// and with none, it equals the count of the filled body.
+    fn counts_like_the_filled_body(&self) -> bool {
+        let (all, none) = check_contexts(&self.slugs, false);
+        [all, none].iter().all(|ctx| {
+            let (body, words) = self.fill_counted_if(ctx, true);
+            words == Some(word_count(&body))
+        })
+    }
+
+    /// The form kept in a database column: a version line with the word count (`-` when not
+    /// split) and the slugs, then the text.
     pub fn to_stored(&self) -> String {
-        let mut stored = String::with_capacity(self.text.len() + 16 * self.slugs.len() + 4);
+        let mut stored = String::with_capacity(self.text.len() + 16 * self.slugs.len() + 24);
         stored.push_str(STORED_VERSION);
+        stored.push(' ');
+        match self.words {
+            Some(words) => stored.push_str(&words.to_string()),
+            None => stored.push('-'),
+        }
         for slug in &self.slugs {
             stored.push(' ');
             stored.push_str(slug);
@@ -234,20 +390,26 @@ impl LinkTemplate {
         stored
     }
 
-    /// Reads [`LinkTemplate::to_stored`]'s form back; `None` when it is not a template of this
-    /// version or is not well formed (the body is then compiled again).
+    /// Reads [`LinkTemplate::to_stored`]'s form back (this version's, or a `v1` one without a
+    /// word count); `None` when it is not well formed.
     pub fn from_stored(stored: &str) -> Option<Self> {
         let (header, text) = stored.split_once('\n')?;
-        let mut words = header.split(' ');
-        if words.next()? != STORED_VERSION {
-            return None;
-        }
-        let slugs: Vec<String> = words
+        let mut fields = header.split(' ');
+        let words = match fields.next()? {
+            STORED_VERSION => match fields.next()? {
+                "-" => None,
+                count => Some(count.parse().ok()?),
+            },
+            STORED_VERSION_WITHOUT_WORDS => None,
+            _ => return None,
+        };
+        let slugs: Vec<String> = fields
             .map(|slug| crate::domain::Slug::is_valid(slug).then(|| slug.to_owned()))
             .collect::<Option<_>>()?;
         let template = Self {
             slugs,
             text: text.to_owned(),
+            words,
         };
         template.check_structure()?;
         Some(template)
@@ -309,23 +471,35 @@ impl LinkTemplate {
     /// The template filled with every target resolving, and with none, equals the resolver's
     /// output for `body`.
     fn fills_like_resolver(&self, body: &str) -> bool {
-        let titles: HashMap<String, String> = self
-            .slugs
-            .iter()
-            .enumerate()
-            .map(|(i, slug)| {
-                (
-                    slug.clone(),
-                    format!("T{i} & <b>\"it's\"</b> [INTERNAL:x] é"),
-                )
-            })
-            .collect();
-        let all = LinkContext::new(Some("https://example.com/a&b\"<c>'/"), titles);
-        let none = LinkContext::new(None, HashMap::new());
+        let (all, none) = check_contexts(&self.slugs, true);
         [all, none]
             .iter()
             .all(|ctx| self.fill(ctx) == resolve(body, ctx))
     }
+}
+
+/// A hole [`LinkTemplate::render`] asks to be written.
+struct Hole {
+    /// The slug's index in the template's list.
+    index: usize,
+    /// `None` for a title; how to escape a URL otherwise.
+    escape: Option<Escape>,
+}
+
+/// The two contexts every template is checked in when it is made: every slug resolving, with
+/// titles and a site URL full of characters that need escaping (and, `with_opener`, a
+/// placeholder opener for the safety pass to remove); and none resolving.
+fn check_contexts(slugs: &[String], with_opener: bool) -> (LinkContext, LinkContext) {
+    let opener = if with_opener { "[INTERNAL:x]" } else { "x" };
+    let titles: HashMap<String, String> = slugs
+        .iter()
+        .enumerate()
+        .map(|(i, slug)| (slug.clone(), format!("T{i} & <b>\"it's\"</b> {opener} é")))
+        .collect();
+    (
+        LinkContext::new(Some("https://example.com/a&b\"<c>'/"), titles),
+        LinkContext::new(None, HashMap::new()),
+    )
 }
 
 /// The kind of the marker whose first byte is at `at`, if a marker starts there.
@@ -511,15 +685,81 @@ mod tests {
         let template = template("<p>[INTERNAL:hello-world] [INTERNAL:second-post]</p>");
         let stored = template.to_stored();
         assert_eq!(LinkTemplate::from_stored(&stored), Some(template.clone()));
+        assert!(
+            stored.starts_with("v2 0 hello-world second-post\n"),
+            "{stored}"
+        );
         assert_eq!(
-            LinkTemplate::from_stored(&stored.replacen("v1", "v0", 1)),
+            LinkTemplate::from_stored(&stored.replacen("v2", "v0", 1)),
             None
         );
+        assert_eq!(
+            LinkTemplate::from_stored(&stored.replacen("v2 0", "v2 x", 1)),
+            None
+        );
+        // A template stored before word counts were: read, its fills counted in full.
+        let old = LinkTemplate::from_stored(&stored.replacen("v2 0", "v1", 1)).expect("v1");
+        assert_eq!(old.slugs(), template.slugs());
+        assert!(!old.has_split_word_count());
+        assert_eq!(old.fill_counted(&site()), template.fill_counted(&site()));
         // A slug index beyond the list, an unclosed group.
         let fewer = stored.replacen(" second-post", "", 1);
         assert_eq!(LinkTemplate::from_stored(&fewer), None);
         let unclosed = stored.replacen('\u{e003}', "", 1);
         assert_eq!(LinkTemplate::from_stored(&unclosed), None);
+    }
+
+    /// The word count of a filled body: added up from the template's own words and the
+    /// titles' where that is exact, counted in full where it is not, equal either way.
+    fn assert_counts(body: &str, split: bool) {
+        let template = template(body);
+        assert_eq!(template.has_split_word_count(), split, "{body}");
+        let titled = LinkContext::new(
+            None,
+            HashMap::from([
+                ("hello-world".to_owned(), "lt; two words".to_owned()),
+                ("second-post".to_owned(), "  ".to_owned()),
+            ]),
+        );
+        for ctx in [site(), titled, LinkContext::new(None, HashMap::new())] {
+            let resolved = resolve(body, &ctx);
+            assert_eq!(
+                template.fill_counted(&ctx),
+                (resolved.to_string(), word_count(&resolved)),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn titles_set_apart_from_words_add_their_own_words() {
+        for body in [
+            "<p>See [INTERNAL:hello-world] and [INTERNAL:second-post].</p>",
+            "<p>(<a href=\"[INTERNAL:hello-world]\">the post</a>) [INTERNAL:draft]</p>",
+            "<ul><li>[INTERNAL:hello-world]<li>[INTERNAL:second-post]</ul>",
+            "<img alt=\"x [INTERNAL:hello-world] y\" src=a> words",
+            "<script>go('[INTERNAL:hello-world]')</script> text",
+        ] {
+            assert_counts(body, true);
+        }
+    }
+
+    #[test]
+    fn titles_that_could_join_a_word_or_a_reference_are_counted_in_full() {
+        for body in [
+            // A title joining the word before or after it, or another title.
+            "<p>x[INTERNAL:hello-world] y</p>",
+            "<p>See [INTERNAL:hello-world]'s page</p>",
+            "<p>[INTERNAL:hello-world]-[INTERNAL:second-post]</p>",
+            // A title finishing a character reference (`&` + `lt;`).
+            "<p><a href=\"[INTERNAL:hello-world]\">&[INTERNAL:hello-world]</a></p>",
+            "<p><a href=\"[INTERNAL:second-post]\">&#[INTERNAL:second-post]</a></p>",
+            // A URL in counted text; a title in text that is not counted.
+            "<textarea>[INTERNAL:hello-world]</textarea>",
+            "<template>[INTERNAL:hello-world]</template> x",
+        ] {
+            assert_counts(body, false);
+        }
     }
 
     #[test]

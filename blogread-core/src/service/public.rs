@@ -247,9 +247,15 @@ impl Service {
         let ctx = self
             .link_context(project, std::slice::from_ref(&blog))
             .await?;
-        resolve_body(&mut blog, &ctx);
-        let content = blog.content.take().unwrap_or_default();
-        let words = word_count(&content);
+        let (content, words) = match blog.template.take() {
+            Some(template) => template.fill_counted(&ctx),
+            None => {
+                resolve_body(&mut blog, &ctx);
+                let content = blog.content.take().unwrap_or_default();
+                let words = word_count(&content);
+                (content, words)
+            }
+        };
         Ok(BlogDetail {
             id: blog.id,
             title: blog.title,
