@@ -203,7 +203,7 @@ impl EtagCache {
 }
 
 /// How many fresh temporary names [`write_atomically`] tries before it gives up.
-const TEMP_ATTEMPTS: usize = 8;
+pub(crate) const TEMP_ATTEMPTS: usize = 8;
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
 /// a reader never sees half a file.

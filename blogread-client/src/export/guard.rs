@@ -1,12 +1,18 @@
 //! Files below the output folder are written, read and removed only through real files
 //! and folders:
 //! never through a symbolic link, which could point outside the site (a repository can commit
-//! one). The output folder itself may be a link (users point `--out` at a folder elsewhere);
-//! every existing part of a path below it is checked with `symlink_metadata`, which does not
-//! follow links, right before the path is used.
+//! one). The output folder itself may be a link (users point `--out` at a folder elsewhere).
 //!
-//! The checks cannot stop a process that swaps a folder for a link between the check and the
-//! use; they are about what is already in the site when the export starts.
+//! Two layers. [`check`] looks at every existing part of a path below the output folder with
+//! `symlink_metadata`, which does not follow links, so that a link already in the site is
+//! refused with an error that names it, before anything is written. Then, on Unix, every
+//! read, write and removal goes through file descriptors: the folder is opened part by part
+//! from the output folder with `O_NOFOLLOW`, and the file is created, replaced
+//! (`renameat`), read (`O_NOFOLLOW`) or removed (`unlinkat`) relative to that folder. A
+//! process that swaps a folder for a link between the check and the use makes the open fail
+//! (`ELOOP` or `ENOTDIR`, reported as the same refusal) instead of sending the write
+//! elsewhere. On other systems the check is made right before each use (paths, not
+//! descriptors).
 
 use std::io;
 use std::path::Path;
@@ -20,13 +26,7 @@ pub(super) fn check(out: &Path, rel: &str) -> Result<(), ExportError> {
     for part in rel.split('/') {
         path.push(part);
         match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(ExportError::Symlink {
-                    link: path,
-                    file: out.join(rel),
-                    out: out.to_owned(),
-                });
-            }
+            Ok(meta) if meta.file_type().is_symlink() => return Err(symlink_at(out, rel, path)),
             Ok(_) => {}
             // Nothing below a missing part exists either.
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -36,57 +36,309 @@ pub(super) fn check(out: &Path, rel: &str) -> Result<(), ExportError> {
     Ok(())
 }
 
-/// Whether `out/<rel>` exists (as anything but a link, which is an error), without following
-/// a link.
-pub(super) fn exists(out: &Path, rel: &str) -> Result<bool, ExportError> {
-    check(out, rel)?;
-    let path = out.join(rel);
-    match std::fs::symlink_metadata(&path) {
-        Ok(_) => Ok(true),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(io_err(&path)(e)),
+/// The refusal of `out/<rel>` because of the link at `link`.
+fn symlink_at(out: &Path, rel: &str, link: std::path::PathBuf) -> ExportError {
+    ExportError::Symlink {
+        link,
+        file: out.join(rel),
+        out: out.to_owned(),
     }
 }
 
-/// Whether `out/<rel>` holds exactly `bytes`.
-pub(super) fn holds(out: &Path, rel: &str, bytes: &[u8]) -> Result<bool, ExportError> {
-    check(out, rel)?;
-    Ok(std::fs::read(out.join(rel)).is_ok_and(|existing| existing == bytes))
-}
+pub(super) use imp::{exists, holds, remove, write};
 
-/// Writes `out/<rel>` atomically, making its folder if missing.
-pub(super) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
-    check(out, rel)?;
-    if let Some((folder, _)) = rel.rsplit_once('/') {
-        let dir = out.join(folder);
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(io_err(&dir)(e)),
+#[cfg(unix)]
+mod imp {
+    use std::io::{Read, Write};
+    use std::os::fd::OwnedFd;
+    use std::path::{Path, PathBuf};
+
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, openat, statat};
+    use rustix::io::Errno;
+
+    use super::{ExportError, check, io_err, symlink_at};
+
+    /// `out/<rel>` split into its folder parts and its file name.
+    fn split(rel: &str) -> (Vec<&str>, &str) {
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        let name = parts.pop().unwrap_or_default();
+        (parts, name)
+    }
+
+    /// The path of `out/<parts[..n]>`, for messages.
+    fn path_of(out: &Path, parts: &[&str]) -> PathBuf {
+        parts
+            .iter()
+            .fold(out.to_path_buf(), |path, part| path.join(part))
+    }
+
+    /// The folder of `out/<rel>` opened part by part without following a link below `out`
+    /// (made when missing and `create`); `None` when a part is missing and not `create`.
+    fn open_folder(out: &Path, rel: &str, create: bool) -> Result<Option<OwnedFd>, ExportError> {
+        open_parts(out, rel, &split(rel).0, create)
+    }
+
+    /// The folder `out/<parts>` opened as [`open_folder`] opens one (`rel`, for messages, is
+    /// the file the caller is after).
+    fn open_parts(
+        out: &Path,
+        rel: &str,
+        parts: &[&str],
+        create: bool,
+    ) -> Result<Option<OwnedFd>, ExportError> {
+        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        // The output folder itself may be a link: followed.
+        let mut dir = openat(rustix::fs::CWD, out, dir_flags, Mode::empty())
+            .map_err(|e| io_err(out)(e.into()))?;
+        for (at, part) in parts.iter().enumerate() {
+            let path = || path_of(out, &parts[..=at]);
+            if create {
+                match rustix::fs::mkdirat(&dir, *part, Mode::from(0o777)) {
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(e) => return Err(io_err(&path())(e.into())),
+                }
+            }
+            dir = match openat(&dir, *part, dir_flags | OFlags::NOFOLLOW, Mode::empty()) {
+                Ok(next) => next,
+                Err(Errno::NOENT) if !create => return Ok(None),
+                // A link, with `O_DIRECTORY | O_NOFOLLOW`, is ELOOP or ENOTDIR (Linux):
+                // told apart from a file by a look that does not follow it.
+                Err(Errno::LOOP | Errno::NOTDIR)
+                    if statat(&dir, *part, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|stat| {
+                        FileType::from_raw_mode(stat.st_mode) == FileType::Symlink
+                    }) =>
+                {
+                    return Err(symlink_at(out, rel, path()));
+                }
+                Err(e) => return Err(io_err(&path())(e.into())),
+            };
         }
-        // Made just now, or by someone else meanwhile: still no link.
-        check(out, rel)?;
+        Ok(Some(dir))
     }
-    let path = out.join(rel);
-    crate::cache::write_atomically(&path, bytes).map_err(io_err(&path))
+
+    /// Whether the file `name` in `dir` exists, refusing a link.
+    fn file_exists(dir: &OwnedFd, out: &Path, rel: &str) -> Result<bool, ExportError> {
+        let (_, name) = split(rel);
+        match statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Symlink => {
+                Err(symlink_at(out, rel, out.join(rel)))
+            }
+            Ok(_) => Ok(true),
+            Err(Errno::NOENT) => Ok(false),
+            Err(e) => Err(io_err(&out.join(rel))(e.into())),
+        }
+    }
+
+    /// Whether `out/<rel>` exists (as anything but a link, which is an error), without
+    /// following a link.
+    pub(in crate::export) fn exists(out: &Path, rel: &str) -> Result<bool, ExportError> {
+        check(out, rel)?;
+        match open_folder(out, rel, false)? {
+            Some(dir) => file_exists(&dir, out, rel),
+            None => Ok(false),
+        }
+    }
+
+    /// Whether `out/<rel>` holds exactly `bytes`.
+    pub(in crate::export) fn holds(
+        out: &Path,
+        rel: &str,
+        bytes: &[u8],
+    ) -> Result<bool, ExportError> {
+        check(out, rel)?;
+        let Some(dir) = open_folder(out, rel, false)? else {
+            return Ok(false);
+        };
+        let (_, name) = split(rel);
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let file = match openat(&dir, name, flags, Mode::empty()) {
+            Ok(file) => file,
+            Err(Errno::LOOP) => return Err(symlink_at(out, rel, out.join(rel))),
+            Err(_) => return Ok(false),
+        };
+        let mut existing = Vec::with_capacity(bytes.len());
+        let read = std::fs::File::from(file).read_to_end(&mut existing);
+        Ok(read.is_ok() && existing == bytes)
+    }
+
+    /// Writes `out/<rel>` atomically (a new temporary file beside it, renamed over it),
+    /// making its folder if missing.
+    pub(in crate::export) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
+        check(out, rel)?;
+        write_through_descriptors(out, rel, bytes)
+    }
+
+    /// [`write`] after the check: what a link planted after it meets.
+    fn write_through_descriptors(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
+        let path = out.join(rel);
+        let dir = open_folder(out, rel, true)?.expect("made when missing");
+        // A link at the file's own name is refused (the rename would replace, not follow it).
+        file_exists(&dir, out, rel)?;
+        let (_, name) = split(rel);
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        for _ in 0..crate::cache::TEMP_ATTEMPTS {
+            let tmp = format!(".{name}.{:016x}.tmp", rand::random::<u64>());
+            let file = match openat(&dir, tmp.as_str(), flags, Mode::from(0o666)) {
+                Ok(file) => file,
+                // Whatever holds that name (a file, a link) is neither followed nor replaced.
+                Err(Errno::EXIST) => continue,
+                Err(e) => return Err(io_err(&path)(e.into())),
+            };
+            // The file is ours from here: removed if anything fails.
+            let written = std::fs::File::from(file).write_all(bytes);
+            let result = written.and_then(|()| {
+                rustix::fs::renameat(&dir, tmp.as_str(), &dir, name).map_err(Into::into)
+            });
+            if result.is_err() {
+                let _ = rustix::fs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
+            }
+            return result.map_err(io_err(&path));
+        }
+        Err(io_err(&path)(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            format!(
+                "every temporary name tried beside it was taken; remove leftover `.{name}.*.tmp` files"
+            ),
+        )))
+    }
+
+    /// Removes the file `out/<rel>`, and its folder if that leaves it empty
+    /// (`<slug>/index.html`). `false` when there was no file.
+    pub(in crate::export) fn remove(out: &Path, rel: &str) -> Result<bool, ExportError> {
+        check(out, rel)?;
+        remove_through_descriptors(out, rel)
+    }
+
+    /// [`remove`] after the check: what a link planted after it meets.
+    fn remove_through_descriptors(out: &Path, rel: &str) -> Result<bool, ExportError> {
+        let Some(dir) = open_folder(out, rel, false)? else {
+            return Ok(false);
+        };
+        // A link is refused, not removed.
+        let removed = file_exists(&dir, out, rel)?
+            && match rustix::fs::unlinkat(&dir, split(rel).1, AtFlags::empty()) {
+                Ok(()) => true,
+                Err(Errno::NOENT) => false,
+                Err(e) => return Err(io_err(&out.join(rel))(e.into())),
+            };
+        let (parts, _) = split(rel);
+        if let Some((folder, above)) = parts.split_last()
+            && let Some(parent) = open_parts(out, rel, above, false)?
+        {
+            // Fails, as it should, when the folder holds anything else.
+            let _ = rustix::fs::unlinkat(&parent, *folder, AtFlags::REMOVEDIR);
+        }
+        Ok(removed)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use std::os::unix::fs::symlink;
+
+        /// A folder or file swapped for a link after [`check`] looked (a race the check
+        /// alone cannot see): the descriptor walk refuses it and nothing outside changes.
+        #[test]
+        fn a_link_planted_after_the_check_is_not_followed() {
+            let site = tempfile::tempdir().unwrap();
+            let outside = tempfile::tempdir().unwrap();
+            std::fs::write(outside.path().join("index.html"), "outside").unwrap();
+            let out = site.path();
+            let folder = out.join("post");
+            symlink(outside.path(), &folder).unwrap();
+            for result in [
+                write_through_descriptors(out, "post/index.html", b"new").map(|()| true),
+                remove_through_descriptors(out, "post/index.html"),
+            ] {
+                match result {
+                    Err(ExportError::Symlink { link, .. }) => assert_eq!(link, folder),
+                    other => panic!("not refused: {other:?}"),
+                }
+            }
+            let file = out.join("page.html");
+            symlink(outside.path().join("index.html"), &file).unwrap();
+            assert!(matches!(
+                write_through_descriptors(out, "page.html", b"new"),
+                Err(ExportError::Symlink { .. })
+            ));
+            assert!(matches!(
+                remove_through_descriptors(out, "page.html"),
+                Err(ExportError::Symlink { .. })
+            ));
+            assert_eq!(
+                std::fs::read_to_string(outside.path().join("index.html")).unwrap(),
+                "outside"
+            );
+            assert!(folder.symlink_metadata().unwrap().is_symlink(), "link kept");
+            assert!(file.symlink_metadata().unwrap().is_symlink(), "link kept");
+        }
+    }
 }
 
-/// Removes the file `out/<rel>`, and its folder if that leaves it empty (`<slug>/index.html`).
-/// `false` when there was no file.
-pub(super) fn remove(out: &Path, rel: &str) -> Result<bool, ExportError> {
-    check(out, rel)?;
-    let path = out.join(rel);
-    let removed = match std::fs::remove_file(&path) {
-        Ok(()) => true,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
-        Err(e) => return Err(io_err(&path)(e)),
-    };
-    if let Some((folder, _)) = rel.rsplit_once('/') {
-        check(out, folder)?;
-        // Fails, as it should, when the folder holds anything else.
-        let _ = std::fs::remove_dir(out.join(folder));
+#[cfg(not(unix))]
+mod imp {
+    use std::io;
+    use std::path::Path;
+
+    use super::{ExportError, check, io_err};
+
+    /// Whether `out/<rel>` exists (as anything but a link, which is an error), without
+    /// following a link.
+    pub(in crate::export) fn exists(out: &Path, rel: &str) -> Result<bool, ExportError> {
+        check(out, rel)?;
+        let path = out.join(rel);
+        match std::fs::symlink_metadata(&path) {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(io_err(&path)(e)),
+        }
     }
-    Ok(removed)
+
+    /// Whether `out/<rel>` holds exactly `bytes`.
+    pub(in crate::export) fn holds(
+        out: &Path,
+        rel: &str,
+        bytes: &[u8],
+    ) -> Result<bool, ExportError> {
+        check(out, rel)?;
+        Ok(std::fs::read(out.join(rel)).is_ok_and(|existing| existing == bytes))
+    }
+
+    /// Writes `out/<rel>` atomically, making its folder if missing.
+    pub(in crate::export) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
+        check(out, rel)?;
+        if let Some((folder, _)) = rel.rsplit_once('/') {
+            let dir = out.join(folder);
+            match std::fs::create_dir(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(io_err(&dir)(e)),
+            }
+            // Made just now, or by someone else meanwhile: still no link.
+            check(out, rel)?;
+        }
+        let path = out.join(rel);
+        crate::cache::write_atomically(&path, bytes).map_err(io_err(&path))
+    }
+
+    /// Removes the file `out/<rel>`, and its folder if that leaves it empty
+    /// (`<slug>/index.html`). `false` when there was no file.
+    pub(in crate::export) fn remove(out: &Path, rel: &str) -> Result<bool, ExportError> {
+        check(out, rel)?;
+        let path = out.join(rel);
+        let removed = match std::fs::remove_file(&path) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        if let Some((folder, _)) = rel.rsplit_once('/') {
+            check(out, folder)?;
+            // Fails, as it should, when the folder holds anything else.
+            let _ = std::fs::remove_dir(out.join(folder));
+        }
+        Ok(removed)
+    }
 }
 
 #[cfg(all(test, unix))]
