@@ -198,7 +198,7 @@ impl LinkTemplate {
 
     /// [`LinkTemplate::fill`] and the filled body's word count
     /// ([`crate::word_count::word_count`] of it). When the template was compiled with its
-    /// words split (see [`LinkTemplate::split_word_count`]), the count is the body's own words
+    /// words split (see `docs/operations.md#link-templates`), the count is the body's own words
     /// plus the words of the titles the fill writes, and the filled body is not read again.
     pub fn fill_counted(&self, ctx: &LinkContext) -> (String, u64) {
         let (body, words) = self.fill_counted_if(ctx, true);
