@@ -115,3 +115,55 @@ async fn key_check_on_a_closed_store_is_an_error_not_a_hang() {
         "the cause says what failed, and why: {cause:?}"
     );
 }
+
+/// Templates stored by a version before word counts were kept (`v1`) get their count at the
+/// next start, once (the SQLite twin: `sqlite_store.rs`).
+#[tokio::test]
+async fn templates_stored_without_word_counts_get_them_at_start_up() {
+    use std::sync::Arc;
+
+    use blogread_core::testing::Fixture;
+
+    let Some((url, _guard)) = fresh_database().await else {
+        return;
+    };
+    let store = Arc::new(PostgresStore::connect(&url).await.unwrap());
+    let f = Fixture::new(store.clone(), None).await;
+    f.published("target", "Target Post", "<p>t</p>").await;
+    f.published("linker", "Linker", "<p>One [INTERNAL:target] two.</p>")
+        .await;
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let stored = || {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, String>(
+                "SELECT template FROM blog_templates WHERE template <> ''",
+            )
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    let current = stored().await;
+    assert!(current.starts_with("v2 2 target\n"), "{current}");
+    sqlx::query("UPDATE blog_templates SET template = $1 WHERE template <> ''")
+        .bind(current.replacen("v2 2", "v1", 1))
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE blogread_meta SET templates_version = 1")
+        .execute(&pool)
+        .await
+        .unwrap();
+    store.close().await;
+
+    let reopened = Arc::new(PostgresStore::connect(&url).await.unwrap());
+    assert_eq!(stored().await, current, "upgraded at start-up");
+    let version: i32 = sqlx::query_scalar("SELECT templates_version FROM blogread_meta")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(version, 2);
+    reopened.close().await;
+    pool.close().await;
+}

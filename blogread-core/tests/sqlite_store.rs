@@ -247,3 +247,74 @@ async fn bodies_without_a_template_are_compiled_at_start_up_and_answer_the_same(
     pool.close().await;
     assert!(compiled.contains("<a href=\"https://www.example.com/blog/target/\">Target</a>"));
 }
+
+/// Templates stored by a version before word counts were kept (`v1`) get their count at the
+/// next start, once: the database is then marked, and reads answer the same throughout.
+#[tokio::test]
+async fn templates_stored_without_word_counts_get_them_at_start_up() {
+    use blogread_core::testing::Fixture;
+
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("counts.db").display());
+    let store = Arc::new(SqliteStore::connect(&url).await.unwrap());
+    let f = Fixture::new(store.clone(), None).await;
+    f.published("target", "Target Post", "<p>t</p>").await;
+    f.published("linker", "Linker", "<p>One [INTERNAL:target] two.</p>")
+        .await;
+    let read = |f: &Fixture| {
+        let (service, key) = (f.service.clone(), f.key());
+        async move {
+            let blog = service
+                .get_blog(&key, "linker", None)
+                .await
+                .unwrap()
+                .into_value()
+                .unwrap();
+            (blog.content, blog.word_count)
+        }
+    };
+    let answer = read(&f).await;
+    assert_eq!(answer.1, 4, "one, two and the two words of the title");
+
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let stored = || {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, String>(
+                "SELECT template FROM blog_templates WHERE template <> ''",
+            )
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    let current = stored().await;
+    assert!(current.starts_with("v2 2 target\n"), "{current}");
+    // As the previous version stored it, in a database marked as maybe holding such.
+    let old = current.replacen("v2 2", "v1", 1);
+    sqlx::query("UPDATE blog_templates SET template = $1 WHERE template <> ''")
+        .bind(&old)
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE blogread_meta SET templates_version = 1")
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        read(&f).await,
+        answer,
+        "a v1 template is read, counted in full"
+    );
+    store.close().await;
+
+    let reopened = SqliteStore::connect(&url).await.unwrap();
+    assert_eq!(stored().await, current, "upgraded at start-up");
+    let version: i64 = sqlx::query_scalar("SELECT templates_version FROM blogread_meta")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(version, 2, "marked, so the next start reads no template");
+    reopened.close().await;
+    pool.close().await;
+}

@@ -171,10 +171,7 @@ pub fn compile(body: &str) -> Compiled {
     if template.check_structure().is_none() || !template.fills_like_resolver(body) {
         return Compiled::Refused;
     }
-    template.words = template.split_word_count();
-    if template.words.is_some() && !template.counts_like_the_filled_body() {
-        template.words = None;
-    }
+    template.count_words();
     Compiled::Template(template)
 }
 
@@ -303,6 +300,28 @@ impl LinkTemplate {
             out.push_str(&text[copied..]);
         }
         out
+    }
+
+    /// Keeps the word count of the body outside its title holes when a fill's count may be
+    /// added up from it (see [`LinkTemplate::fill_counted`]).
+    fn count_words(&mut self) {
+        self.words = self.split_word_count();
+        if self.words.is_some() && !self.counts_like_the_filled_body() {
+            self.words = None;
+        }
+    }
+
+    /// A template stored without a word count (`v1`, by a version before counts were kept)
+    /// in this version's stored form, its count worked out from the template alone; `None`
+    /// for any other stored text (already this version's, `''`, or damaged).
+    pub(crate) fn upgraded_stored(stored: &str) -> Option<String> {
+        let header = stored.split_once('\n')?.0;
+        if header.split(' ').next()? != STORED_VERSION_WITHOUT_WORDS {
+            return None;
+        }
+        let mut template = Self::from_stored(stored)?;
+        template.count_words();
+        Some(template.to_stored())
     }
 
     /// The words of the body outside its title holes, when they may be added to the words
@@ -760,6 +779,22 @@ mod tests {
         ] {
             assert_counts(body, false);
         }
+    }
+
+    #[test]
+    fn a_template_stored_without_a_word_count_is_upgraded_to_one_with_it() {
+        let template = template("<p>One [INTERNAL:hello-world] two.</p>");
+        let stored = template.to_stored();
+        assert!(stored.starts_with("v2 2 hello-world\n"), "{stored}");
+        let old = stored.replacen("v2 2", "v1", 1);
+        assert_eq!(LinkTemplate::upgraded_stored(&old), Some(stored.clone()));
+        assert_eq!(
+            LinkTemplate::upgraded_stored(&stored),
+            None,
+            "already upgraded"
+        );
+        assert_eq!(LinkTemplate::upgraded_stored(""), None);
+        assert_eq!(LinkTemplate::upgraded_stored("v1 Not A Slug\nx"), None);
     }
 
     #[test]

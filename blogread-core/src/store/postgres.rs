@@ -95,6 +95,7 @@ impl PostgresStore {
         let store = Self {
             sql: SqlStore::new(pool.clone(), pool, dialect),
         };
+        store.sql.upgrade_stored_templates().await;
         store.sql.compile_pending_templates().await;
         Ok(store)
     }

@@ -83,6 +83,7 @@ impl SqliteStore {
                 sql: SqlStore::new(pool.clone(), pool, SqliteDialect { quick: None }),
                 path: None,
             };
+            store.sql.upgrade_stored_templates().await;
             store.sql.compile_pending_templates().await;
             return Ok(store);
         }
@@ -120,6 +121,7 @@ impl SqliteStore {
             ),
             path: Some(path),
         };
+        store.sql.upgrade_stored_templates().await;
         store.sql.compile_pending_templates().await;
         Ok(store)
     }

@@ -245,6 +245,16 @@ pub(crate) const PENDING_TEMPLATES: &str = "SELECT b.id, b.pub_content FROM blog
 pub(crate) const ADD_TEMPLATE: &str = "INSERT INTO blog_templates (blog_id, template) \
      SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM blogs WHERE id = $1) \
      ON CONFLICT (blog_id) DO NOTHING";
+/// The stored form version every template of the database has (see migration 0008).
+pub(crate) const TEMPLATES_VERSION: &str = "SELECT templates_version FROM blogread_meta";
+/// Records that every template is of stored form `$1`.
+pub(crate) const SET_TEMPLATES_VERSION: &str = "UPDATE blogread_meta SET templates_version = $1";
+/// At most `$2` stored templates of blogs whose id sorts after `$1`, in id order.
+pub(crate) const STORED_TEMPLATES_AFTER: &str = "SELECT blog_id, template FROM blog_templates \
+     WHERE blog_id > $1 ORDER BY blog_id LIMIT $2";
+/// Replaces blog `$1`'s stored template `$2` (only if it is still that) with `$3`.
+pub(crate) const REPLACE_TEMPLATE: &str =
+    "UPDATE blog_templates SET template = $3 WHERE blog_id = $1 AND template = $2";
 /// Deletes blog `$1`; its slugs and category rows go with it (ON DELETE CASCADE).
 pub(crate) const DELETE_BLOG: &str = "DELETE FROM blogs WHERE id = $1";
 /// Frees slug `$2` of project `$1` held by blog `$3`.

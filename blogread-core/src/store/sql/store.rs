@@ -31,6 +31,7 @@ use crate::domain::{
 };
 use crate::error::{Error, NotFound, Result};
 use crate::lifecycle::{deletion_event, firing_slug};
+use crate::links::LinkTemplate;
 use crate::store::connection::{ClosingPool, WriteTx};
 use crate::store::rules::{Conflict, SlugHistory, VisibleChange};
 use crate::store::{
@@ -179,6 +180,79 @@ where
             }
         }
         compiled
+    }
+
+    /// Gives the templates stored without a word count (by a version before counts were
+    /// kept) their count, once per database: a pass over every stored template (in id order,
+    /// a batch at a time), then the database is marked as holding none
+    /// (`blogread_meta.templates_version`). Reads are exact meanwhile (such a template's
+    /// fills are counted in full), so a failure is logged, not fatal, and the next start
+    /// tries again. Returns how many were upgraded.
+    pub(crate) async fn upgrade_stored_templates(&self) -> u64 {
+        const BATCH: i64 = 256;
+        const CURRENT: i32 = 2;
+        let pass = async {
+            let version: i32 = sqlx::query_scalar(queries::TEMPLATES_VERSION)
+                .fetch_one(&self.read)
+                .await
+                .map_err(storage)?;
+            if version >= CURRENT {
+                return Ok(0);
+            }
+            let mut upgraded = 0u64;
+            let mut after = DbId(uuid::Uuid::nil());
+            loop {
+                let rows: Vec<(DbId, String)> = sqlx::query_as(queries::STORED_TEMPLATES_AFTER)
+                    .bind(after)
+                    .bind(BATCH)
+                    .fetch_all(&self.read)
+                    .await
+                    .map_err(storage)?;
+                let Some(&(last, _)) = rows.last() else {
+                    break;
+                };
+                after = last;
+                let changes: Vec<(DbId, String, String)> = rows
+                    .into_iter()
+                    .filter_map(|(id, stored)| {
+                        LinkTemplate::upgraded_stored(&stored).map(|new| (id, stored, new))
+                    })
+                    .collect();
+                if changes.is_empty() {
+                    continue;
+                }
+                let mut tx = self.begin_write().await?;
+                let result = async {
+                    for (id, old, new) in &changes {
+                        // A write since the read has stored its own (current) form.
+                        sqlx::query(queries::REPLACE_TEMPLATE)
+                            .bind(*id)
+                            .bind(old.as_str())
+                            .bind(new.as_str())
+                            .execute(&mut *tx)
+                            .await
+                            .map_err(storage)?;
+                    }
+                    Ok(changes.len() as u64)
+                }
+                .await;
+                upgraded += tx.finish(result).await?;
+                tracing::info!(upgraded, "adding word counts to stored link templates");
+            }
+            sqlx::query(queries::SET_TEMPLATES_VERSION)
+                .bind(CURRENT)
+                .execute(&self.write)
+                .await
+                .map_err(storage)?;
+            Ok::<_, Error>(upgraded)
+        };
+        match pass.await {
+            Ok(upgraded) => upgraded,
+            Err(error) => {
+                tracing::warn!(%error, "could not add word counts to stored link templates; those posts' words are counted in full on each read");
+                0
+            }
+        }
     }
 
     /// A page read with `OFFSET`, as the database steps over it.

@@ -1,0 +1,7 @@
+-- Link templates keep the body's own word count (stored form v2). Keep in step with
+-- ../postgres/0008_template_word_counts.sql.
+--
+-- The templates a database holds are all of the form this number names: 1 when some may be
+-- v1 (stored without a word count, by a version before counts were kept). The server gives
+-- those their count once, at start-up, and then sets 2.
+ALTER TABLE blogread_meta ADD COLUMN templates_version INTEGER NOT NULL DEFAULT 1;
