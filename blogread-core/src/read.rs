@@ -297,17 +297,78 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(
 
 /// The JSON body of a public response: the same bytes poem-openapi writes for the server's
 /// wire types (same field order, same escaping).
+///
+/// Written by sonic-rs, which gives serde_json's bytes (checked by a property test below)
+/// with SIMD string escaping: escaping the bodies was ~12% of a cold page with content.
 pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<Bytes> {
-    // serde_json fails only on maps with non-string keys or a failing `Serialize`; the public
-    // types hold strings, integers, timestamps (always formattable) and arrays of strings.
+    // Serialisation fails only on maps with non-string keys or a failing `Serialize`; the
+    // public types hold strings, integers, timestamps (always formattable) and arrays of
+    // strings.
     Ok(Bytes::from(
-        serde_json::to_vec(value).expect("public response types always serialise"),
+        sonic_rs::to_vec(value).expect("public response types always serialise"),
     ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The answers' JSON is byte for byte serde_json's, whatever the strings hold
+        /// (control characters, quotes, backslashes, any Unicode) and whatever the numbers.
+        #[test]
+        fn answers_serialise_exactly_as_serde_json_would(
+            strings in proptest::collection::vec("(\\PC|[\u{0}-\u{1f}\"\\/\u{7f}\u{2028}\u{2029}])*", 6),
+            numbers in proptest::array::uniform3(proptest::num::u64::ANY),
+            seconds in 0i64..4_102_444_800,
+            content in proptest::option::of(".*"),
+        ) {
+            use crate::domain::{BlogDetail, BlogId, BlogList, BlogListItem, Timestamp};
+            let at = Timestamp::from_unix_seconds(seconds).expect("in range");
+            let item = BlogListItem {
+                id: BlogId::generate(),
+                title: strings[0].clone(),
+                slug: strings[1].clone(),
+                excerpt: strings[2].clone(),
+                meta_title: strings[3].clone(),
+                meta_description: strings[4].clone(),
+                featured_image_url: Some(strings[5].clone()),
+                categories: strings.clone(),
+                tags: vec![],
+                published_at: at,
+                content: content.clone(),
+            };
+            let list = BlogList {
+                blogs: vec![item.clone(), BlogListItem { featured_image_url: None, ..item }],
+                total: numbers[0],
+                limit: numbers[1] as u32,
+                offset: numbers[2],
+            };
+            let detail = BlogDetail {
+                id: BlogId::generate(),
+                title: strings[0].clone(),
+                slug: strings[1].clone(),
+                excerpt: strings[2].clone(),
+                meta_title: strings[3].clone(),
+                meta_description: strings[4].clone(),
+                featured_image_url: None,
+                categories: vec![],
+                tags: strings.clone(),
+                published_at: at,
+                content: content.unwrap_or_default(),
+                updated_at: at,
+                word_count: numbers[0],
+            };
+            proptest::prop_assert_eq!(
+                to_json(&list).unwrap(),
+                Bytes::from(serde_json::to_vec(&list).unwrap())
+            );
+            proptest::prop_assert_eq!(
+                to_json(&detail).unwrap(),
+                Bytes::from(serde_json::to_vec(&detail).unwrap())
+            );
+        }
+    }
 
     #[test]
     fn the_etag_changes_with_the_database_epoch_alone() {

@@ -314,6 +314,10 @@ impl LinkTemplate {
     /// A template stored without a word count (`v1`, by a version before counts were kept)
     /// in this version's stored form, its count worked out from the template alone; `None`
     /// for any other stored text (already this version's, `''`, or damaged).
+    #[cfg_attr(
+        not(any(feature = "sqlite", feature = "postgres")),
+        allow(dead_code, reason = "used by the SQL stores only")
+    )]
     pub(crate) fn upgraded_stored(stored: &str) -> Option<String> {
         let header = stored.split_once('\n')?.0;
         if header.split(' ').next()? != STORED_VERSION_WITHOUT_WORDS {
