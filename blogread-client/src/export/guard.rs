@@ -45,7 +45,32 @@ fn symlink_at(out: &Path, rel: &str, link: std::path::PathBuf) -> ExportError {
     }
 }
 
-pub(super) use imp::{exists, holds, remove, write};
+/// Whether `out/<rel>` exists (as anything but a link, which is an error), without following
+/// a link.
+pub(super) fn exists(out: &Path, rel: &str) -> Result<bool, ExportError> {
+    check(out, rel)?;
+    imp::exists(out, rel)
+}
+
+/// Whether `out/<rel>` holds exactly `bytes`.
+pub(super) fn holds(out: &Path, rel: &str, bytes: &[u8]) -> Result<bool, ExportError> {
+    check(out, rel)?;
+    imp::holds(out, rel, bytes)
+}
+
+/// Writes `out/<rel>` atomically (a new temporary file beside it, renamed over it), making
+/// its folder if missing.
+pub(super) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
+    check(out, rel)?;
+    imp::write(out, rel, bytes)
+}
+
+/// Removes the file `out/<rel>`, and its folder if that leaves it empty
+/// (`<slug>/index.html`). `false` when there was no file.
+pub(super) fn remove(out: &Path, rel: &str) -> Result<bool, ExportError> {
+    check(out, rel)?;
+    imp::remove(out, rel)
+}
 
 #[cfg(unix)]
 mod imp {
@@ -56,7 +81,7 @@ mod imp {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags, openat, statat};
     use rustix::io::Errno;
 
-    use super::{ExportError, check, io_err, symlink_at};
+    use super::{ExportError, io_err, symlink_at};
 
     /// `out/<rel>` split into its folder parts and its file name.
     fn split(rel: &str) -> (Vec<&str>, &str) {
@@ -129,23 +154,16 @@ mod imp {
         }
     }
 
-    /// Whether `out/<rel>` exists (as anything but a link, which is an error), without
-    /// following a link.
-    pub(in crate::export) fn exists(out: &Path, rel: &str) -> Result<bool, ExportError> {
-        check(out, rel)?;
+    /// [`super::exists`] after the check, through descriptors.
+    pub(super) fn exists(out: &Path, rel: &str) -> Result<bool, ExportError> {
         match open_folder(out, rel, false)? {
             Some(dir) => file_exists(&dir, out, rel),
             None => Ok(false),
         }
     }
 
-    /// Whether `out/<rel>` holds exactly `bytes`.
-    pub(in crate::export) fn holds(
-        out: &Path,
-        rel: &str,
-        bytes: &[u8],
-    ) -> Result<bool, ExportError> {
-        check(out, rel)?;
+    /// [`super::holds`] after the check, through descriptors.
+    pub(super) fn holds(out: &Path, rel: &str, bytes: &[u8]) -> Result<bool, ExportError> {
         let Some(dir) = open_folder(out, rel, false)? else {
             return Ok(false);
         };
@@ -161,15 +179,9 @@ mod imp {
         Ok(read.is_ok() && existing == bytes)
     }
 
-    /// Writes `out/<rel>` atomically (a new temporary file beside it, renamed over it),
-    /// making its folder if missing.
-    pub(in crate::export) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
-        check(out, rel)?;
-        write_through_descriptors(out, rel, bytes)
-    }
-
-    /// [`write`] after the check: what a link planted after it meets.
-    fn write_through_descriptors(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
+    /// [`super::write`] after the check, through descriptors: a link planted after the
+    /// check fails the walk.
+    pub(super) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
         let path = out.join(rel);
         let dir = open_folder(out, rel, true)?.expect("made when missing");
         // A link at the file's own name is refused (the rename would replace, not follow it).
@@ -203,15 +215,8 @@ mod imp {
         )))
     }
 
-    /// Removes the file `out/<rel>`, and its folder if that leaves it empty
-    /// (`<slug>/index.html`). `false` when there was no file.
-    pub(in crate::export) fn remove(out: &Path, rel: &str) -> Result<bool, ExportError> {
-        check(out, rel)?;
-        remove_through_descriptors(out, rel)
-    }
-
-    /// [`remove`] after the check: what a link planted after it meets.
-    fn remove_through_descriptors(out: &Path, rel: &str) -> Result<bool, ExportError> {
+    /// [`super::remove`] after the check, through descriptors.
+    pub(super) fn remove(out: &Path, rel: &str) -> Result<bool, ExportError> {
         let Some(dir) = open_folder(out, rel, false)? else {
             return Ok(false);
         };
@@ -248,8 +253,8 @@ mod imp {
             let folder = out.join("post");
             symlink(outside.path(), &folder).unwrap();
             for result in [
-                write_through_descriptors(out, "post/index.html", b"new").map(|()| true),
-                remove_through_descriptors(out, "post/index.html"),
+                write(out, "post/index.html", b"new").map(|()| true),
+                remove(out, "post/index.html"),
             ] {
                 match result {
                     Err(ExportError::Symlink { link, .. }) => assert_eq!(link, folder),
@@ -259,11 +264,11 @@ mod imp {
             let file = out.join("page.html");
             symlink(outside.path().join("index.html"), &file).unwrap();
             assert!(matches!(
-                write_through_descriptors(out, "page.html", b"new"),
+                write(out, "page.html", b"new"),
                 Err(ExportError::Symlink { .. })
             ));
             assert!(matches!(
-                remove_through_descriptors(out, "page.html"),
+                remove(out, "page.html"),
                 Err(ExportError::Symlink { .. })
             ));
             assert_eq!(
@@ -283,10 +288,8 @@ mod imp {
 
     use super::{ExportError, check, io_err};
 
-    /// Whether `out/<rel>` exists (as anything but a link, which is an error), without
-    /// following a link.
-    pub(in crate::export) fn exists(out: &Path, rel: &str) -> Result<bool, ExportError> {
-        check(out, rel)?;
+    /// [`super::exists`] after the check.
+    pub(super) fn exists(out: &Path, rel: &str) -> Result<bool, ExportError> {
         let path = out.join(rel);
         match std::fs::symlink_metadata(&path) {
             Ok(_) => Ok(true),
@@ -295,19 +298,13 @@ mod imp {
         }
     }
 
-    /// Whether `out/<rel>` holds exactly `bytes`.
-    pub(in crate::export) fn holds(
-        out: &Path,
-        rel: &str,
-        bytes: &[u8],
-    ) -> Result<bool, ExportError> {
-        check(out, rel)?;
+    /// [`super::holds`] after the check.
+    pub(super) fn holds(out: &Path, rel: &str, bytes: &[u8]) -> Result<bool, ExportError> {
         Ok(std::fs::read(out.join(rel)).is_ok_and(|existing| existing == bytes))
     }
 
-    /// Writes `out/<rel>` atomically, making its folder if missing.
-    pub(in crate::export) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
-        check(out, rel)?;
+    /// [`super::write`] after the check.
+    pub(super) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
         if let Some((folder, _)) = rel.rsplit_once('/') {
             let dir = out.join(folder);
             match std::fs::create_dir(&dir) {
@@ -322,10 +319,8 @@ mod imp {
         crate::cache::write_atomically(&path, bytes).map_err(io_err(&path))
     }
 
-    /// Removes the file `out/<rel>`, and its folder if that leaves it empty
-    /// (`<slug>/index.html`). `false` when there was no file.
-    pub(in crate::export) fn remove(out: &Path, rel: &str) -> Result<bool, ExportError> {
-        check(out, rel)?;
+    /// [`super::remove`] after the check.
+    pub(super) fn remove(out: &Path, rel: &str) -> Result<bool, ExportError> {
         let path = out.join(rel);
         let removed = match std::fs::remove_file(&path) {
             Ok(()) => true,

@@ -357,6 +357,13 @@ fn rewrite_anchor(
     Ok(())
 }
 
+/// Whether the start tag's source bytes hold `[INTERNAL:` (true when they cannot be told).
+fn start_tag_may_hold_an_opener(el: &Element<'_, '_>, body: &str) -> bool {
+    body.as_bytes()
+        .get(el.source_location().bytes())
+        .is_none_or(|tag| OPENER_FINDER.find(tag).is_some())
+}
+
 /// Rule 3 for attribute values (an `href` that is not wholly a placeholder included).
 ///
 /// Linear in the size of the start tag, whatever its number of attributes: one pass decides
@@ -369,11 +376,7 @@ fn rewrite_attributes(el: &mut Element<'_, '_>, body: &str, ctx: &LinkContext) {
         return;
     }
     // Cheap check on the start tag's source bytes before materialising attribute values.
-    let in_source = body
-        .as_bytes()
-        .get(el.source_location().bytes())
-        .is_none_or(|tag| OPENER_FINDER.find(tag).is_some());
-    if !in_source {
+    if !start_tag_may_hold_an_opener(el, body) {
         return;
     }
     let attributes = el.attributes();
@@ -1464,11 +1467,7 @@ mod tests {
         if el.removed() {
             return;
         }
-        let in_source = body
-            .as_bytes()
-            .get(el.source_location().bytes())
-            .is_none_or(|tag| OPENER_FINDER.find(tag).is_some());
-        if !in_source {
+        if !start_tag_may_hold_an_opener(el, body) {
             return;
         }
         let mut seen: Vec<String> = Vec::new();

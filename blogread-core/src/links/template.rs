@@ -226,7 +226,7 @@ impl LinkTemplate {
                         let start = out.len();
                         push_text_escaped(out, title);
                         if split.is_some() {
-                            title_words += word_count(&out[start..]);
+                            title_words = title_words.saturating_add(word_count(&out[start..]));
                         }
                     }
                     Some(escape) => push_url_escaped(out, url, escape),
@@ -239,7 +239,7 @@ impl LinkTemplate {
         // opener (formed by a title and the text around it) changes them.
         let words = split
             .filter(|_| out.len() == before)
-            .map(|base| base + title_words);
+            .map(|base| base.saturating_add(title_words));
         (out, words)
     }
 

@@ -73,44 +73,27 @@ mod sqlite {
     }
 }
 
-impl QuickRow for (String, String) {
-    type Layout = ();
+/// `QuickRow` for tuples of plain columns, read by position (the statement's column order).
+macro_rules! positional_rows {
+    ($($row:ty => ($($at:tt),+);)+) => {$(
+        impl QuickRow for $row {
+            type Layout = ();
 
-    #[cfg(feature = "sqlite")]
-    fn layout(_: &rusqlite::Statement<'_>) -> rusqlite::Result<()> {
-        Ok(())
-    }
+            #[cfg(feature = "sqlite")]
+            fn layout(_: &rusqlite::Statement<'_>) -> rusqlite::Result<()> {
+                Ok(())
+            }
 
-    #[cfg(feature = "sqlite")]
-    fn from_rusqlite(row: &rusqlite::Row<'_>, (): &()) -> rusqlite::Result<Self> {
-        Ok((row.get(0)?, row.get(1)?))
-    }
+            #[cfg(feature = "sqlite")]
+            fn from_rusqlite(row: &rusqlite::Row<'_>, (): &()) -> rusqlite::Result<Self> {
+                Ok(($(row.get($at)?),+))
+            }
+        }
+    )+};
 }
 
-impl QuickRow for (String, String, String) {
-    type Layout = ();
-
-    #[cfg(feature = "sqlite")]
-    fn layout(_: &rusqlite::Statement<'_>) -> rusqlite::Result<()> {
-        Ok(())
-    }
-
-    #[cfg(feature = "sqlite")]
-    fn from_rusqlite(row: &rusqlite::Row<'_>, (): &()) -> rusqlite::Result<Self> {
-        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-    }
-}
-
-impl QuickRow for (String, i64, i64) {
-    type Layout = ();
-
-    #[cfg(feature = "sqlite")]
-    fn layout(_: &rusqlite::Statement<'_>) -> rusqlite::Result<()> {
-        Ok(())
-    }
-
-    #[cfg(feature = "sqlite")]
-    fn from_rusqlite(row: &rusqlite::Row<'_>, (): &()) -> rusqlite::Result<Self> {
-        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-    }
+positional_rows! {
+    (String, String) => (0, 1);
+    (String, String, String) => (0, 1, 2);
+    (String, i64, i64) => (0, 1, 2);
 }

@@ -136,7 +136,8 @@ where
     /// half-way. Reads are exact without them (such a body is resolved in full), so a failure
     /// here is logged, not fatal. Returns how many were compiled.
     pub(crate) async fn compile_pending_templates(&self) -> u64 {
-        const BATCH: i64 = 256;
+        // Bodies go up to 2 MiB: a batch holds at most 64 MiB of them (twice, old and new).
+        const BATCH: i64 = 32;
         let mut compiled = 0u64;
         loop {
             let batch = async {
@@ -189,7 +190,8 @@ where
     /// fills are counted in full), so a failure is logged, not fatal, and the next start
     /// tries again. Returns how many were upgraded.
     pub(crate) async fn upgrade_stored_templates(&self) -> u64 {
-        const BATCH: i64 = 256;
+        // Bodies go up to 2 MiB: a batch holds at most 64 MiB of them (twice, old and new).
+        const BATCH: i64 = 32;
         const CURRENT: i32 = 2;
         let pass = async {
             let version: i32 = sqlx::query_scalar(queries::TEMPLATES_VERSION)
