@@ -89,6 +89,13 @@ pub enum Forbidden {
     /// The operation is for the operator only.
     #[error("this operation needs the operator token")]
     OperatorOnly,
+    /// An admin form came without the form token of the session it was sent in: a form
+    /// these pages did not render for this session (another site's, or markup planted on
+    /// the admin origin), or a page older than the session.
+    #[error(
+        "this form was not sent from a page of your admin session (its form token is missing or out of date): reload the page and try again"
+    )]
+    FormToken,
 }
 
 /// What was not found (404).

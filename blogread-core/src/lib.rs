@@ -98,6 +98,7 @@ pub mod lifecycle;
 pub mod links;
 pub mod read;
 pub mod response_cache;
+pub mod sanitise;
 pub mod service;
 pub mod store;
 pub mod word_count;

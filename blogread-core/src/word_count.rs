@@ -604,7 +604,7 @@ fn script_end_tag(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
 /// Decodes the character reference that follows an `&` (`after` starts just after it) as
 /// html5ever does in text: the characters it stands for and how many bytes of `after` it takes,
 /// or `None` when the `&` starts none (it is then text, and so is what follows).
-fn character_reference(after: &str) -> Option<([Option<char>; 2], usize)> {
+pub(crate) fn character_reference(after: &str) -> Option<([Option<char>; 2], usize)> {
     match after.as_bytes().first()? {
         b'#' => numeric_reference(after),
         b if b.is_ascii_alphanumeric() => named_reference(after),

@@ -190,6 +190,24 @@ fn cookie_pair(set_cookie: &str) -> String {
     set_cookie.split(';').next().unwrap().to_owned()
 }
 
+/// The form token of the session `cookie`, as a page at `path` renders it in its forms.
+async fn form_token(app: &TestApp, cookie: &str, path: &str) -> String {
+    let page = plain_http()
+        .get(app.url(path))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let start = page
+        .find("name=\"form_token\" value=\"")
+        .unwrap_or_else(|| panic!("no form token in {path}: {page}"))
+        + "name=\"form_token\" value=\"".len();
+    page[start..start + page[start..].find('"').unwrap()].to_owned()
+}
+
 #[tokio::test]
 async fn sign_in_refuses_public_keys_agent_keys_and_wrong_tokens() {
     let Some(b) = browser().await else { return };
@@ -214,9 +232,11 @@ async fn sign_in_refuses_public_keys_agent_keys_and_wrong_tokens() {
             shown.contains("operator token") || shown.contains("revoked"),
             "{shown}"
         );
-        // The form keeps what was typed, and no session was given.
+        // A refused credential is never echoed back: the field is empty, the page does not
+        // hold it, and no session was given.
         let typed = field(&b, "Token").await.prop("value").await.unwrap();
-        assert_eq!(typed.as_deref(), Some(token));
+        assert_eq!(typed.as_deref(), Some(""));
+        assert!(!b.source().await.unwrap().contains(token));
         assert!(b.get_named_cookie("blogread_admin").await.is_err());
     }
     sign_in(&b, &app, admin_token(&p)).await;
@@ -439,16 +459,16 @@ async fn a_draft_published_from_its_page_is_public_at_once() {
         wait_for(&b, "//a[normalize-space()='Fresh draft']").await,
     )
     .await;
-    let preview = wait_for(&b, "//article[@id='preview']")
-        .await
-        .html(true)
-        .await
-        .unwrap();
-    assert!(
-        preview.contains("https://site.example/blog/target"),
-        "{preview}"
+    let frame = wait_for(&b, "//iframe[@id='preview']").await;
+    frame.enter_frame().await.unwrap();
+    let link = wait_for(&b, "//a[normalize-space()='Target']").await;
+    assert_eq!(
+        link.attr("href").await.unwrap().as_deref(),
+        Some("https://site.example/blog/target/")
     );
+    let preview = b.source().await.unwrap();
     assert!(!preview.contains("[INTERNAL:"), "{preview}");
+    b.enter_parent_frame().await.unwrap();
 
     // The editor: a refused slug keeps what was typed, with the API's detail by the field.
     type_into(&b, "Slug", "Not A Slug").await;
@@ -608,17 +628,129 @@ async fn cross_origin_posts_are_refused_with_403_and_change_nothing() {
         200,
         "nothing was revoked"
     );
-    // The same request from the server's own origin goes through.
+    // The same request from the server's own origin, with the session's form token, goes
+    // through.
+    let token = form_token(&app, &cookie, &format!("/admin/projects/{}", p.id)).await;
     let resp = plain_http()
         .post(&revoke)
         .header("cookie", &cookie)
         .header("origin", &app.base)
-        .form(&[("confirm", "yes")])
+        .form(&[("confirm", "yes"), ("form_token", token.as_str())])
         .send()
         .await
         .unwrap();
     assert_eq!(resp.status().as_u16(), 200);
     assert_eq!(public_status(&app, &p.key).await, 401);
+}
+
+/// A form planted on the admin origin passes the Origin check: without the form token of
+/// the session it is sent in, no change goes through, on any action.
+#[tokio::test]
+async fn forms_without_the_sessions_form_token_are_refused_and_change_nothing() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let post = app
+        .create_blog(&p, json!({"title": "Post", "slug": "post"}))
+        .await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let other = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let settings = format!("/admin/projects/{}", p.id);
+    let own = form_token(&app, &cookie, &settings).await;
+    let of_other_session = form_token(&app, &other, &settings).await;
+    assert_ne!(own, of_other_session, "bound to the session");
+    let post_page = format!("/admin/projects/{}/posts/{post}", p.id);
+    assert_eq!(form_token(&app, &cookie, &post_page).await, own);
+
+    let actions = [
+        format!("{settings}/key/revoke"),
+        format!("{settings}/key/rotate"),
+        format!("{settings}/hook/remove"),
+        format!("{settings}/settings/save"),
+        format!("{settings}/agent-key/create"),
+        format!("{settings}/admin-token/create"),
+        format!("{settings}/posts"),
+        format!("{post_page}/publish"),
+        format!("{post_page}/save"),
+        format!("{post_page}/delete"),
+        "/admin/projects".to_owned(),
+        "/admin/sign-out".to_owned(),
+    ];
+    for action in &actions {
+        for token in [
+            None,
+            Some(""),
+            Some("forged"),
+            Some(of_other_session.as_str()),
+        ] {
+            let mut form = vec![("confirm", "yes"), ("name", "Renamed"), ("title", "T")];
+            if let Some(token) = token {
+                form.push(("form_token", token));
+            }
+            let resp = plain_http()
+                .post(app.url(action))
+                .header("cookie", &cookie)
+                .header("origin", &app.base)
+                .form(&form)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status().as_u16(), 403, "{action} with {token:?}");
+            let body = resp.text().await.unwrap();
+            assert!(body.contains("form token"), "{action}: {body}");
+        }
+    }
+    // Nothing changed: the key works, the post is a draft, the project keeps its name, no
+    // credential was made, and the session is still signed in.
+    assert_eq!(public_status(&app, &p.key).await, 200);
+    let blog = app
+        .get(&p.path(&format!("/blogs/{post}")), Some(&p.admin))
+        .await;
+    assert_eq!(blog.json["status"], "draft");
+    let project = app.get(&p.path(""), Some(&p.admin)).await;
+    assert_eq!(project.json["name"], "Test project");
+    let keys = app.get(&p.path("/agent-keys"), Some(&p.admin)).await;
+    assert_eq!(keys.json["agent_keys"], json!([]));
+    assert_eq!(form_token(&app, &cookie, &settings).await, own);
+
+    // With its own token, the same form goes through.
+    let resp = plain_http()
+        .post(app.url(&format!("{settings}/key/revoke")))
+        .header("cookie", &cookie)
+        .header("origin", &app.base)
+        .form(&[("confirm", "yes"), ("form_token", own.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    assert_eq!(public_status(&app, &p.key).await, 401);
+}
+
+/// A refused sign-in never sends the typed credential back.
+#[tokio::test]
+async fn a_refused_sign_in_does_not_echo_the_credential() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let agent = app
+        .send(Method::POST, &p.path("/agent-keys"), Some(&p.admin), None)
+        .await;
+    let agent = agent.json["key"].as_str().unwrap().to_owned();
+    for typed in [
+        agent.as_str(),
+        p.key.as_str(),
+        "some-wrong-operator-token-0123456789",
+    ] {
+        let resp = plain_http()
+            .post(app.url("/admin/sign-in"))
+            .header("origin", &app.base)
+            .form(&[("token", typed)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 401);
+        let body = resp.text().await.unwrap();
+        assert!(!body.contains(typed), "echoed: {body}");
+        assert!(!body.contains(&typed[..12]), "echoed in part: {body}");
+    }
 }
 
 #[tokio::test]
@@ -838,4 +970,167 @@ async fn the_posts_page_shows_a_hundred_posts_at_a_time_with_links_between_pages
         400,
         "a bad offset is refused as the API refuses it"
     );
+}
+
+/// A post whose body attacks the operator who opens its admin page, written by the least
+/// trusted credential (an agent key of project A): a meta refresh that would take the tab
+/// away, a form that would revoke project B's public key on one click, and a fake "session
+/// expired" form that would post what the operator types into the author's own post.
+async fn hostile_post(app: &TestApp) -> (TestProject, TestProject, String) {
+    let a = app.new_project(None).await;
+    let b = app.new_project(None).await;
+    let agent = app
+        .send(Method::POST, &a.path("/agent-keys"), Some(&a.admin), None)
+        .await;
+    let agent = format!("Bearer {}", agent.json["key"].as_str().unwrap());
+    let created = app
+        .send(
+            Method::POST,
+            &a.path("/blogs"),
+            Some(&agent),
+            Some(json!({"title": "Hostile", "slug": "hostile"})),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{created:?}");
+    let post = created.json["id"].as_str().unwrap().to_owned();
+    let body = format!(
+        "<p>Attack marker</p>\
+         <meta http-equiv=\"refresh\" content=\"0;url=/admin/projects\">\
+         <form method=\"post\" action=\"/admin/projects/{b}/key/revoke\">\
+         <input type=\"hidden\" name=\"confirm\" value=\"yes\">\
+         <button>Continue reading</button></form>\
+         <form method=\"post\" action=\"/admin/projects/{a}/posts/{post}/save\">\
+         <p>Your session has expired: enter your token.</p>\
+         <input type=\"password\" name=\"content\"><button>Sign in again</button></form>",
+        a = a.id,
+        b = b.id,
+    );
+    let edited = app
+        .send(
+            Method::PATCH,
+            &a.path(&format!("/blogs/{post}")),
+            Some(&agent),
+            Some(json!({ "content": body })),
+        )
+        .await;
+    assert_eq!(edited.status, 200, "{edited:?}");
+    (a, b, post)
+}
+
+#[tokio::test]
+async fn the_preview_is_served_sanitised_under_a_sandboxing_policy() {
+    let app = spawn_app().await;
+    let (a, _, post) = hostile_post(&app).await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let page_path = format!("/admin/projects/{}/posts/{post}", a.id);
+    let page = plain_http()
+        .get(app.url(&page_path))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(&format!(
+            "<iframe class=\"preview\" id=\"preview\" sandbox src=\"{page_path}/preview\""
+        )),
+        "{page}"
+    );
+    // The author's HTML is in the page only as the editor's escaped text.
+    for markup in [
+        "<meta http-equiv",
+        "<button>Continue reading",
+        "<input type=\"password\"",
+    ] {
+        assert!(!page.contains(markup), "{markup} in the operator's page");
+    }
+    assert!(page.contains("&lt;button&gt;Continue reading"), "{page}");
+    let preview = plain_http()
+        .get(app.url(&format!("{page_path}/preview")))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preview.status().as_u16(), 200);
+    let csp = preview.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.starts_with("sandbox; default-src 'none'"), "{csp}");
+    assert!(csp.contains("frame-ancestors 'self'"), "{csp}");
+    assert_eq!(preview.headers()["x-frame-options"], "SAMEORIGIN");
+    let shown = preview.text().await.unwrap().to_ascii_lowercase();
+    assert!(shown.contains("attack marker"), "{shown}");
+    for gone in ["<meta http-equiv", "<form", "<input", "<button"] {
+        assert!(!shown.contains(gone), "{gone} in {shown}");
+    }
+    // Without a session the preview is not shown.
+    let anonymous = plain_http()
+        .get(app.url(&format!("{page_path}/preview")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status().as_u16(), 303);
+}
+
+#[tokio::test]
+async fn an_authors_html_in_the_preview_can_only_show() {
+    let Some(browser) = browser().await else {
+        return;
+    };
+    let app = spawn_app().await;
+    let (a, b, post) = hostile_post(&app).await;
+    sign_in(&browser, &app, OPERATOR_TOKEN).await;
+    wait_for(&browser, "//h1[normalize-space()='Projects']").await;
+    let page = app.url(&format!("/admin/projects/{}/posts/{post}", a.id));
+    browser.goto(&page).await.unwrap();
+    wait_for(&browser, "//h1[normalize-space()='Hostile']").await;
+    let frame = wait_for(&browser, "//iframe[@id='preview']").await;
+    assert_eq!(frame.attr("sandbox").await.unwrap().as_deref(), Some(""));
+
+    // Inside the frame: the author's text, and none of the author's forms or refresh.
+    frame.enter_frame().await.unwrap();
+    wait_for(&browser, "//p[normalize-space()='Attack marker']").await;
+    let controls = browser
+        .find_all(Locator::Css(
+            "form, input, button, meta[http-equiv], textarea",
+        ))
+        .await
+        .unwrap();
+    assert!(
+        controls.is_empty(),
+        "{} controls in the preview",
+        controls.len()
+    );
+    browser.enter_parent_frame().await.unwrap();
+
+    // The operator's page holds no button of the author's to click.
+    for name in ["Continue reading", "Sign in again"] {
+        assert!(
+            browser.find(Locator::XPath(&button(name))).await.is_err(),
+            "{name}"
+        );
+    }
+    // The refresh would have taken the tab to the projects at once: it stays on the post.
+    let left = browser
+        .wait()
+        .at_most(Duration::from_secs(3))
+        .for_element(Locator::XPath("//h1[normalize-space()='Projects']"))
+        .await;
+    assert!(left.is_err(), "the tab was taken away from the post");
+    assert_eq!(browser.current_url().await.unwrap().as_str(), page);
+    // Project B's key still works; the author's post holds what the author wrote.
+    assert_eq!(public_status(&app, &b.key).await, 200);
+    let stored = app
+        .get(&a.path(&format!("/blogs/{post}")), Some(&a.admin))
+        .await;
+    assert!(
+        stored.json["content"]
+            .as_str()
+            .unwrap()
+            .contains("Attack marker")
+    );
+    browser.close().await.unwrap();
 }

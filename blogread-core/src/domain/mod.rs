@@ -22,6 +22,6 @@ pub use project::{
 pub use public::{
     BlogDetail, BlogList, BlogListItem, PublishedBlog, Redirect, Redirects, Sitemap, SitemapEntry,
 };
-pub use session::{ADMIN_SESSION_LIFETIME, AdminSession, SessionCredential};
+pub use session::{ADMIN_SESSION_LIFETIME, AdminSession, FormToken, SessionCredential};
 pub use slug::{Slug, SlugError};
 pub use time::{Timestamp, TimestampError};

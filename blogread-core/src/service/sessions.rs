@@ -3,10 +3,10 @@
 
 use crate::auth::{Caller, Principal};
 use crate::domain::{
-    ADMIN_SESSION_LIFETIME, AdminSession, AdminToken, AgentKey, PublicKey, SecretHash,
+    ADMIN_SESSION_LIFETIME, AdminSession, AdminToken, AgentKey, FormToken, PublicKey, SecretHash,
     SessionCredential, SessionId, Timestamp,
 };
-use crate::error::{Error, Result, Unauthorized};
+use crate::error::{Error, Forbidden, Result, Unauthorized};
 
 use super::Service;
 
@@ -35,6 +35,8 @@ pub struct SignedIn {
     pub principal: Principal,
     /// When the session ends unless signed out or revoked before.
     pub expires_at: Timestamp,
+    /// The token every form of the session's pages carries (see [`FormToken`]).
+    pub form_token: FormToken,
 }
 
 impl Service {
@@ -126,7 +128,24 @@ impl Service {
             caller: Caller::signed_in(principal),
             principal,
             expires_at: session.expires_at,
+            form_token: FormToken::of_session(session_id),
         })
+    }
+
+    /// The caller behind the session with this id, for a change sent from a form: the form's
+    /// `form_token` is checked first, in constant time, against the session's
+    /// ([`Forbidden::FormToken`] when it is not the session's own), then the session as in
+    /// [`Service::admin_session`]. Every state-changing admin request goes through this, so
+    /// a form the session's pages did not render changes nothing.
+    pub async fn admin_session_for_change(
+        &self,
+        session_id: &str,
+        form_token: &str,
+    ) -> Result<SignedIn> {
+        if !FormToken::of_session(session_id).matches(form_token) {
+            return Err(Forbidden::FormToken.into());
+        }
+        self.admin_session(session_id).await
     }
 
     /// Signs out: the session with this id ends (signing out of an ended session is a

@@ -168,8 +168,12 @@ impl<E: Endpoint> Endpoint for AdminGuardEndpoint<E> {
             }
         };
         let headers = resp.headers_mut();
+        // A page that sets its own policy keeps it (the post preview: a sandbox framed by
+        // these pages); every other answer gets these.
         let mut set = |name: &'static str, value: &'static str| {
-            headers.insert(name, HeaderValue::from_static(value));
+            headers
+                .entry(name)
+                .or_insert_with(|| HeaderValue::from_static(value));
         };
         set("content-security-policy", CSP);
         set("referrer-policy", "same-origin");

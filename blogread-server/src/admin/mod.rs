@@ -4,13 +4,18 @@
 //! Sign in with the operator token or a project admin token; the session is a random id in a
 //! cookie (`HttpOnly`, `SameSite=Strict`, `Secure` over https) that the core stores hashed
 //! and ends at sign-out, after 12 hours, or when its credential is revoked. Every state change
-//! is a POST from these pages' own origin ([`http::AdminGuard`] answers 403 otherwise), and
-//! every answer carries a `Content-Security-Policy` without inline script. Handlers are thin:
+//! is a POST from these pages' own origin ([`http::AdminGuard`] answers 403 otherwise) that
+//! carries the session's form token (checked by the core before anything else, `form_guard`),
+//! and every answer carries a `Content-Security-Policy` without inline script. Authors are
+//! not trusted here: a post's preview is sanitised and shown in a sandboxed frame
+//! (`preview`). Handlers are thin:
 //! read the form, call one operation, render the page with its answer (a refused value keeps
 //! what was typed, with the API's detail next to the field).
 
+mod form_guard;
 pub mod http;
 mod pages;
+mod preview;
 
 use std::sync::Arc;
 
@@ -75,11 +80,16 @@ pub fn routes(
         )
         .at("/projects/:project/posts/:post", get(pages::show_post))
         .at(
+            "/projects/:project/posts/:post/preview",
+            get(pages::show_preview),
+        )
+        .at(
             "/projects/:project/posts/:post/:action",
             post(pages::post_action),
         )
         .at("/static/admin.css", get(stylesheet))
         .at("/static/copy.js", get(copy_script))
+        .with(form_guard::FormGuard::new(Arc::clone(&admin)))
         .data(admin)
         .with(AdminGuard::new(options.public_origin()))
         .map_to_response()

@@ -10,7 +10,7 @@ use blogread_core::domain::{
     ADMIN_SESSION_LIFETIME, AdminTokenId, AgentKeyId, BlogId, BlogPatch, BlogStatus, NewBlog,
     ProjectId, Timestamp,
 };
-use blogread_core::error::NotFound;
+use blogread_core::error::{Forbidden, NotFound};
 use blogread_core::read::RawListParams;
 use blogread_core::service::{ProjectUpdate, SignedIn};
 use minijinja::{Environment, Value, context};
@@ -57,9 +57,14 @@ impl Admin {
         }
     }
 
+    /// The service the pages call.
+    pub(super) fn service(&self) -> &Service {
+        &self.service
+    }
+
     /// Whether the session cookie gets `Secure`: the request came over https, or the public
     /// URL is https.
-    fn secure(&self, req: &Request) -> bool {
+    pub(super) fn secure(&self, req: &Request) -> bool {
         self.public_https || http::is_https(req)
     }
 
@@ -81,8 +86,17 @@ impl Admin {
         }
     }
 
-    /// The live session of the request, or the answer that sends the browser to sign in.
+    /// The live session of the request, or the answer that sends the browser to sign in. A
+    /// change (POST) has had its session and form token checked by the
+    /// [`FormGuard`](super::form_guard::FormGuard), which hands the session on; a POST
+    /// without one is refused, so no handler can act on a form without its token.
     async fn session(&self, req: &Request) -> Result<SignedIn, Response> {
+        if let Some(signed_in) = req.extensions().get::<SignedIn>() {
+            return Ok(signed_in.clone());
+        }
+        if *req.method() == poem::http::Method::POST {
+            return Err(self.error_page(&CoreError::Forbidden(Forbidden::FormToken)));
+        }
         let Some(id) = session_cookie(req.headers()) else {
             return Err(see_other("/admin/"));
         };
@@ -123,7 +137,7 @@ impl Admin {
         Ok((signed_in, project, post))
     }
 
-    fn error_page(&self, err: &CoreError) -> Response {
+    pub(super) fn error_page(&self, err: &CoreError) -> Response {
         let status =
             StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         if status == StatusCode::INTERNAL_SERVER_ERROR {
@@ -143,15 +157,18 @@ impl Admin {
     }
 }
 
-/// Who is signed in, as the templates show it.
+/// Who is signed in, as the templates show it, with the form token every form of the page
+/// carries.
 fn me(signed_in: &SignedIn) -> Value {
+    let form_token = signed_in.form_token.as_str();
     match signed_in.principal {
         Principal::ProjectAdmin(project) => context! {
             operator => false,
             label => "project admin",
             project => project.to_string(),
+            form_token,
         },
-        _ => context! { operator => true, label => "operator" },
+        _ => context! { operator => true, label => "operator", form_token },
     }
 }
 
@@ -245,10 +262,11 @@ pub(super) async fn sign_in(
             }
             resp
         }
+        // The token field is left empty: a refused credential is never sent back in a page.
         Err(err) => admin.render(
             status_of(&err),
             "sign_in.html",
-            context! { error => err.public_detail(), token => form.token },
+            context! { error => err.public_detail() },
         ),
     }
 }
@@ -855,10 +873,6 @@ async fn post_page(
         Ok(b) => b,
         Err(err) => return admin.error_page(&err),
     };
-    let preview = match service.preview_blog(caller, project, id).await {
-        Ok(p) => p,
-        Err(err) => return admin.error_page(&err),
-    };
     let stored = Fields::from([
         ("title".to_owned(), blog.title.clone()),
         ("slug".to_owned(), blog.slug.clone()),
@@ -898,7 +912,6 @@ async fn post_page(
                 resync => s == BlogStatus::Published,
             },
             form => form,
-            preview => Value::from_safe_string(preview),
             confirm_delete => shown.confirm_delete,
             notice => shown.notice,
             errors => shown.errors,
@@ -926,6 +939,41 @@ pub(super) async fn show_post(
         PostShown::default(),
     )
     .await
+}
+
+/// The preview of a post's working copy, internal links resolved as the public API would:
+/// sanitised, in a document of its own with a sandboxing policy, for the post page's
+/// `<iframe sandbox>` (see `preview.rs`).
+#[handler]
+pub(super) async fn show_preview(
+    req: &Request,
+    admin: Data<&std::sync::Arc<Admin>>,
+    Path((project, post)): Path<(String, String)>,
+) -> Response {
+    let (signed_in, project, post) = match admin.session_at_post(req, &project, &post).await {
+        Ok(found) => found,
+        Err(resp) => return resp,
+    };
+    match admin
+        .service
+        .preview_blog(&signed_in.caller, project, post)
+        .await
+    {
+        Ok(body) => {
+            let mut resp = html(StatusCode::OK, super::preview::document(&body));
+            let headers = resp.headers_mut();
+            headers.insert(
+                "content-security-policy",
+                header::HeaderValue::from_static(super::preview::CSP),
+            );
+            headers.insert(
+                "x-frame-options",
+                header::HeaderValue::from_static("SAMEORIGIN"),
+            );
+            resp
+        }
+        Err(err) => admin.error_page(&err),
+    }
 }
 
 /// Splits a comma-separated list field.
