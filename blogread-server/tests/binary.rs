@@ -81,6 +81,66 @@ fn backup_writes_a_checked_copy_and_never_overwrites_a_file() {
     assert_eq!(std::fs::read(out).unwrap(), before, "left as it was");
 }
 
+/// The permission bits of the file at `path`.
+#[cfg(unix)]
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The database and its backup hold every public key and deploy hook URL: only their owner
+/// may read them, whatever the umask; a link planted at the backup's name is not followed.
+#[cfg(unix)]
+#[test]
+fn the_database_and_its_backup_are_private_and_an_exposed_database_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("private.db");
+    let url = format!("sqlite://{}", db.display());
+    let server = serve(
+        &["--database-url", &url, "serve", "--listen", "127.0.0.1:0"],
+        &[],
+        1,
+    );
+    assert_eq!(get(&server.addresses[0], "/healthz", None).0, 200);
+    for file in ["private.db", "private.db-wal", "private.db-shm"] {
+        assert_eq!(mode(&dir.path().join(file)), 0o600, "{file}");
+    }
+    drop(server);
+
+    let out = dir.path().join("copy.db");
+    let (ok, _, stderr) = run(&[
+        "--database-url",
+        &url,
+        "backup",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert_eq!(mode(&out), 0o600, "the backup");
+
+    let target = dir.path().join("through-the-link.db");
+    let link = dir.path().join("link.db");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let (ok, _, stderr) = run(&[
+        "--database-url",
+        &url,
+        "backup",
+        "--out",
+        link.to_str().unwrap(),
+    ]);
+    assert!(!ok && stderr.contains("already exists"), "{stderr}");
+    assert!(!target.exists(), "nothing written through the link");
+
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (ok, _, stderr) = run(&["--database-url", &url, "migrate"]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("other local users can read") && stderr.contains("chmod 600"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn backup_of_postgres_says_to_use_pg_dump_and_fails() {
     let dir = tempfile::tempdir().unwrap();

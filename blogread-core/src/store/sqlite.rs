@@ -12,6 +12,7 @@
 //! `keys.rs`), falling back to the reader pool whenever SQLite cannot answer at once.
 
 mod backup;
+mod files;
 mod quick;
 
 use std::collections::HashMap;
@@ -90,6 +91,11 @@ impl SqliteStore {
         let options = options
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal);
+        // The file holds credentials: made private when this creates it (its -wal and -shm
+        // files take its mode), reported when it exists and others may read it.
+        if !files::create_private(options.get_filename())? {
+            files::warn_if_exposed(options.get_filename());
+        }
         // No `ping` before each acquire (sqlx's default): a connection to a local file cannot
         // go stale the way a network one can, and the ping is a second round trip to the
         // connection's worker thread on every query, which doubled the thread switches of
