@@ -32,6 +32,10 @@ pub use database_url::redact_database_url;
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
+/// The SQL stores' page index, driven from the benchmarks (not an interface to use).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[doc(hidden)]
+pub use sql::PageIndexBench;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 

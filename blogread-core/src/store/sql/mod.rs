@@ -30,6 +30,8 @@ mod store;
 pub(crate) use backend::SqlBackend;
 pub(crate) use dialect::SqlDialect;
 pub(crate) use errors::storage;
+#[doc(hidden)]
+pub use page_index::PageIndexBench;
 pub(crate) use rows::{DbId, PublicProjectRow};
 pub(crate) use store::SqlStore;
 

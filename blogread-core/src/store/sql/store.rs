@@ -340,15 +340,17 @@ where
             .map_err(storage)
     }
 
-    /// A page read through the page index (its marks read first if not held), or `None` when
-    /// the marks turn out older than the page's snapshot (they are forgotten then).
+    /// A page read through the page index with the `held` marks (read first when none are
+    /// given), or `None` when the marks turn out older than the page's snapshot (they are
+    /// forgotten then).
     async fn indexed_page(
         &self,
         project: ProjectId,
         query: &PageQuery,
+        held: Option<Arc<Marks>>,
     ) -> Result<Option<PublishedPage>> {
         let category = query.category.as_deref();
-        let marks = match self.pages.get(project, category) {
+        let marks = match held {
             Some(marks) => marks,
             None => match self.read_marks(project, category).await? {
                 Some(marks) => {
@@ -1033,13 +1035,28 @@ where
 
     async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
         // The first pages of the whole list are cheapest the plain way (their total is a
-        // column); deeper pages, and every page of a category (whose total would be a count),
-        // go through the page index, and fall back to the plain way while writes race them.
+        // column). A filter the index does not hold is read the plain way near its top too,
+        // and its marks are read (and held) only when it is long enough to need them, so a
+        // made-up category costs one statement and no memory. Deeper pages, and every page of
+        // a held filter, go through the index, and fall back to the plain way while writes
+        // race them.
         if query.category.is_none() && query.offset < STRIDE {
             return self.plain_page(project, query).await;
         }
+        let category = query.category.as_deref();
+        let held = self.pages.get(project, category);
+        if held.is_none() && query.offset < STRIDE {
+            let page = self.plain_page(project, query).await?;
+            if page.total >= STRIDE
+                && let Some(marks) = self.read_marks(project, category).await?
+            {
+                self.pages.put(project, category, Arc::new(marks));
+            }
+            return Ok(page);
+        }
+        let mut held = held;
         for _ in 0..2 {
-            if let Some(page) = self.indexed_page(project, query).await? {
+            if let Some(page) = self.indexed_page(project, query, held.take()).await? {
                 return Ok(page);
             }
         }
