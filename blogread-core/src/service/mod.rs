@@ -14,7 +14,7 @@ mod sessions;
 pub use blogs::{BlogWrite, ManagedBlogList};
 pub use keys::{AdminTokenView, AgentKeyView, IssuedAdminToken, IssuedAgentKey, PublicKeyView};
 pub use projects::ProjectUpdate;
-pub use schedule::SCHEDULER_MAX_SLEEP;
+pub use schedule::{GO_LIVE_WAIT, SCHEDULER_MAX_SLEEP};
 pub use sessions::{IssuedSession, SignedIn};
 
 use std::sync::Arc;
@@ -44,6 +44,8 @@ pub struct Service {
     etag_epoch: Arc<tokio::sync::OnceCell<String>>,
     /// Wakes the scheduler when this service schedules a blog.
     scheduler_wake: Arc<tokio::sync::Notify>,
+    /// Turns of a project's public reads at recording a go-live.
+    go_live_gate: Arc<schedule::GoLiveGate>,
 }
 
 impl Service {
@@ -62,6 +64,7 @@ impl Service {
             responses: ResponseCache::default(),
             etag_epoch: Arc::default(),
             scheduler_wake: Arc::default(),
+            go_live_gate: Arc::default(),
         }
     }
 
@@ -93,6 +96,10 @@ impl Service {
 
     pub(crate) fn scheduler_wake(&self) -> &tokio::sync::Notify {
         &self.scheduler_wake
+    }
+
+    pub(crate) fn go_live_gate(&self) -> &schedule::GoLiveGate {
+        &self.go_live_gate
     }
 
     /// Waits until no deploy hook firing is in flight, at most `timeout` (a server drains

@@ -36,13 +36,22 @@ impl Service {
     /// first (see `service/schedule.rs`), so that every answer, and its ETag, includes it.
     pub async fn public_project(&self, caller: &Caller) -> Result<PublicProject> {
         let project = authenticate_public(self.store(), caller).await?;
-        match project.next_go_live {
-            Some(next) if next <= self.now() => {
-                self.go_live_due(Some(project.id)).await?;
-                authenticate_public(self.store(), caller).await
-            }
-            _ => Ok(project),
+        let due = |p: &PublicProject| p.next_go_live.is_some_and(|next| next <= self.now());
+        if !due(&project) {
+            return Ok(project);
         }
+        // The project's reads take turns: one records the go-live, the others wait for it
+        // (bounded) and find it recorded. Reads of other projects do not wait.
+        let _turn = self
+            .go_live_gate()
+            .turn(project.id, super::schedule::GO_LIVE_WAIT)
+            .await;
+        let project = authenticate_public(self.store(), caller).await?;
+        if !due(&project) {
+            return Ok(project);
+        }
+        self.go_live_due(Some(project.id)).await?;
+        authenticate_public(self.store(), caller).await
     }
 
     async fn plan_list(

@@ -6,21 +6,64 @@
 //! project after that time, before it answers. So a read one second after go-live shows the
 //! post on every instance, and its ETag differs from every ETag issued before, even if no
 //! scheduler has run (a go-live that passed while no server ran is recorded by whichever
-//! comes first after the start). Each go-live is one [`Store::update_blog`] of one blog with
-//! [`lifecycle::go_live`]: the store's row lock (or SQLite's single writer) makes the
-//! instances that notice the same go-live at once apply it once, and only that write records
-//! the firing.
+//! comes first after the start).
 //!
-//! [`Store::update_blog`]: crate::store::Store::update_blog
+//! A project's due blogs go live together, in one transaction of the store
+//! ([`Store::go_live`]), set-based: 400 posts scheduled for the same second cost one write,
+//! not 400. The store holds the due rows while it writes (or SQLite's single writer does), so
+//! instances that notice the same go-live at once record it once, and only that write records
+//! the firings. Within one instance, the reads of a project that find a go-live due take
+//! turns ([`GoLiveGate`]): one records it, the others wait for that (at most
+//! [`GO_LIVE_WAIT`]) and then find nothing left to do; reads of other projects never wait.
+//!
+//! [`Store::go_live`]: crate::store::Store::go_live
 
-use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use crate::domain::ProjectId;
-use crate::error::{Error, Result};
-use crate::lifecycle;
+use crate::error::Result;
 
 use super::Service;
+
+/// The longest a read waits for another read of its project to record a go-live before it
+/// records it itself (the store makes the second attempt a no-op).
+pub const GO_LIVE_WAIT: Duration = Duration::from_secs(5);
+
+/// Stripes of [`GoLiveGate`]: a project's reads take turns at a go-live; two projects share a
+/// stripe rarely, and then only at the moment both go live.
+const GATE_STRIPES: usize = 64;
+
+/// Per-project turns at recording a go-live within one instance (striped locks, so that
+/// memory does not grow with the number of projects).
+#[derive(Debug)]
+pub(crate) struct GoLiveGate {
+    stripes: Box<[tokio::sync::Mutex<()>]>,
+}
+
+impl Default for GoLiveGate {
+    fn default() -> Self {
+        Self {
+            stripes: (0..GATE_STRIPES)
+                .map(|_| tokio::sync::Mutex::new(()))
+                .collect(),
+        }
+    }
+}
+
+impl GoLiveGate {
+    /// Waits for `project`'s turn, at most `wait`; `None` when the wait ran out.
+    pub(crate) async fn turn(
+        &self,
+        project: ProjectId,
+        wait: Duration,
+    ) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        project.hash(&mut hasher);
+        let stripe = &self.stripes[(hasher.finish() as usize) % self.stripes.len()];
+        tokio::time::timeout(wait, stripe.lock()).await.ok()
+    }
+}
 
 /// The longest the scheduler sleeps without looking again: another instance may have
 /// scheduled an earlier post since (this instance is woken at once for its own).
@@ -32,23 +75,17 @@ impl Service {
     /// recorded (another instance may have recorded some of them first).
     pub async fn go_live_due(&self, project: Option<ProjectId>) -> Result<usize> {
         let now = self.now();
-        let due = self.store().due_scheduled(project, now).await?;
+        let projects = match project {
+            Some(project) => vec![project],
+            None => self.store().projects_due(now).await?,
+        };
         let mut recorded = 0;
-        let mut projects = BTreeSet::new();
-        for (project, id) in due {
-            let change = Box::new(move |b: &mut _| lifecycle::go_live(b, now));
-            match self.store().update_blog(project, id, change).await {
-                Ok((_, Some(_))) => {
-                    recorded += 1;
-                    projects.insert(project);
-                }
-                // Recorded by someone else, or deleted since: nothing to do.
-                Ok((_, None)) | Err(Error::NotFound(_)) => {}
-                Err(err) => return Err(err),
-            }
-        }
         for project in projects {
-            self.fire_recorded(project).await;
+            let went_live = self.store().go_live(project, now).await?;
+            if went_live > 0 {
+                recorded += usize::try_from(went_live).unwrap_or(usize::MAX);
+                self.fire_recorded(project).await;
+            }
         }
         Ok(recorded)
     }
@@ -98,5 +135,35 @@ impl Service {
             }
         };
         Ok(pause)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_projects_reads_take_turns_at_a_go_live_and_other_projects_do_not_wait() {
+        let gate = GoLiveGate::default();
+        let (a, b) = (ProjectId::generate(), ProjectId::generate());
+        let held = gate.turn(a, GO_LIVE_WAIT).await.expect("free");
+        assert!(
+            gate.turn(a, Duration::from_millis(20)).await.is_none(),
+            "the same project waits for the turn"
+        );
+        // Another project gets its turn at once, unless it shares the stripe.
+        let stripe = |p: ProjectId| {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            p.hash(&mut hasher);
+            (hasher.finish() as usize) % GATE_STRIPES
+        };
+        if stripe(a) != stripe(b) {
+            assert!(gate.turn(b, Duration::from_millis(20)).await.is_some());
+        }
+        drop(held);
+        assert!(
+            gate.turn(a, Duration::from_millis(20)).await.is_some(),
+            "then it is free"
+        );
     }
 }

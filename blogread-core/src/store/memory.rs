@@ -550,25 +550,48 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    async fn due_scheduled(
-        &self,
-        project: Option<ProjectId>,
-        now: Timestamp,
-    ) -> Result<Vec<(ProjectId, BlogId)>> {
+    async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>> {
         let inner = self.read();
-        let mut due: Vec<(Timestamp, ProjectId, BlogId)> = inner
+        Ok(inner
             .projects
             .iter()
-            .filter(|(id, _)| project.is_none_or(|p| p == **id))
-            .flat_map(|(id, e)| {
-                e.go_lives
-                    .iter()
-                    .take_while(|(at, _)| *at <= now)
-                    .map(|(at, blog)| (*at, *id, *blog))
-            })
+            .filter(|(_, e)| e.go_lives.first().is_some_and(|(at, _)| *at <= now))
+            .map(|(id, _)| *id)
+            .collect())
+    }
+
+    async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64> {
+        let mut inner = self.write();
+        let due: Vec<BlogId> = inner
+            .entry(project)?
+            .go_lives
+            .iter()
+            .take_while(|(at, _)| *at <= now)
+            .map(|(_, id)| *id)
             .collect();
-        due.sort();
-        Ok(due.into_iter().map(|(_, p, b)| (p, b)).collect())
+        let mut went_live = 0u64;
+        for id in due {
+            let Some(mut blog) = inner.blogs.get(&id).cloned() else {
+                continue;
+            };
+            if crate::lifecycle::go_live(&mut blog, now)?.is_none() {
+                continue;
+            }
+            let slug = blog
+                .state
+                .snapshot()
+                .map(|s| s.fields.slug().to_string())
+                .unwrap_or_default();
+            // Publishing a slug frees it as an alias of whichever blog held it.
+            inner.aliases.remove(&(project, slug.clone()));
+            inner.record_firing(&blog, Some(Trigger::Published), slug);
+            inner.put_blog(project, id, Some(blog))?;
+            went_live += 1;
+        }
+        if went_live > 0 {
+            inner.entry(project)?.content_version += 1;
+        }
+        Ok(went_live)
     }
 
     async fn next_go_live(&self) -> Result<Option<Timestamp>> {

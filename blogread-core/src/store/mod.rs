@@ -298,14 +298,17 @@ pub trait Store: Send + Sync + 'static {
         id: BlogId,
         change: BlogChange,
     ) -> Result<(Blog, Option<Trigger>)>;
-    /// The scheduled blogs whose go-live time is at or before `now`, of `project` or of every
-    /// project, oldest go-live first: the go-lives not recorded yet (see
-    /// [`crate::lifecycle::go_live`], applied to each with [`Store::update_blog`]).
-    async fn due_scheduled(
-        &self,
-        project: Option<ProjectId>,
-        now: Timestamp,
-    ) -> Result<Vec<(ProjectId, BlogId)>>;
+    /// The projects that have scheduled blogs whose go-live time is at or before `now`: the
+    /// go-lives not recorded yet.
+    async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>>;
+    /// Records the go-live of every scheduled blog of `project` whose time has come at `now`
+    /// (see [`crate::lifecycle::go_live`]), all in one transaction, set-based (one statement
+    /// publishes them all): each becomes published, frees the aliases its slug names, gets its
+    /// category rows, and records one `published` firing when the project has a deploy hook;
+    /// the content version is bumped once. Returns how many went live: 0 when none was due,
+    /// or when another writer (another instance) recorded them first: a go-live is recorded
+    /// once.
+    async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64>;
     /// The earliest go-live time of every project's scheduled blogs, if any: when the
     /// scheduler wakes next.
     async fn next_go_live(&self) -> Result<Option<Timestamp>>;

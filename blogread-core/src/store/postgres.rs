@@ -132,6 +132,7 @@ impl SqlDialect for PostgresDialect {
     /// The blog's row stays locked until the transaction ends, so concurrent writes to one
     /// blog apply one after the other.
     const LOCK_BLOG: &'static str = sql::BLOG_FOR_UPDATE;
+    const LOCK_DUE: &'static str = concat!(sql::due_query!(), " FOR UPDATE");
 
     fn rows_affected(result: &sqlx::postgres::PgQueryResult) -> u64 {
         result.rows_affected()

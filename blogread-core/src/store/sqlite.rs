@@ -188,6 +188,7 @@ impl SqlDialect for SqliteDialect {
 
     /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.
     const LOCK_BLOG: &'static str = sql::BLOG;
+    const LOCK_DUE: &'static str = sql::due_query!();
 
     fn rows_affected(result: &sqlx::sqlite::SqliteQueryResult) -> u64 {
         result.rows_affected()

@@ -1387,8 +1387,8 @@ async fn etag_of_list(f: &Fixture) -> String {
         .to_owned()
 }
 
-/// The store reports what is due and the next go-live; applying a go-live to the same post
-/// from two writers at once publishes it once, with one recorded firing.
+/// The store reports which projects have posts due and the next go-live; recording a
+/// project's go-live from two writers at once publishes it once, with one recorded firing.
 pub async fn a_go_live_is_applied_once_with_one_firing(store: Arc<dyn Store>) {
     let f = Fixture::new(store.clone(), None).await;
     store
@@ -1406,7 +1406,7 @@ pub async fn a_go_live_is_applied_once_with_one_firing(store: Arc<dyn Store>) {
     );
     assert!(
         store
-            .due_scheduled(None, t("2026-01-01T23:59:59Z"))
+            .projects_due(t("2026-01-01T23:59:59Z"))
             .await
             .unwrap()
             .is_empty()
@@ -1420,29 +1420,173 @@ pub async fn a_go_live_is_applied_once_with_one_firing(store: Arc<dyn Store>) {
         "scheduling fires nothing"
     );
     let now = t("2026-01-02T00:00:00Z");
-    let due = store.due_scheduled(Some(f.project), now).await.unwrap();
-    assert_eq!(due, vec![(f.project, blog_id(&first))]);
-    let go_live =
-        || -> crate::store::BlogChange { Box::new(move |b| crate::lifecycle::go_live(b, now)) };
-    let (a, b) = tokio::join!(
-        store.update_blog(f.project, blog_id(&first), go_live()),
-        store.update_blog(f.project, blog_id(&first), go_live())
-    );
-    let events: Vec<_> = [a.unwrap().1, b.unwrap().1].into_iter().flatten().collect();
-    assert_eq!(events, vec![Trigger::Published], "published once");
+    assert_eq!(store.projects_due(now).await.unwrap(), vec![f.project]);
+    let version = content_version(&f).await;
+    let (a, b) = tokio::join!(store.go_live(f.project, now), store.go_live(f.project, now));
+    assert_eq!(a.unwrap() + b.unwrap(), 1, "published once");
+    assert_eq!(content_version(&f).await, version + 1);
     let firings = store.claim_firings(None, now).await.unwrap();
     assert_eq!(firings.len(), 1, "{firings:?}");
     assert_eq!(
         (firings[0].trigger, firings[0].slug.as_str()),
         (Trigger::Published, "first")
     );
-    assert!(store.due_scheduled(None, now).await.unwrap().is_empty());
+    assert!(store.projects_due(now).await.unwrap().is_empty());
+    assert_eq!(
+        store.go_live(f.project, now).await.unwrap(),
+        0,
+        "nothing left"
+    );
     assert_eq!(
         store.next_go_live().await.unwrap(),
         Some(t("2026-01-03T00:00:00Z"))
     );
     let page = list(&f, RawListParams::default()).await;
     assert_eq!(slugs(&page), vec!["first"]);
+}
+
+/// Many posts of a project scheduled for the same second go live together, in one write
+/// (the content version moves once), each public on every read path with its categories,
+/// each freeing the alias its slug names, each with one `published` firing; another
+/// project's due posts are left to that project's own go-live.
+pub async fn a_projects_due_posts_go_live_together_in_one_write(store: Arc<dyn Store>) {
+    let f = Fixture::new(store.clone(), None).await;
+    let other = f.another(None).await;
+    // "renamed" was published as "launch" and renamed: "launch" is its alias until a post
+    // publishes that slug.
+    let renamed = f.draft("launch", "Renamed", "").await;
+    f.publish(&renamed, None).await;
+    f.service
+        .edit_blog(
+            &f.admin,
+            f.project,
+            blog_id(&renamed),
+            BlogPatch {
+                slug: Some("renamed".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    f.publish(&renamed, None).await;
+    // As many as the attack that once made every read of the project walk them one write
+    // each.
+    const MANY: usize = 400;
+    let go_live_at = "2026-03-01T12:00:00Z";
+    for i in 0..MANY {
+        let slug = if i == 0 {
+            "launch".to_owned()
+        } else {
+            format!("post-{i}")
+        };
+        let post = f
+            .draft_with(NewBlog {
+                title: format!("Post {i}"),
+                slug,
+                categories: Some(vec!["Launch".into(), format!("c{}", i % 3)]),
+                ..Default::default()
+            })
+            .await;
+        f.publish(&post, Some(go_live_at)).await;
+    }
+    let elsewhere = other.draft("elsewhere", "Elsewhere", "").await;
+    other.publish(&elsewhere, Some(go_live_at)).await;
+    let now = Timestamp::parse(go_live_at).unwrap();
+    let mut due = store.projects_due(now).await.unwrap();
+    due.sort();
+    let mut both = vec![f.project, other.project];
+    both.sort();
+    assert_eq!(due, both);
+
+    // A hook only now, so that nothing but the go-live records a firing.
+    store
+        .set_deploy_hook(f.project, Some("https://hooks.example.com/build"))
+        .await
+        .unwrap();
+    let version = content_version(&f).await;
+    assert_eq!(store.go_live(f.project, now).await.unwrap(), MANY as u64);
+    assert_eq!(content_version(&f).await, version + 1, "one write");
+    assert_eq!(
+        store.projects_due(now).await.unwrap(),
+        vec![other.project],
+        "the other project's post waits for its own go-live"
+    );
+    let firings = store.claim_firings(None, now).await.unwrap();
+    assert_eq!(
+        firings.len(),
+        MANY,
+        "one firing each, none for the other project"
+    );
+    assert!(
+        firings
+            .iter()
+            .all(|x| x.trigger == Trigger::Published && x.project == f.project)
+    );
+
+    f.clock.set(now);
+    let page = list(
+        &f,
+        RawListParams {
+            limit: Some("100".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(page.total, MANY as u64 + 1);
+    let launch = list(
+        &f,
+        RawListParams {
+            category: Some("launch".into()),
+            limit: Some("100".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(launch.total, MANY as u64, "every one in its category");
+    let c1 = list(
+        &f,
+        RawListParams {
+            category: Some("C1".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(c1.total, (0..MANY).filter(|i| i % 3 == 1).count() as u64);
+    let single = f.service.get_blog(&f.key(), "launch", None).await.unwrap();
+    assert_eq!(
+        fresh(single).title,
+        "Post 0",
+        "the alias was freed for the new post"
+    );
+    let redirects = fresh(f.service.redirects(&f.key(), None).await.unwrap());
+    assert!(redirects.redirects.is_empty(), "{:?}", redirects.redirects);
+}
+
+/// Public reads that all find the same go-live due at once record it once: every one of them
+/// answers with the posts public, and the content version moves once.
+pub async fn concurrent_reads_at_a_go_live_record_it_once(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    for i in 0..20 {
+        let post = f
+            .draft(&format!("post-{i}"), &format!("Post {i}"), "")
+            .await;
+        f.publish(&post, Some("2026-03-01T12:00:00Z")).await;
+    }
+    let version = content_version(&f).await;
+    f.clock
+        .set(Timestamp::parse("2026-03-01T12:00:00Z").unwrap());
+    let reads = (0..8).map(|_| async {
+        fresh(
+            f.service
+                .list_blogs(&f.key(), RawListParams::default(), None)
+                .await
+                .unwrap(),
+        )
+        .total
+    });
+    let totals = futures_util::future::join_all(reads).await;
+    assert!(totals.iter().all(|t| *t == 20), "{totals:?}");
+    assert_eq!(content_version(&f).await, version + 1);
 }
 
 /// A scheduled post holds its slug like a published one; unscheduling returns it to draft and
@@ -2008,6 +2152,8 @@ macro_rules! store_contract_tests {
             projects_are_listed_oldest_first_and_found_by_name,
             scheduled_posts_are_public_from_their_time_on_every_read_path,
             a_go_live_is_applied_once_with_one_firing,
+            a_projects_due_posts_go_live_together_in_one_write,
+            concurrent_reads_at_a_go_live_record_it_once,
             unschedule_returns_to_draft_and_frees_the_scheduled_slug,
             renamed_posts_keep_their_old_slug_for_links_and_redirects,
             redirects_follow_their_post_and_list_newest_first,

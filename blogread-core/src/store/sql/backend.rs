@@ -152,12 +152,12 @@ where
         self.sql().update_blog(project, id, change).await
     }
 
-    async fn due_scheduled(
-        &self,
-        project: Option<ProjectId>,
-        now: Timestamp,
-    ) -> Result<Vec<(ProjectId, BlogId)>> {
-        self.sql().due_scheduled(project, now).await
+    async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>> {
+        self.sql().projects_due(now).await
+    }
+
+    async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64> {
+        self.sql().go_live(project, now).await
     }
 
     async fn next_go_live(&self) -> Result<Option<Timestamp>> {

@@ -32,6 +32,11 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// holds the write lock already; PostgreSQL: `FOR UPDATE`).
     const LOCK_BLOG: &'static str;
 
+    /// Selects the scheduled blogs of project `$1` due at `$2` (`DueRow`s, see
+    /// `queries::due_query!`), holding them for the rest of the write transaction (SQLite: a
+    /// plain select; PostgreSQL: `FOR UPDATE`), so that a go-live is recorded once.
+    const LOCK_DUE: &'static str;
+
     /// The number of rows a statement changed (sqlx has no trait for it).
     fn rows_affected(result: &<Self::Db as Database>::QueryResult) -> u64;
 

@@ -32,6 +32,7 @@ pub(crate) use dialect::SqlDialect;
 pub(crate) use errors::storage;
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
+pub(crate) use queries::due_query;
 pub(crate) use rows::{DbId, PublicProjectRow};
 pub(crate) use store::SqlStore;
 

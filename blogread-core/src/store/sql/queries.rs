@@ -280,11 +280,42 @@ pub(crate) const MANAGED_PAGE: &str = "SELECT id, status, created_at, updated_at
 pub(crate) const MANAGED_COUNT: &str =
     "SELECT COUNT(*) FROM blogs WHERE project_id = $1 AND ($2 IS NULL OR status = $2)";
 
-/// The scheduled blogs of project `$1` (NULL: of every project) due at `$2`, oldest go-live
-/// first (`DueRow`).
-pub(crate) const DUE_SCHEDULED: &str = "SELECT project_id, id FROM blogs \
-     WHERE status = 'scheduled' AND published_at <= $2 AND ($1 IS NULL OR project_id = $1) \
-     ORDER BY published_at, id";
+/// The projects that have scheduled blogs due at `$1`.
+pub(crate) const DUE_PROJECTS: &str =
+    "SELECT DISTINCT project_id FROM blogs WHERE status = 'scheduled' AND published_at <= $1";
+/// The scheduled blogs of project `$1` due at `$2`, oldest go-live first (`DueRow`): the
+/// columns a go-live writes from, never the body. Each backend's dialect holds the rows for
+/// the rest of the transaction its own way (`SqlDialect::LOCK_DUE`).
+macro_rules! due_query {
+    () => {
+        "SELECT id, pub_slug, pub_categories, published_at FROM blogs \
+         WHERE project_id = $1 AND status = 'scheduled' AND published_at <= $2 \
+         ORDER BY published_at, id"
+    };
+}
+pub(crate) use due_query;
+/// Frees the aliases that the blogs of project `$1` due at `$2` publish as their slugs (an
+/// alias is freed when any blog publishes that slug).
+pub(crate) const FREE_DUE_ALIASES: &str = "DELETE FROM blog_aliases WHERE project_id = $1 \
+     AND slug IN (SELECT pub_slug FROM blogs \
+     WHERE project_id = $1 AND status = 'scheduled' AND published_at <= $2)";
+/// Publishes every blog of project `$1` due at `$2`: one statement a project.
+pub(crate) const PUBLISH_DUE: &str = "UPDATE blogs SET status = 'published' \
+     WHERE project_id = $1 AND status = 'scheduled' AND published_at <= $2";
+/// Whether project `$1` has a deploy hook (firings are recorded only then).
+pub(crate) const HAS_HOOK: &str =
+    "SELECT COUNT(*) FROM projects WHERE id = $1 AND deploy_hook_url IS NOT NULL";
+/// The head of a many-row insert of category rows (see [`values_rows`]): blog, project,
+/// category key, published at.
+pub(crate) const INSERT_BLOG_CATEGORIES: &str =
+    "INSERT INTO blog_categories (blog_id, project_id, category_key, published_at) VALUES ";
+/// The head of a many-row insert of firings (see [`values_rows`]): id, project, trigger,
+/// blog slug, created at.
+pub(crate) const INSERT_FIRINGS: &str =
+    "INSERT INTO pending_firings (id, project_id, kind, blog_slug, created_at) VALUES ";
+/// Rows a many-row insert writes at most (5 columns: 500 parameters, far below either
+/// backend's limit).
+pub(crate) const ROWS_PER_INSERT: usize = 100;
 /// The earliest go-live of every scheduled blog.
 pub(crate) const NEXT_GO_LIVE: &str =
     "SELECT MIN(published_at) FROM blogs WHERE status = 'scheduled'";
@@ -404,6 +435,26 @@ pub(crate) const STALE_FIRINGS: &str = "SELECT id, project_id, kind, blog_slug F
 pub(crate) const DELETE_FIRING: &str = "DELETE FROM pending_firings WHERE id = $1";
 
 // ---- values ----
+
+/// `head` followed by `rows` rows of `columns` numbered parameters, `($1, $2), ($3, $4)`:
+/// the statement of a many-row insert. Only the placeholders are generated, from numbers;
+/// every value is bound (which is why its callers may assert it safe to sqlx).
+pub(crate) fn values_rows(head: &str, columns: usize, rows: usize) -> String {
+    let mut sql = String::with_capacity(head.len() + rows * columns * 6);
+    sql.push_str(head);
+    for row in 0..rows {
+        sql.push_str(if row == 0 { "(" } else { ", (" });
+        for column in 0..columns {
+            if column > 0 {
+                sql.push_str(", ");
+            }
+            sql.push('$');
+            sql.push_str(&(row * columns + column + 1).to_string());
+        }
+        sql.push(')');
+    }
+    sql
+}
 
 /// An offset or limit as the SQL `bigint` both backends take.
 pub(crate) fn sql_count(n: u64) -> i64 {

@@ -113,20 +113,25 @@ fn parse_list(what: &'static str, json: &str) -> Result<Vec<String>> {
     serde_json::from_str(json).map_err(|e| corrupt(what, e))
 }
 
-/// A scheduled blog due to go live.
+/// A scheduled blog due to go live: what its go-live writes (see `due_query!`).
 #[derive(Debug, FromRow)]
 pub(crate) struct DueRow {
-    project_id: DbId,
-    id: DbId,
+    pub(crate) id: DbId,
+    pub(crate) pub_slug: String,
+    pub_categories: String,
+    pub(crate) published_at: i64,
 }
 
 impl DueRow {
-    /// The blog's project and id.
-    pub(crate) fn into_ids(self) -> (ProjectId, BlogId) {
-        (
-            ProjectId::from_uuid(self.project_id.0),
-            BlogId::from_uuid(self.id.0),
-        )
+    /// The category keys of its snapshot, sorted and without duplicates (as `Derived`).
+    pub(crate) fn category_keys(&self) -> Result<Vec<String>> {
+        let mut keys: Vec<String> = parse_list("pub_categories", &self.pub_categories)?
+            .iter()
+            .map(|c| category_key(c))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        Ok(keys)
     }
 }
 

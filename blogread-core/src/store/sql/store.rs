@@ -991,18 +991,94 @@ where
         tx.finish(result).await
     }
 
-    async fn due_scheduled(
-        &self,
-        project: Option<ProjectId>,
-        now: Timestamp,
-    ) -> Result<Vec<(ProjectId, BlogId)>> {
-        let rows: Vec<DueRow> = sqlx::query_as(queries::DUE_SCHEDULED)
-            .bind(project.map(DbId::from))
+    async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>> {
+        let ids: Vec<DbId> = sqlx::query_scalar(queries::DUE_PROJECTS)
             .bind(now.unix_seconds())
             .fetch_all(&self.read)
             .await
             .map_err(storage)?;
-        Ok(rows.into_iter().map(DueRow::into_ids).collect())
+        Ok(ids
+            .into_iter()
+            .map(|id| ProjectId::from_uuid(id.0))
+            .collect())
+    }
+
+    async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64> {
+        let mut tx = self.begin_write().await?;
+        let result = async {
+            let project_id = DbId::from(project);
+            let due: Vec<DueRow> = sqlx::query_as(D::LOCK_DUE)
+                .bind(project_id)
+                .bind(now.unix_seconds())
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(storage)?;
+            if due.is_empty() {
+                // Recorded by another writer, or unscheduled since.
+                return Ok(0);
+            }
+            // The slugs they publish are freed as aliases, then they are published: both
+            // by the same predicate, over rows held since the select.
+            for statement in [queries::FREE_DUE_ALIASES, queries::PUBLISH_DUE] {
+                sqlx::query(statement)
+                    .bind(project_id)
+                    .bind(now.unix_seconds())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(storage)?;
+            }
+            let mut categories = Vec::new();
+            for row in &due {
+                for key in row.category_keys()? {
+                    categories.push((row.id, key, row.published_at));
+                }
+            }
+            for chunk in categories.chunks(queries::ROWS_PER_INSERT) {
+                let sql = queries::values_rows(queries::INSERT_BLOG_CATEGORIES, 4, chunk.len());
+                let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
+                for (id, key, published_at) in chunk {
+                    insert = insert
+                        .bind(*id)
+                        .bind(project_id)
+                        .bind(key.as_str())
+                        .bind(*published_at);
+                }
+                insert.execute(&mut *tx).await.map_err(storage)?;
+            }
+            let has_hook: i64 = sqlx::query_scalar(queries::HAS_HOOK)
+                .bind(project_id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(storage)?;
+            if has_hook > 0 {
+                for chunk in due.chunks(queries::ROWS_PER_INSERT) {
+                    let sql = queries::values_rows(queries::INSERT_FIRINGS, 5, chunk.len());
+                    let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
+                    for row in chunk {
+                        insert = insert
+                            .bind(DbId::from(FiringId::generate()))
+                            .bind(project_id)
+                            .bind(Trigger::Published.as_str())
+                            .bind(row.pub_slug.as_str())
+                            .bind(now.unix_seconds());
+                    }
+                    insert.execute(&mut *tx).await.map_err(storage)?;
+                }
+            }
+            let went_live = due.len() as u64;
+            Self::apply_visible_change(
+                &mut tx,
+                project,
+                VisibleChange {
+                    bumps_version: true,
+                    published_delta: i64::try_from(went_live).unwrap_or(i64::MAX),
+                },
+            )
+            .await?;
+            Ok(went_live)
+        }
+        .await;
+        tx.finish(result).await
     }
 
     async fn next_go_live(&self) -> Result<Option<Timestamp>> {
