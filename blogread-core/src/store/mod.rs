@@ -132,6 +132,16 @@ pub struct ProjectChange {
     pub site_url: Option<Option<SiteUrl>>,
 }
 
+/// One page of the projects, as the store reads it (the service returns it as a
+/// [`ProjectList`](crate::service::ProjectList)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectPage {
+    /// The page, oldest first.
+    pub projects: Vec<Project>,
+    /// All projects.
+    pub total: u64,
+}
+
 /// The published blogs of a project to read: one page, after the category filter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageQuery {
@@ -212,6 +222,9 @@ pub trait Store: Send + Sync + 'static {
     async fn project(&self, id: ProjectId) -> Result<Option<Project>>;
     /// Every project, oldest first.
     async fn projects(&self) -> Result<Vec<Project>>;
+    /// One page of every project, oldest first (by creation time, then id), and how many
+    /// projects there are.
+    async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage>;
     /// Changes the fields `change` names, and only those, in one atomic step (two concurrent
     /// changes of different fields both apply); returns the project as changed (`NotFound`
     /// when absent). A site URL change bumps the content version, since it changes every
