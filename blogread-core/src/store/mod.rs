@@ -123,6 +123,12 @@ fn missing_feature(feature: &str) -> crate::Error {
     ))
 }
 
+/// The `kind` labels of the `blogread_store_errors_total` counter the SQL stores record
+/// through the `metrics` facade: a full disk, the write lock held past the busy time-out, an
+/// unreachable database server, any other failure, and a corrupt row. An exporter registers
+/// each at zero, so that a healthy server shows the series too.
+pub const STORE_ERROR_KINDS: [&str; 5] = ["disk_full", "busy", "unreachable", "failure", "corrupt"];
+
 /// The fields of a project to change; `None` leaves a field as it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectChange {
