@@ -84,11 +84,7 @@ async fn each_firing_is_logged_once() {
 
     let succeeding = Receiver::start(&pki, Answer::Status(204)).await;
     f.service
-        .save_deploy_hook(
-            &f.admin,
-            f.project,
-            succeeding.url_string("/build_hooks/y"),
-        )
+        .save_deploy_hook(&f.admin, f.project, succeeding.url_string("/build_hooks/y"))
         .await
         .unwrap();
     f.published("two", "Two", "<p>2</p>").await;

@@ -216,8 +216,7 @@ impl BlogFields {
         categories: Vec<String>,
         tags: Vec<String>,
     ) -> Result<Self, FieldError> {
-        let stored =
-            Slug::from_stored(&slug).map_err(FieldError::from)?;
+        let stored = Slug::from_stored(&slug).map_err(FieldError::from)?;
         let mut fields = Self::new(NewBlog {
             title,
             // Validated above; a placeholder passes the write-side check, then the stored

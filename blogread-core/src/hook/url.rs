@@ -115,10 +115,13 @@ impl HookUrlError {
     /// http)`, `host intranet.local is a local or internal name (.local); ...`).
     pub fn rule(&self) -> String {
         match self {
-            HookUrlError::TooShort { length } => format!(
-                "must be at least {MIN_LENGTH} characters long (this one has {length})"
-            ),
-            HookUrlError::ContainsWhitespace => "must not contain spaces, tabs or line breaks (check both ends of what you pasted)".to_owned(),
+            HookUrlError::TooShort { length } => {
+                format!("must be at least {MIN_LENGTH} characters long (this one has {length})")
+            }
+            HookUrlError::ContainsWhitespace => {
+                "must not contain spaces, tabs or line breaks (check both ends of what you pasted)"
+                    .to_owned()
+            }
             HookUrlError::NotAUrl { reason } => format!("is not a valid absolute URL: {reason}"),
             HookUrlError::NotHttps { scheme } => format!("must use https (it uses {scheme})"),
             HookUrlError::NonGlobalAddress { address } => format!(

@@ -69,10 +69,7 @@ impl Service {
     ) -> Result<ProjectList> {
         self.authorize(caller, None, Access::Operator).await?;
         let params = request.into().into_params()?;
-        let page = self
-            .store
-            .project_page(params.limit, params.offset)
-            .await?;
+        let page = self.store.project_page(params.limit, params.offset).await?;
         Ok(ProjectList {
             projects: page.projects,
             total: page.total,

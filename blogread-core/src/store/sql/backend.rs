@@ -14,8 +14,7 @@ use crate::domain::{
 };
 use crate::error::Result;
 use crate::store::{
-    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage,
-    Store,
+    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
 };
 
 /// A backend's public type: a [`SqlStore`] of its dialect, which it opens its own way.
