@@ -250,6 +250,7 @@ impl ClientBuilder {
                 cache_file,
                 max_restarts: self.max_restarts,
                 io: self.io,
+                answers: Default::default(),
             }),
         })
     }

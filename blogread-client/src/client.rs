@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use reqwest::Url;
@@ -49,6 +49,15 @@ pub(crate) struct Inner {
     pub(crate) max_restarts: u32,
     /// The blocking client's runtime thread: every HTTP exchange runs there when set.
     pub(crate) io: Option<Arc<IoRuntime>>,
+    /// What [`Client::cache_stats`] reports, counted with or without a cache.
+    pub(crate) answers: AnswerCounts,
+}
+
+/// The answers a client got: 304s and answers with a body.
+#[derive(Default)]
+pub(crate) struct AnswerCounts {
+    not_modified: AtomicU64,
+    fetched: AtomicU64,
 }
 
 impl std::fmt::Debug for Client {
@@ -229,13 +238,14 @@ impl Client {
         })
     }
 
-    /// The cache's counters, or zeros without a cache.
+    /// The answers this client got: `not_modified`, 304s answered from the ETag cache (no
+    /// body transferred), and `fetched`, answers that carried a body (every answer, without a
+    /// cache).
     pub fn cache_stats(&self) -> CacheStats {
-        self.inner
-            .cache
-            .as_ref()
-            .map(EtagCache::stats)
-            .unwrap_or_default()
+        CacheStats {
+            not_modified: self.inner.answers.not_modified.load(Ordering::Relaxed),
+            fetched: self.inner.answers.fetched.load(Ordering::Relaxed),
+        }
     }
 
     fn call(&self) -> Call {
@@ -372,6 +382,12 @@ impl Client {
                 Exchange::Body { body, etag } => return self.decode_fresh(call, &url, body, etag),
                 Exchange::NotModified => {
                     let kept = cache.not_modified(url.as_str(), &etag);
+                    if kept.is_some() {
+                        self.inner
+                            .answers
+                            .not_modified
+                            .fetch_add(1, Ordering::Relaxed);
+                    }
                     if let Some(value) = kept.and_then(|body| serde_json::from_str(&body).ok()) {
                         return Ok(value);
                     }
@@ -401,6 +417,7 @@ impl Client {
             url: url.to_string(),
             error,
         })?;
+        self.inner.answers.fetched.fetch_add(1, Ordering::Relaxed);
         let changed = match &self.inner.cache {
             Some(cache) => cache.fetched(url.as_str(), etag, &body),
             None => true,

@@ -162,6 +162,103 @@ async fn export_writes_files_and_reports() {
     std::fs::remove_dir_all(&site).unwrap();
 }
 
+/// `--base-url`, `--timeout` and `--attempts` are accepted after the command as well as
+/// before it (`docs/client.md` lists them among the export's options).
+#[tokio::test]
+async fn global_options_are_accepted_after_the_command() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    let site = tempfile::tempdir().unwrap();
+    let base = stub.base.clone();
+    let dir = site.path().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_blogread"))
+            .current_dir(&dir)
+            .env_remove("BLOGREAD_BASE_URL")
+            .env_remove("BLOGREAD_STATE_DIR")
+            .env("BLOGREAD_API_KEY", "k")
+            .args(["export", "--format", "zola", "--out", "content/blog"])
+            .args(["--timeout", "5", "--attempts", "1", "--base-url", &base])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        names(&site.path().join("content/blog")),
+        ["blog-1.md", "blog-2.md"]
+    );
+}
+
+#[test]
+fn a_missing_base_url_is_a_clear_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_blogread"))
+        .env_remove("BLOGREAD_BASE_URL")
+        .env("BLOGREAD_API_KEY", "k")
+        .arg("list")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--base-url URL or set BLOGREAD_BASE_URL"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `list --all` prints the object `list` prints, with every published blog in it.
+#[tokio::test]
+async fn list_all_prints_the_shape_of_list_with_every_blog() {
+    let stub = start_stub(|_, req| serve(&[3, 2, 1], req)).await;
+    let base = stub.base.clone();
+    let (all, mixed) = tokio::task::spawn_blocking(move || {
+        (
+            blogread(&base, Some("k"), &["list", "--all"]),
+            blogread(&base, Some("k"), &["list", "--all", "--limit", "2"]),
+        )
+    })
+    .await
+    .unwrap();
+    assert!(all.status.success(), "{}", stderr(&all));
+    let all: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
+    let mut expected = page(&[3, 2, 1], 3, 0);
+    expected["limit"] = json!(3);
+    assert_eq!(all, expected);
+    assert_eq!(mixed.status.code(), Some(2), "--all pages by itself");
+    assert!(stderr(&mixed).contains("--limit"), "{}", stderr(&mixed));
+}
+
+/// Without the ETag cache every answer is a download, and the report says how many.
+#[tokio::test]
+async fn export_without_the_cache_counts_every_answer_with_a_body() {
+    let stub = start_stub(|_, req| serve(&[2, 1], req)).await;
+    let site = tempfile::tempdir().unwrap();
+    let base = stub.base.clone();
+    let dir = site.path().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        blogread_in(
+            Some(&dir),
+            &base,
+            Some("k"),
+            &["export", "--format", "html", "--out", "out", "--no-cache"],
+        )
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bodies = stub
+        .seen()
+        .iter()
+        .filter(|req| serve(&[2, 1], req).status == 200)
+        .count();
+    assert!(bodies >= 3, "a list, a sitemap and two blogs at least");
+    assert!(
+        stderr(&out).contains(&format!("(0 answers not modified, {bodies} downloaded)")),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// What `hugo new site` writes into hugo.toml (Hugo 0.168).
 const FRESH_HUGO_TOML: &str =
     "baseURL = 'https://example.org/'\nlocale = 'en-us'\ntitle = 'My New Hugo Project'\n";

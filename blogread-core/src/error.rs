@@ -3,13 +3,14 @@
 
 use std::error::Error as StdError;
 
-/// A field value that breaks a rule. Its message names the field and the rule.
+/// A field value that breaks a rule. Its message names the field first, then the rule,
+/// separated by `": "`: `slug: must be lower-case letters a-z and digits, …`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field} {rule}")]
+#[error("{field}: {rule}")]
 pub struct FieldError {
     /// The field (JSON name).
     pub field: &'static str,
-    /// The rule it breaks, phrased to follow the field name.
+    /// The rule it breaks, phrased to follow `field: ` (`must be 1 to 300 characters (got 0)`).
     pub rule: String,
 }
 

@@ -38,7 +38,8 @@ pub enum Command {
     /// time passed while no server ran, at once) and fire their deploy hooks.
     Serve(ServeArgs),
     /// Seed a demo project with about 25 posts, print its key, the operator token and curl
-    /// commands, then serve.
+    /// commands to paste in order, then serve. On a database that has the demo project, reuse
+    /// it: its posts are reset to the demo content and its public key kept.
     Demo(ServeArgs),
     /// Apply the database migrations and exit.
     Migrate,

@@ -1,10 +1,19 @@
 //! `blogread-server demo`: a project with about 25 realistic posts (published ones that link to
 //! each other with `[INTERNAL:slug]` placeholders, one link to a draft, one to an unpublished
-//! post, categories, tags, featured images), and the curl commands to try it.
+//! post, a renamed post whose old slug redirects, categories, tags, featured images), and the
+//! curl commands to try it, which answer as their comments say when pasted top to bottom.
+//!
+//! A second `demo` on the same database reuses the demo project it finds there: its posts are
+//! reset to the demo content and its public key kept, so the printed commands hold again.
 
 use blogread_core::Service;
 use blogread_core::auth::Caller;
-use blogread_core::domain::{BlogId, NewBlog, ProjectId, Timestamp};
+use blogread_core::domain::{BlogId, BlogPatch, NewBlog, ProjectId, Timestamp};
+use blogread_core::error::NotFound;
+use blogread_core::read::ListParams;
+
+/// The name of the demo project (how a later `demo` finds it again).
+pub const DEMO_PROJECT_NAME: &str = "Demo blog";
 
 /// The site URL of the demo project (internal links resolve under it).
 pub const DEMO_SITE_URL: &str = "https://www.example.com";
@@ -22,10 +31,18 @@ pub struct DemoProject {
     pub draft: (BlogId, String),
     /// An unpublished post (404 on the public API).
     pub unpublished: (BlogId, String),
+    /// A published post that was renamed: its old slug and its current one (the old one is
+    /// listed by `/blogs/redirects` and is 404 at `/blogs/{slug}`).
+    pub renamed: (String, String),
+    /// When the project was created, if this run reused a demo project already in the
+    /// database (its posts reset to the demo content) rather than creating one.
+    pub reused: Option<Timestamp>,
 }
 
 struct Post {
     slug: &'static str,
+    /// The slug the post was first published under, before a rename (slug history).
+    old_slug: Option<&'static str>,
     title: &'static str,
     category: &'static str,
     tags: &'static [&'static str],
@@ -36,6 +53,7 @@ struct Post {
 const POSTS: &[Post] = &[
     Post {
         slug: "why-we-moved-to-a-static-site",
+        old_slug: None,
         title: "Why we moved to a static site",
         category: "Engineering",
         tags: &["static-sites", "performance"],
@@ -44,6 +62,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "choosing-a-static-site-generator",
+        old_slug: None,
         title: "Choosing a static site generator",
         category: "Engineering",
         tags: &["static-sites", "tooling"],
@@ -52,6 +71,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "fetching-content-at-build-time",
+        old_slug: None,
         title: "Fetching content at build time",
         category: "Engineering",
         tags: &["api", "builds"],
@@ -60,6 +80,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "paging-through-hundreds-of-posts",
+        old_slug: None,
         title: "Paging through hundreds of posts",
         category: "Engineering",
         tags: &["api", "pagination"],
@@ -68,6 +89,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "generating-a-sitemap",
+        old_slug: Some("sitemaps-from-the-api"),
         title: "Generating a sitemap from the API",
         category: "SEO",
         tags: &["seo", "sitemap"],
@@ -76,6 +98,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "writing-meta-descriptions",
+        old_slug: None,
         title: "Writing meta descriptions that get clicks",
         category: "SEO",
         tags: &["seo", "writing"],
@@ -84,6 +107,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "internal-links-that-never-break",
+        old_slug: None,
         title: "Internal links that never break",
         category: "Content",
         tags: &["links", "writing"],
@@ -92,6 +116,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "featured-images-done-right",
+        old_slug: None,
         title: "Featured images done right",
         category: "Design",
         tags: &["images", "performance"],
@@ -100,6 +125,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "a-style-guide-for-headings",
+        old_slug: None,
         title: "A style guide for headings",
         category: "Content",
         tags: &["writing", "accessibility"],
@@ -108,6 +134,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "deploy-hooks-explained",
+        old_slug: None,
         title: "Deploy hooks explained",
         category: "Engineering",
         tags: &["builds", "deploy-hooks"],
@@ -116,6 +143,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "keeping-api-keys-out-of-git",
+        old_slug: None,
         title: "Keeping API keys out of git",
         category: "Security",
         tags: &["security", "api"],
@@ -124,6 +152,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "rotating-a-leaked-key",
+        old_slug: None,
         title: "Rotating a leaked key in five minutes",
         category: "Security",
         tags: &["security", "operations"],
@@ -132,6 +161,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "caching-api-responses-with-etags",
+        old_slug: None,
         title: "Caching API responses with ETags",
         category: "Engineering",
         tags: &["api", "performance", "caching"],
@@ -140,6 +170,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "categories-versus-tags",
+        old_slug: None,
         title: "Categories versus tags",
         category: "Content",
         tags: &["taxonomy", "writing"],
@@ -148,6 +179,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "measuring-reading-time",
+        old_slug: None,
         title: "Measuring reading time from word count",
         category: "Design",
         tags: &["writing", "ux"],
@@ -156,6 +188,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "accessible-images-and-alt-text",
+        old_slug: None,
         title: "Accessible images and alt text",
         category: "Design",
         tags: &["accessibility", "images"],
@@ -164,6 +197,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "a-content-calendar-that-works",
+        old_slug: None,
         title: "A content calendar that works",
         category: "Content",
         tags: &["planning", "writing"],
@@ -172,6 +206,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "previewing-drafts-safely",
+        old_slug: None,
         title: "Previewing drafts safely",
         category: "Engineering",
         tags: &["drafts", "workflow"],
@@ -180,6 +215,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "unpublishing-without-broken-links",
+        old_slug: None,
         title: "Unpublishing without broken links",
         category: "Content",
         tags: &["links", "workflow"],
@@ -188,6 +224,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "monitoring-the-build-pipeline",
+        old_slug: None,
         title: "Monitoring the build pipeline",
         category: "Operations",
         tags: &["operations", "builds"],
@@ -196,6 +233,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "lessons-from-our-first-year",
+        old_slug: None,
         title: "Lessons from our first year of publishing",
         category: "Company",
         tags: &["retrospective"],
@@ -204,6 +242,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "old-pricing-announcement",
+        old_slug: None,
         title: "Our old pricing (unpublished)",
         category: "Company",
         tags: &["pricing"],
@@ -212,6 +251,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "beta-program-recap",
+        old_slug: None,
         title: "Beta program recap (unpublished)",
         category: "Company",
         tags: &["beta"],
@@ -220,6 +260,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "upcoming-redesign",
+        old_slug: None,
         title: "Our upcoming redesign (draft)",
         category: "Design",
         tags: &["design"],
@@ -228,6 +269,7 @@ const POSTS: &[Post] = &[
     },
     Post {
         slug: "roadmap-next-quarter",
+        old_slug: None,
         title: "Roadmap for next quarter (draft)",
         category: "Company",
         tags: &["roadmap"],
@@ -257,6 +299,11 @@ fn body(i: usize) -> String {
             POSTS[FIRST_DRAFT].slug
         ));
     }
+    if let Some(old) = POSTS.iter().find_map(|p| p.old_slug).filter(|_| i == 6) {
+        html.push_str(&format!(
+            "<p>Links written before a rename keep working: <a href=\"[INTERNAL:{old}]\">our sitemap post</a> changed its slug, and this link follows it.</p>\n"
+        ));
+    }
     if i == 3 {
         html.push_str(&format!(
             "<p>Pricing used to be explained in <a href=\"[INTERNAL:{}]\">an older announcement</a>.</p>\n",
@@ -269,22 +316,67 @@ fn body(i: usize) -> String {
     html
 }
 
-/// Seeds the demo project through `service`, acting as the operator.
+/// Seeds a new demo project through `service`, acting as the operator.
 pub async fn seed(service: &Service) -> blogread_core::Result<DemoProject> {
     let auth = &Caller::operator();
     let project = service
-        .create_project(auth, "Demo blog".into(), Some(DEMO_SITE_URL.into()))
+        .create_project(auth, DEMO_PROJECT_NAME.into(), Some(DEMO_SITE_URL.into()))
         .await?
         .id;
     let key = service.generate_public_key(auth, project).await?.key;
+    seed_posts(service, project, key, None).await
+}
+
+/// The demo project of this database, ready to try: the oldest project named
+/// [`DEMO_PROJECT_NAME`] with the demo site URL, its posts reset to the demo content (every
+/// post it has deleted, the demo posts created again) and its public key kept (generated if
+/// it has none); or, when there is none, a new one ([`seed`]).
+pub async fn seed_or_reset(service: &Service) -> blogread_core::Result<DemoProject> {
+    let auth = &Caller::operator();
+    let existing = service.projects(auth).await?.into_iter().find(|p| {
+        p.name.as_str() == DEMO_PROJECT_NAME
+            && p.site_url.as_ref().map(|u| u.as_str()) == Some(DEMO_SITE_URL)
+    });
+    let Some(project) = existing else {
+        return seed(service).await;
+    };
+    loop {
+        let page = service
+            .blogs(auth, project.id, None, ListParams::new().limit(100))
+            .await?;
+        if page.blogs.is_empty() {
+            break;
+        }
+        for blog in page.blogs {
+            service.delete_blog(auth, project.id, blog.id).await?;
+        }
+    }
+    let key = match service.reveal_public_key(auth, project.id).await {
+        Ok(shown) => shown.key,
+        Err(blogread_core::Error::NotFound(NotFound::PublicKey)) => {
+            service.generate_public_key(auth, project.id).await?.key
+        }
+        Err(other) => return Err(other),
+    };
+    seed_posts(service, project.id, key, Some(project.created_at)).await
+}
+
+async fn seed_posts(
+    service: &Service,
+    project: ProjectId,
+    public_key: String,
+    reused: Option<Timestamp>,
+) -> blogread_core::Result<DemoProject> {
+    let auth = &Caller::operator();
     let now = service.now().unix_seconds();
     let mut published = Vec::new();
     let mut draft = None;
     let mut unpublished = None;
+    let mut renamed = None;
     for (i, post) in POSTS.iter().enumerate() {
         let input = NewBlog {
             title: post.title.into(),
-            slug: post.slug.into(),
+            slug: post.old_slug.unwrap_or(post.slug).into(),
             content: Some(body(i)),
             excerpt: Some(post.excerpt.into()),
             meta_title: (i % 3 == 0).then(|| format!("{} | Demo blog", post.title)),
@@ -305,6 +397,16 @@ pub async fn seed(service: &Service) -> blogread_core::Result<DemoProject> {
         service
             .publish_blog(auth, project, id, published_at)
             .await?;
+        if let Some(old) = post.old_slug {
+            // Renamed after publication: the re-sync keeps the old slug as an alias.
+            let rename = BlogPatch {
+                slug: Some(post.slug.to_owned()),
+                ..BlogPatch::default()
+            };
+            service.edit_blog(auth, project, id, rename).await?;
+            service.publish_blog(auth, project, id, None).await?;
+            renamed = Some((old.to_owned(), post.slug.to_owned()));
+        }
         if i >= FIRST_UNPUBLISHED {
             service.unpublish_blog(auth, project, id).await?;
             unpublished.get_or_insert((id, post.slug.to_owned()));
@@ -314,21 +416,57 @@ pub async fn seed(service: &Service) -> blogread_core::Result<DemoProject> {
     }
     Ok(DemoProject {
         project,
-        public_key: key,
+        public_key,
         published,
         draft: draft.expect("POSTS has drafts"),
         unpublished: unpublished.expect("POSTS has unpublished posts"),
+        renamed: renamed.expect("POSTS has a renamed post"),
+        reused,
     })
 }
 
-/// What `demo` prints: the key, the operator token and curl commands that work as printed.
-pub fn instructions(base: &str, demo: &DemoProject, operator_token: &str) -> String {
+/// Where the operator token `demo` prints comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperatorTokenSource {
+    /// Generated for this run (not stored anywhere: a later run generates another).
+    Generated,
+    /// Configured (`BLOGREAD_ADMIN_TOKEN` or `--admin-token-file`).
+    Configured,
+}
+
+/// What `demo` prints: the credentials and curl commands that answer as their comments say
+/// when pasted top to bottom (each comment ends with `(expect NNN)`, the status `curl -i`
+/// shows). The ones that change the demo come last, each saying what it changes.
+pub fn instructions(
+    base: &str,
+    demo: &DemoProject,
+    operator_token: &str,
+    token_source: OperatorTokenSource,
+) -> String {
     let key = &demo.public_key;
     let public = format!("{base}/blog/api/v1/public");
-    let project = format!("{base}/api/v1/projects/{}", demo.project);
+    let projects = format!("{base}/api/v1/projects");
+    let project = format!("{projects}/{}", demo.project);
     let first = &demo.published[0];
     let (draft_id, draft_slug) = &demo.draft;
     let unpublished_slug = &demo.unpublished.1;
+    let (old_slug, new_slug) = &demo.renamed;
+    let key_header = format!("-H 'Authorization: Bearer {key}'");
+    let operator_header = format!("-H 'Authorization: Bearer {operator_token}'");
+    let mut notes = String::new();
+    if let Some(created) = demo.reused {
+        notes.push_str(&format!(
+            "\nThis database already held the demo project (created {created}): this run reused it\n\
+             and reset its posts to the demo content. Its public key is the one it had (a key an\n\
+             earlier run rotated stays rotated).\n"
+        ));
+    }
+    if token_source == OperatorTokenSource::Generated {
+        notes.push_str(
+            "\nThe operator token is new for this run and stored nowhere: a token an earlier run\n\
+             printed no longer works. Set BLOGREAD_ADMIN_TOKEN (32 characters or more) to keep one.\n",
+        );
+    }
     format!(
         "\
 blogread demo
@@ -337,41 +475,73 @@ blogread demo
 Project id:     {project_id}
 Public key:     {key}
 Operator token: {operator_token}
-
+{notes}
 Admin pages:    {base}/admin/
   Sign in with the operator token above (the field labelled Token, then Sign in): the
   project's settings (Publishing, API Access, Deploy hook), its posts, admin tokens and
   agent keys.
 
+Paste the commands below top to bottom: each answers as its comment says (`expect` is the
+HTTP status, which -i shows first). The last four change the demo, as they say; a new
+`blogread-server demo` on this database puts it back.
+
 The public read API (docs/public-api.md):
 
-  # newest 5 published posts, key in the header
-  curl -s '{public}/blogs?limit=5' -H 'Authorization: Bearer {key}'
+  # newest 5 published posts, key in the header (expect 200)
+  curl -si '{public}/blogs?limit=5' {key_header}
 
-  # the key as a query parameter, one category, with content (links resolved)
-  curl -s '{public}/blogs?api_key={key}&category=engineering&include_content=true&limit=2'
+  # the key as a query parameter, one category, with content: links resolved (expect 200)
+  curl -si '{public}/blogs?api_key={key}&category=engineering&include_content=true&limit=2'
 
-  # one post by slug: content, updated_at, word_count
-  curl -s '{public}/blogs/{first}' -H 'Authorization: Bearer {key}'
+  # one post by slug: content, updated_at, word_count (expect 200)
+  curl -si '{public}/blogs/{first}' {key_header}
 
-  # the sitemap (the path is never taken for a slug)
-  curl -s '{public}/blogs/sitemap' -H 'Authorization: Bearer {key}'
+  # the sitemap: slug and dates of every published post (expect 200)
+  curl -si '{public}/blogs/sitemap' {key_header}
 
-  # ETag round trip: copy the ETag header, send it back, get 304
-  curl -si '{public}/blogs/{first}' -H 'Authorization: Bearer {key}' | grep -i etag
-  curl -si '{public}/blogs/{first}' -H 'Authorization: Bearer {key}' -H 'If-None-Match: PASTE-ETAG-HERE'
+  # renamed posts, for redirects: {old_slug} -> {new_slug} (expect 200)
+  curl -si '{public}/blogs/redirects' {key_header}
 
-  # a draft and an unpublished post are 404; a wrong key is 401
-  curl -s '{public}/blogs/{draft_slug}' -H 'Authorization: Bearer {key}'
-  curl -s '{public}/blogs/{unpublished_slug}' -H 'Authorization: Bearer {key}'
-  curl -s '{public}/blogs' -H 'Authorization: Bearer pk_live_wrong'
+  # the old slug of a renamed post is 404, the detail naming the new one (expect 404)
+  curl -si '{public}/blogs/{old_slug}' {key_header}
 
-Management (Authorization: Bearer <operator token>):
+  # ETag round trip: keep the post's ETag, send it back, nothing changed (expect 304)
+  ETAG=$(curl -s -o /dev/null -D - '{public}/blogs/{first}' {key_header} | grep -i '^etag:' | cut -d' ' -f2 | tr -d '\\r')
+  curl -si '{public}/blogs/{first}' {key_header} -H \"If-None-Match: $ETAG\"
 
-  curl -s '{project}' -H 'Authorization: Bearer {operator_token}'
-  curl -s '{project}/blogs?status=draft' -H 'Authorization: Bearer {operator_token}'
-  curl -s -X POST '{project}/blogs/{draft_id}/publish' -H 'Authorization: Bearer {operator_token}'
-  curl -s -X POST '{project}/public-key/rotate' -H 'Authorization: Bearer {operator_token}'
+  # a draft is 404 (expect 404)
+  curl -si '{public}/blogs/{draft_slug}' {key_header}
+
+  # an unpublished post is 404 (expect 404)
+  curl -si '{public}/blogs/{unpublished_slug}' {key_header}
+
+  # a wrong key is 401 (expect 401)
+  curl -si '{public}/blogs' -H 'Authorization: Bearer pk_live_wrong'
+
+Management (docs/management-api.md), with the operator token:
+
+  # the project (expect 200)
+  curl -si '{project}' {operator_header}
+
+  # every project, oldest first: for the operator only (expect 200)
+  curl -si '{projects}' {operator_header}
+
+  # the project's drafts (expect 200)
+  curl -si '{project}/blogs?status=draft' {operator_header}
+
+Changes to the demo (last, since they change what the lines above answer):
+
+  # publish the draft {draft_slug}: it becomes public (expect 200)
+  curl -si -X POST '{project}/blogs/{draft_id}/publish' {operator_header}
+
+  # so the draft's line above now answers 200 (expect 200)
+  curl -si '{public}/blogs/{draft_slug}' {key_header}
+
+  # rotate the public key: the answer holds the new key; the old one stops working (expect 201)
+  curl -si -X POST '{project}/public-key/rotate' {operator_header}
+
+  # so every public line above, with the old key, now answers 401 (expect 401)
+  curl -si '{public}/blogs?limit=5' {key_header}
 
 API reference: {base}/docs (OpenAPI document: {base}/openapi.json)
 ",

@@ -276,6 +276,8 @@ error_sets! {
     PublicSitemap: [401, 500, 503];
     /// Operator-only creation with a JSON body.
     OperatorCreate: [400, 401, 403, 413, 422, 500, 503, 507];
+    /// Operator-only list with query parameters.
+    OperatorList: [400, 401, 403, 500, 503];
     /// Operator-only action on a project (no body).
     OperatorAction: [401, 403, 404, 500, 503, 507];
     /// A read or bodiless action under a project.

@@ -28,19 +28,36 @@ async fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<(), String> {
-    if let Command::Backup(args) = &cli.command {
-        // Not through a store: a backup opens no pools and runs no migrations.
-        return backup(&cli.database_url, args).await;
-    }
-    let store = blogread_core::store::open_store(&cli.database_url)
-        .await
-        .map_err(|e| open_failed(&cli.database_url, e))?;
-    let service = Service::new(store);
     match cli.command {
-        Command::Serve(args) => serve(service, &args, &cli.database_url).await,
-        Command::Demo(args) => run_demo(service, args, &cli.database_url).await,
+        // Not through a store: a backup opens no pools and runs no migrations.
+        Command::Backup(args) => backup(&cli.database_url, &args).await,
+        // Everything that can refuse a start (the operator token, the addresses) is checked
+        // before the database is opened: a refused start creates no file.
+        Command::Serve(args) => {
+            let operator = args.operator_token(admin_token_env())?;
+            let listeners = Listeners::bind(&args).await?;
+            let service = open(&cli.database_url).await?;
+            serve(service, operator, listeners, &args, &cli.database_url).await
+        }
+        Command::Demo(args) => {
+            let (token, source) = match args.operator_token_text(admin_token_env())? {
+                Some(t) => (t, demo::OperatorTokenSource::Configured),
+                None => (generate_token(), demo::OperatorTokenSource::Generated),
+            };
+            let operator = OperatorToken::new(token.clone())
+                .map_err(|e| format!("the operator token is not usable: {e}; refusing to start"))?;
+            let listeners = Listeners::bind(&args).await?;
+            let service = open(&cli.database_url).await?;
+            let demo = DemoRun {
+                operator,
+                token,
+                source,
+            };
+            run_demo(service, demo, listeners, &args, &cli.database_url).await
+        }
         Command::Migrate => {
             // Opening the store ran any pending migrations, in a transaction each.
+            let service = open(&cli.database_url).await?;
             service.health().await.map_err(|e| e.to_string())?;
             println!(
                 "database {} is migrated and up to date",
@@ -48,20 +65,56 @@ async fn dispatch(cli: Cli) -> Result<(), String> {
             );
             Ok(())
         }
-        Command::Project(ProjectCommand::Create { name, site_url }) => print_json(
-            service
-                .create_project(&Caller::operator(), name, site_url)
-                .await
-                .map_err(|e| e.to_string())?,
-        ),
-        Command::Backup(args) => backup(&cli.database_url, &args).await,
-        Command::Key(cmd) => key(&service, cmd).await,
-        Command::AdminToken(AdminTokenCommand::Create(p)) => print_json(
-            service
-                .create_admin_token(&Caller::operator(), project_id(&p)?)
-                .await
-                .map_err(|e| e.to_string())?,
-        ),
+        Command::Project(ProjectCommand::Create { name, site_url }) => {
+            let service = open(&cli.database_url).await?;
+            print_json(
+                service
+                    .create_project(&Caller::operator(), name, site_url)
+                    .await
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        Command::Key(cmd) => key(&open(&cli.database_url).await?, cmd).await,
+        Command::AdminToken(AdminTokenCommand::Create(p)) => {
+            let service = open(&cli.database_url).await?;
+            print_json(
+                service
+                    .create_admin_token(&Caller::operator(), project_id(&p)?)
+                    .await
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+    }
+}
+
+/// Opens (creating if missing, and migrating) the store the database URL names.
+async fn open(database_url: &str) -> Result<Service, String> {
+    let store = blogread_core::store::open_store(database_url)
+        .await
+        .map_err(|e| open_failed(database_url, e))?;
+    Ok(Service::new(store))
+}
+
+/// The addresses `serve` and `demo` listen on, bound before the database is opened.
+struct Listeners {
+    api: tokio::net::TcpListener,
+    metrics: Option<tokio::net::TcpListener>,
+}
+
+impl Listeners {
+    async fn bind(args: &ServeArgs) -> Result<Self, String> {
+        let api = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        let metrics = match args.metrics_listen {
+            Some(addr) => Some(
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .map_err(|e| format!("cannot listen on {addr} (--metrics-listen): {e}"))?,
+            ),
+            None => None,
+        };
+        Ok(Self { api, metrics })
     }
 }
 
@@ -116,9 +169,15 @@ fn print_json(value: impl Serialize) -> Result<(), String> {
     Ok(())
 }
 
-async fn serve(service: Service, args: &ServeArgs, database_url: &str) -> Result<(), String> {
+async fn serve(
+    service: Service,
+    operator: Option<OperatorToken>,
+    listeners: Listeners,
+    args: &ServeArgs,
+    database_url: &str,
+) -> Result<(), String> {
     let service = service.with_response_cache(args.response_cache());
-    let service = match args.operator_token(admin_token_env())? {
+    let service = match operator {
         Some(token) => service.with_operator_token(token),
         None => {
             tracing::info!(
@@ -127,12 +186,9 @@ async fn serve(service: Service, args: &ServeArgs, database_url: &str) -> Result
             service
         }
     };
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let addr = listeners.api.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service, args).await
+    run_until_signal(listeners, service, args).await
 }
 
 /// `BLOGREAD_ADMIN_TOKEN`, read here rather than by clap so that no flag can carry it.
@@ -140,29 +196,33 @@ fn admin_token_env() -> Option<String> {
     std::env::var("BLOGREAD_ADMIN_TOKEN").ok()
 }
 
-async fn run_demo(service: Service, args: ServeArgs, database_url: &str) -> Result<(), String> {
-    let token = match args.operator_token_text(admin_token_env())? {
-        Some(t) => t,
-        None => generate_token(),
-    };
-    let operator = OperatorToken::new(token.clone())
-        .map_err(|e| format!("the operator token is not usable: {e}; refusing to start"))?;
+/// The operator token of a `demo` run and where it came from.
+struct DemoRun {
+    operator: OperatorToken,
+    token: String,
+    source: demo::OperatorTokenSource,
+}
+
+async fn run_demo(
+    service: Service,
+    run: DemoRun,
+    listeners: Listeners,
+    args: &ServeArgs,
+    database_url: &str,
+) -> Result<(), String> {
     let service = service
-        .with_operator_token(operator)
+        .with_operator_token(run.operator)
         .with_response_cache(args.response_cache());
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let seeded = demo::seed(&service)
+    let addr = listeners.api.local_addr().map_err(|e| e.to_string())?;
+    let seeded = demo::seed_or_reset(&service)
         .await
         .map_err(|e| format!("seeding the demo project failed: {e}"))?;
     println!(
         "{}",
-        demo::instructions(&format!("http://{addr}"), &seeded, &token)
+        demo::instructions(&format!("http://{addr}"), &seeded, &run.token, run.source)
     );
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
-    run_until_signal(listener, service, &args).await
+    run_until_signal(listeners, service, args).await
 }
 
 fn generate_token() -> String {
@@ -175,15 +235,16 @@ fn generate_token() -> String {
 
 /// Serves until Ctrl-C or SIGTERM, with `/metrics` alone on `--metrics-listen` if given.
 async fn run_until_signal(
-    listener: tokio::net::TcpListener,
+    listeners: Listeners,
     service: Service,
     args: &ServeArgs,
 ) -> Result<(), String> {
-    let metrics = match args.metrics_listen {
-        Some(addr) => {
-            let listener = tokio::net::TcpListener::bind(addr)
-                .await
-                .map_err(|e| format!("cannot listen on {addr} (--metrics-listen): {e}"))?;
+    let Listeners {
+        api: listener,
+        metrics,
+    } = listeners;
+    let metrics = match metrics {
+        Some(listener) => {
             let addr = listener.local_addr().map_err(|e| e.to_string())?;
             tracing::info!(
                 "metrics on http://{addr}/metrics, without a token: keep this address private"

@@ -14,7 +14,8 @@
 //! - `blogread_deploy_hook_firings_total{outcome, trigger}` (`success`, `failure`, or `unknown`
 //!   for a firing a stopped server left in flight, found at the next start) and
 //!   `blogread_deploy_hook_duration_seconds{outcome}` (recorded by the core).
-//! - `blogread_store_errors_total{kind}` (recorded by the core's SQL stores).
+//! - `blogread_store_errors_total{kind}` (recorded by the core's SQL stores; every kind of
+//!   [`blogread_core::store::STORE_ERROR_KINDS`] is there from the start, at zero).
 //! - `blogread_build_info{version, commit} 1`.
 //!
 //! Who may read it: the operator (`Authorization: Bearer <operator token>`, decided by the
@@ -73,6 +74,12 @@ pub fn handle() -> &'static PrometheusHandle {
             }
         };
         describe();
+        // Counters the core records only when something goes wrong: present at zero from the
+        // start, so a healthy server shows the series (with HELP and TYPE) and a rate over it
+        // works from the first scrape.
+        for kind in blogread_core::store::STORE_ERROR_KINDS {
+            metrics::counter!("blogread_store_errors_total", "kind" => kind).increment(0);
+        }
         metrics::gauge!(
             "blogread_build_info",
             "version" => build_info::VERSION,

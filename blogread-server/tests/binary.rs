@@ -365,3 +365,302 @@ fn the_systemd_unit_starts_a_server_that_reads_its_token_from_the_credential() {
         "the database is in the state directory"
     );
 }
+
+/// A `blogread-server demo` process (killed when dropped) and what it printed.
+struct Demo {
+    _child: Served,
+    /// The instructions, up to the `API reference` line.
+    printed: String,
+}
+
+/// Starts `demo` on a free port over the SQLite database `db`, with no `BLOGREAD_*` variable
+/// but `env`, and reads what it prints until the instructions end.
+fn start_demo(db: &std::path::Path, env: &[(&str, &str)]) -> Demo {
+    use std::io::BufRead;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_blogread-server"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("BLOGREAD_") {
+            command.env_remove(name);
+        }
+    }
+    let url = format!("sqlite://{}", db.display());
+    let mut child = command
+        .args(["--database-url", &url, "demo", "--listen", "127.0.0.1:0"])
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    // Keep draining the log so the server never blocks on a full pipe.
+    std::thread::spawn(move || std::io::BufReader::new(stderr).lines().for_each(drop));
+    let served = Served {
+        child,
+        addresses: Vec::new(),
+    };
+    let mut printed = String::new();
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    loop {
+        let line = lines
+            .next()
+            .expect("demo prints its instructions before it stops")
+            .unwrap();
+        printed.push_str(&line);
+        printed.push('\n');
+        if line.starts_with("API reference:") {
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+    Demo {
+        _child: served,
+        printed,
+    }
+}
+
+/// One printed example: its comment, the status it promises, the shell lines under it.
+#[derive(Debug)]
+struct Snippet {
+    comment: String,
+    expect: u16,
+    lines: Vec<String>,
+}
+
+/// The examples `demo` printed: each a `# comment (expect NNN)` line followed by the shell
+/// lines to paste, up to a blank line.
+fn snippets(printed: &str) -> Vec<Snippet> {
+    let mut snippets: Vec<Snippet> = Vec::new();
+    let mut open = false;
+    for line in printed.lines() {
+        let text = line.trim();
+        if let Some(comment) = text.strip_prefix("# ") {
+            let expect = comment
+                .rsplit_once("(expect ")
+                .and_then(|(_, s)| s.strip_suffix(')'))
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("the comment says what to expect: {comment:?}"));
+            snippets.push(Snippet {
+                comment: comment.to_owned(),
+                expect,
+                lines: Vec::new(),
+            });
+            open = true;
+        } else if text.is_empty() {
+            open = false;
+        } else if open {
+            snippets.last_mut().unwrap().lines.push(text.to_owned());
+        }
+    }
+    snippets
+}
+
+/// Runs a snippet's lines in one `bash`, as pasted (failing on the first failing command);
+/// the status and body of the last answer `curl -i` showed.
+fn paste(snippet: &Snippet) -> (u16, String) {
+    let script = format!("set -euo pipefail\n{}\n", snippet.lines.join("\n"));
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .expect("bash runs (the printed commands are shell)");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}: the commands failed: {}\n{stdout}",
+        snippet.comment,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = stdout
+        .rfind("HTTP/1.1 ")
+        .unwrap_or_else(|| panic!("{}: no HTTP answer shown: {stdout}", snippet.comment));
+    let answer = &stdout[last..];
+    let status = answer[9..12].parse().expect("a status");
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The value after `label` on its line of the printed text.
+fn printed_value<'a>(printed: &'a str, label: &str) -> &'a str {
+    printed
+        .lines()
+        .find_map(|l| l.strip_prefix(label))
+        .unwrap_or_else(|| panic!("`{label}` is printed"))
+        .trim()
+}
+
+/// Pastes every printed example in order and checks that each answers as its comment says
+/// (plus what some comments promise besides the status).
+fn paste_all_and_check(printed: &str) {
+    assert!(
+        Command::new("curl").arg("--version").output().is_ok(),
+        "curl must be installed: the test runs the commands as a user pastes them"
+    );
+    let key = printed_value(printed, "Public key:");
+    let all = snippets(printed);
+    assert!(all.len() >= 15, "the demo prints its examples: {all:#?}");
+    for snippet in &all {
+        let (status, body) = paste(snippet);
+        assert_eq!(
+            status, snippet.expect,
+            "{}: answered {status}: {body}",
+            snippet.comment
+        );
+        let url_ends = |tail: &str| {
+            snippet
+                .lines
+                .iter()
+                .any(|l| l.contains(&format!("{tail}'")))
+        };
+        if url_ends("/blogs/redirects") {
+            let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let first = &json["redirects"][0];
+            let said = format!(
+                "{} -> {}",
+                first["from"].as_str().unwrap(),
+                first["to"].as_str().unwrap()
+            );
+            assert!(
+                snippet.comment.contains(&said),
+                "the comment names the redirect the answer lists ({said}): {}",
+                snippet.comment
+            );
+        }
+        if url_ends("/public-key/rotate") {
+            let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let new = json["key"].as_str().unwrap();
+            assert!(new.starts_with("pk_live_") && new != key, "{body}");
+        }
+    }
+    let commented = |words: &str| all.iter().any(|s| s.comment.contains(words));
+    assert!(commented("ETag"), "an ETag round trip is shown");
+    assert!(all.iter().any(|s| s.expect == 304));
+    assert!(commented("redirects"), "the redirects are shown");
+}
+
+#[test]
+fn the_demo_prints_commands_that_answer_as_their_comments_say_when_pasted_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = start_demo(&dir.path().join("demo.db"), &[]);
+    paste_all_and_check(&demo.printed);
+}
+
+#[test]
+fn a_second_demo_on_the_same_database_reuses_its_project_and_its_commands_hold_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let first = start_demo(&db, &[]);
+    // The printed commands publish the draft and rotate the key.
+    paste_all_and_check(&first.printed);
+    let project = printed_value(&first.printed, "Project id:").to_owned();
+    drop(first);
+
+    let second = start_demo(&db, &[]);
+    assert_eq!(printed_value(&second.printed, "Project id:"), project);
+    assert!(
+        second.printed.contains("already held the demo project"),
+        "it says what it did: {}",
+        second.printed
+    );
+    assert!(
+        second
+            .printed
+            .contains("a token an earlier run\nprinted no longer works"),
+        "and that the operator token is new: {}",
+        second.printed
+    );
+    paste_all_and_check(&second.printed);
+
+    let snippet = snippets(&second.printed)
+        .into_iter()
+        .find(|s| s.comment.starts_with("every project"))
+        .expect("the projects are listed");
+    let (_, body) = paste(&snippet);
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["total"], 1, "one demo project, not two: {json}");
+    assert_eq!(json["projects"][0]["id"], project.as_str());
+
+    // With a configured operator token, the note about a new one is not printed.
+    drop(second);
+    let token = "a-configured-operator-token-0123456789";
+    let third = start_demo(&db, &[("BLOGREAD_ADMIN_TOKEN", token)]);
+    assert_eq!(printed_value(&third.printed, "Operator token:"), token);
+    assert!(
+        !third.printed.contains("no longer works"),
+        "{}",
+        third.printed
+    );
+}
+
+/// Runs the binary in `dir` with `args` and the given `BLOGREAD_*` variables only.
+fn run_in(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_blogread-server"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("BLOGREAD_") {
+            command.env_remove(name);
+        }
+    }
+    let out = command
+        .current_dir(dir)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("the binary runs");
+    (out.status.success(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn a_start_refused_for_a_short_operator_token_leaves_no_database_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["serve", "demo"] {
+        let (ok, stderr) = run_in(
+            dir.path(),
+            &[command, "--listen", "127.0.0.1:0"],
+            &[("BLOGREAD_ADMIN_TOKEN", "too-short")],
+        );
+        assert!(!ok, "{command} refuses");
+        assert!(stderr.contains("refusing to start"), "{stderr}");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{command} created {left:?}");
+    }
+}
+
+#[test]
+fn a_healthy_server_exports_the_store_error_counter_at_zero() {
+    let server = serve(
+        &[
+            "--database-url",
+            "memory:",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+        ],
+        &[],
+        2,
+    );
+    let (status, body) = get(&server.addresses[1], "/metrics", None);
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("# TYPE blogread_store_errors_total counter"),
+        "{body}"
+    );
+    assert!(
+        body.contains("# HELP blogread_store_errors_total "),
+        "{body}"
+    );
+    for kind in blogread_core::store::STORE_ERROR_KINDS {
+        assert!(
+            body.contains(&format!(
+                "blogread_store_errors_total{{kind=\"{kind}\"}} 0\n"
+            )),
+            "{kind}: {body}"
+        );
+    }
+}

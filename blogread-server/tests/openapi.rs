@@ -61,3 +61,59 @@ fn limit_descriptions_state_the_core_page_size_rules() {
     }
     assert!(seen >= 2, "the public and management lists take a limit");
 }
+
+/// Client generators (openapi-python-client among them) refuse `allOf` over a schema that is
+/// not an object, and drop the whole model that holds it: an enum field is a plain `$ref`,
+/// described by its enum, never `allOf: [{"$ref": ...}, {"description": ...}]`.
+#[test]
+fn no_all_of_wraps_a_schema_that_is_not_an_object() {
+    fn walk(
+        value: &serde_json::Value,
+        at: &str,
+        schemas: &serde_json::Value,
+        bad: &mut Vec<String>,
+    ) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for part in map
+                    .get("allOf")
+                    .and_then(|a| a.as_array())
+                    .into_iter()
+                    .flatten()
+                {
+                    let target = match part.get("$ref").and_then(|r| r.as_str()) {
+                        Some(r) => &schemas[r.trim_start_matches("#/components/schemas/")],
+                        None => part,
+                    };
+                    let is_object =
+                        target["type"] == "object" || target.get("properties").is_some();
+                    if !is_object {
+                        bad.push(format!("{at}: {part}"));
+                    }
+                }
+                for (key, child) in map {
+                    walk(child, &format!("{at}/{key}"), schemas, bad);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, &format!("{at}/{i}"), schemas, bad);
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&blogread_server::spec()).expect("the document is JSON");
+    let mut bad = Vec::new();
+    walk(&doc, "", &doc["components"]["schemas"], &mut bad);
+    assert!(bad.is_empty(), "allOf over a non-object: {bad:#?}");
+    assert_eq!(
+        doc["components"]["schemas"]["ManagedBlog"]["properties"]["status"],
+        serde_json::json!({"$ref": "#/components/schemas/BlogStatus"})
+    );
+    assert!(
+        doc["components"]["schemas"]["BlogStatus"]["description"].is_string(),
+        "the enum carries the description"
+    );
+}

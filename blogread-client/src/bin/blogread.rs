@@ -25,24 +25,25 @@ const LONG_EXPORT: u64 = 50;
     about = "Read a blogread project's published blogs, or export them for Zola, Hugo or plain HTML.",
     long_about = "Read a blogread project's published blogs, or export them for Zola, Hugo or plain HTML.\n\n\
         The project's public key (pk_live_...) is read from the BLOGREAD_API_KEY environment variable only; \
-        keep it in your build's secrets, never in the repository.",
+        keep it in your build's secrets, never in the repository.\n\n\
+        --base-url, --timeout and --attempts may come before or after the command.",
     after_help = "Examples:\n  \
         export BLOGREAD_API_KEY=pk_live_...\n  \
         blogread --base-url https://blog.example.com list --limit 5\n  \
         blogread get hello-world\n  \
-        blogread export --format zola --out content/blog && zola build"
+        blogread export --format zola --out content/blog --timeout 60 && zola build"
 )]
 struct Cli {
     /// The blogread server's root URL (the client appends /blog/api/v1/public/...).
-    #[arg(long, env = "BLOGREAD_BASE_URL", value_name = "URL")]
-    base_url: String,
+    #[arg(long, env = "BLOGREAD_BASE_URL", value_name = "URL", global = true)]
+    base_url: Option<String>,
 
     /// Seconds each request may take before it is retried.
-    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    #[arg(long, default_value_t = 30, value_name = "SECS", global = true)]
     timeout: u64,
 
     /// Attempts per request for 500, 502, 503, 504 and network errors (1 = no retry).
-    #[arg(long, default_value_t = 4, value_name = "N")]
+    #[arg(long, default_value_t = 4, value_name = "N", global = true)]
     attempts: u32,
 
     #[command(subcommand)]
@@ -51,7 +52,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print one page of published blogs (or all of them with --all) as JSON.
+    /// Print one page of published blogs as JSON (with --all, every one, in the same shape).
+    ///
+    /// The object is {"blogs", "total", "limit", "offset"}, as the API answers it; with --all
+    /// it holds every published blog.
     List {
         /// Page size (the server clamps it to 1..=100).
         #[arg(long)]
@@ -65,8 +69,10 @@ enum Command {
         /// Include each blog's HTML body.
         #[arg(long)]
         include_content: bool,
-        /// Every published blog, paging until done (ignores --limit, --offset and --category).
-        #[arg(long)]
+        /// Every published blog, read page by page (a consistent read, restarted if posts are
+        /// published meanwhile), printed as one list: "total" is their number, "limit" too,
+        /// "offset" 0.
+        #[arg(long, conflicts_with_all = ["limit", "offset", "category"])]
         all: bool,
     },
     /// Print one published blog as JSON.
@@ -154,6 +160,12 @@ fn explain(e: Error) -> String {
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, String> {
+    let Some(base_url) = cli.base_url.as_deref().filter(|u| !u.trim().is_empty()) else {
+        return Err(
+            "no server URL: give --base-url URL or set BLOGREAD_BASE_URL to the blogread server's root URL (e.g. https://blog.example.com)"
+                .to_owned(),
+        );
+    };
     let key = match std::env::var(KEY_VAR) {
         Ok(k) if !k.trim().is_empty() => k.trim().to_owned(),
         _ => {
@@ -162,7 +174,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             ));
         }
     };
-    let mut builder = Client::builder(&cli.base_url, key)
+    let mut builder = Client::builder(base_url, key)
         .timeout(Duration::from_secs(cli.timeout.max(1)))
         .retry_policy(RetryPolicy::new().max_attempts(cli.attempts))
         .user_agent(concat!("blogread-cli/", env!("CARGO_PKG_VERSION")))
@@ -216,7 +228,14 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
                     client.all_blogs().await
                 }
                 .map_err(explain)?;
-                print_json(&blogs)?;
+                // The shape of one page, holding every blog.
+                let count = blogs.len();
+                print_json(&serde_json::json!({
+                    "blogs": blogs,
+                    "total": count,
+                    "limit": count,
+                    "offset": 0,
+                }))?;
             } else {
                 let mut params = ListParams::new().include_content(include_content);
                 if let Some(l) = limit {

@@ -156,7 +156,7 @@ impl BlogFields {
     pub fn new(input: NewBlog) -> Result<Self, FieldError> {
         let fields = BlogFields {
             title: input.title,
-            slug: Slug::parse(&input.slug).map_err(|e| FieldError::new("slug", e.to_string()))?,
+            slug: Slug::parse(&input.slug).map_err(FieldError::from)?,
             content: input.content.unwrap_or_default(),
             excerpt: input.excerpt.unwrap_or_default(),
             meta_title: input.meta_title.unwrap_or_default(),
@@ -176,7 +176,7 @@ impl BlogFields {
             next.title = title;
         }
         if let Some(slug) = patch.slug {
-            next.slug = Slug::parse(&slug).map_err(|e| FieldError::new("slug", e.to_string()))?;
+            next.slug = Slug::parse(&slug).map_err(FieldError::from)?;
         }
         if let Some(content) = patch.content {
             next.content = content;
@@ -216,8 +216,7 @@ impl BlogFields {
         categories: Vec<String>,
         tags: Vec<String>,
     ) -> Result<Self, FieldError> {
-        let stored =
-            Slug::from_stored(&slug).map_err(|e| FieldError::new("slug", e.to_string()))?;
+        let stored = Slug::from_stored(&slug).map_err(FieldError::from)?;
         let mut fields = Self::new(NewBlog {
             title,
             // Validated above; a placeholder passes the write-side check, then the stored
@@ -358,16 +357,25 @@ fn image_url(value: &str) -> Result<(), FieldError> {
             format!("must be at most {} characters", limits::IMAGE_URL_MAX),
         ));
     }
-    absolute_http_url("featured_image_url", value)
+    absolute_http_url(
+        "featured_image_url",
+        value,
+        "https://images.example.com/cover.png",
+    )
 }
 
-/// Checks that `value` is an absolute http(s) URL.
-pub(crate) fn absolute_http_url(field: &'static str, value: &str) -> Result<(), FieldError> {
+/// Checks that `value` is an absolute http(s) URL; the error shows `example`, a value of the
+/// kind the field holds (an image's URL, a site's address).
+pub(crate) fn absolute_http_url(
+    field: &'static str,
+    value: &str,
+    example: &str,
+) -> Result<(), FieldError> {
     match url::Url::parse(value) {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(()),
         _ => Err(FieldError::new(
             field,
-            "must be an absolute http or https URL such as https://example.com/image.png",
+            format!("must be an absolute http or https URL such as {example}"),
         )),
     }
 }
@@ -599,8 +607,8 @@ mod tests {
         let mut b = new("T", "t");
         b.featured_image_url = Some("/relative.png".into());
         assert_eq!(
-            BlogFields::new(b.clone()).unwrap_err().field,
-            "featured_image_url"
+            BlogFields::new(b.clone()).unwrap_err().to_string(),
+            "featured_image_url: must be an absolute http or https URL such as https://images.example.com/cover.png"
         );
         b.featured_image_url = Some("ftp://x.example/a.png".into());
         assert!(BlogFields::new(b.clone()).is_err());

@@ -64,7 +64,7 @@ impl SiteUrl {
                 "must be at most 2048 characters",
             ));
         }
-        absolute_http_url("site_url", &url)?;
+        absolute_http_url("site_url", &url, "https://www.example.com")?;
         Ok(Self(url))
     }
 
@@ -192,6 +192,14 @@ mod tests {
         assert!(SiteUrl::parse("mailto:a@b.c").is_err());
         let u = SiteUrl::parse("https://Example.com/blog-root/").unwrap();
         assert_eq!(u.as_str(), "https://Example.com/blog-root/");
+    }
+
+    #[test]
+    fn a_bad_site_url_is_explained_with_a_site_address_as_the_example() {
+        assert_eq!(
+            SiteUrl::parse("example.com").unwrap_err().to_string(),
+            "site_url: must be an absolute http or https URL such as https://www.example.com"
+        );
     }
 
     #[test]

@@ -5,29 +5,55 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// Why a string is not a valid slug.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+use crate::error::FieldError;
+
+/// Why a string is not a valid slug. Its message is a sentence about the slug (`slug must
+/// not be empty`); as a field error of a request it becomes `slug: must not be empty`
+/// ([`SlugError::rule`], `From<SlugError> for FieldError`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SlugError {
     /// The slug is empty.
-    #[error("slug must not be empty")]
     Empty,
     /// The slug is longer than [`Slug::MAX_LEN`].
-    #[error("slug must be at most 200 characters (got {len})")]
     TooLong {
         /// The length given.
         len: usize,
     },
     /// The slug has characters or hyphens outside the allowed pattern.
-    #[error(
-        "slug must be lower-case letters a-z and digits, in words joined by single hyphens (e.g. `my-first-post`)"
-    )]
     Pattern,
     /// `sitemap` and `redirects` address public endpoints and cannot name a blog.
-    #[error(
-        "slug `{0}` is reserved (the path /blogs/{0} addresses the {0} endpoint); choose another"
-    )]
     Reserved(&'static str),
+}
+
+impl SlugError {
+    /// The rule the slug breaks, phrased to follow the field name (`must not be empty`).
+    pub fn rule(&self) -> String {
+        match self {
+            SlugError::Empty => "must not be empty".to_owned(),
+            SlugError::TooLong { len } => {
+                format!("must be at most {} characters (got {len})", Slug::MAX_LEN)
+            }
+            SlugError::Pattern => "must be lower-case letters a-z and digits, in words joined by single hyphens (e.g. `my-first-post`)".to_owned(),
+            SlugError::Reserved(slug) => format!(
+                "`{slug}` is reserved (the path /blogs/{slug} addresses the {slug} endpoint); choose another"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for SlugError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "slug {}", self.rule())
+    }
+}
+
+impl std::error::Error for SlugError {}
+
+impl From<SlugError> for FieldError {
+    fn from(err: SlugError) -> Self {
+        FieldError::new("slug", err.rule())
+    }
 }
 
 /// A valid slug. It cannot hold a value outside the pattern, nor a reserved one (`sitemap`,
@@ -177,6 +203,21 @@ mod tests {
             "an old row still loads"
         );
         assert!(Slug::parse("sitemap-2").is_ok());
+    }
+
+    #[test]
+    fn a_slug_error_names_the_field_once_then_the_rule() {
+        let field = FieldError::from(Slug::parse("Bad").unwrap_err());
+        assert_eq!(
+            field.to_string(),
+            "slug: must be lower-case letters a-z and digits, in words joined by single hyphens (e.g. `my-first-post`)"
+        );
+        let field = FieldError::from(Slug::parse("sitemap").unwrap_err());
+        assert_eq!(
+            field.to_string(),
+            "slug: `sitemap` is reserved (the path /blogs/sitemap addresses the sitemap endpoint); choose another"
+        );
+        assert_eq!(SlugError::Empty.to_string(), "slug must not be empty");
     }
 
     #[test]

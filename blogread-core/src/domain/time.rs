@@ -44,6 +44,25 @@ impl Timestamp {
             .map_err(|_| TimestampError(s.to_owned()))
     }
 
+    /// Parses the value of the request field `field` as [`Timestamp::parse`] does; a value
+    /// that is not RFC 3339 is a [`FieldError`](crate::error::FieldError) naming the field
+    /// (`published_at: must be an RFC 3339 timestamp such as 2026-11-21T09:30:00Z (got
+    /// `yesterday`)`), quoting at most the first 40 characters of what was sent.
+    pub fn parse_field(field: &'static str, s: &str) -> Result<Self, crate::error::FieldError> {
+        Self::parse(s).map_err(|_| {
+            let mut shown: String = s.chars().take(40).collect();
+            if shown.len() < s.len() {
+                shown.push('…');
+            }
+            crate::error::FieldError::new(
+                field,
+                format!(
+                    "must be an RFC 3339 timestamp such as 2026-11-21T09:30:00Z (got `{shown}`)"
+                ),
+            )
+        })
+    }
+
     /// Seconds since the Unix epoch.
     pub fn unix_seconds(&self) -> i64 {
         self.0.timestamp()
@@ -154,5 +173,23 @@ mod tests {
     fn timestamp_rejects_non_rfc3339() {
         assert!(Timestamp::parse("21/11/2026").is_err());
         assert!(Timestamp::parse("2026-11-21").is_err());
+    }
+
+    #[test]
+    fn a_field_that_is_not_a_timestamp_is_named_with_a_short_quote_of_the_value() {
+        assert_eq!(
+            Timestamp::parse_field("published_at", "yesterday")
+                .unwrap_err()
+                .to_string(),
+            "published_at: must be an RFC 3339 timestamp such as 2026-11-21T09:30:00Z (got `yesterday`)"
+        );
+        let long = "x".repeat(5000);
+        let err = Timestamp::parse_field("published_at", &long).unwrap_err();
+        assert!(err.rule.len() < 200, "{}", err.rule);
+        assert!(err.rule.contains(&format!("`{}…`", "x".repeat(40))));
+        assert_eq!(
+            Timestamp::parse_field("published_at", "2026-11-21T10:30:00+01:00").unwrap(),
+            Timestamp::parse("2026-11-21T09:30:00Z").unwrap()
+        );
     }
 }

@@ -210,20 +210,15 @@ impl Notifier for HttpNotifier {
                 .await
                 .unwrap_or(Err(Failure::TimedOut));
             let outcome = outcome(attempt, url.host(), self.timeout, started.elapsed());
-            if outcome.success {
-                tracing::info!(
-                    status = outcome.status_code,
-                    duration_ms = outcome.duration.as_millis(),
-                    "deploy hook delivered"
-                );
-            } else {
-                tracing::warn!(
-                    status = outcome.status_code,
-                    duration_ms = outcome.duration.as_millis(),
-                    message = %outcome.message,
-                    "deploy hook failed"
-                );
-            }
+            // The firing logs its outcome once, with the project and trigger (info when it
+            // succeeded, warning when it failed); here only the detail, for debugging.
+            tracing::debug!(
+                success = outcome.success,
+                status = outcome.status_code,
+                duration_ms = outcome.duration.as_millis(),
+                message = %outcome.message,
+                "deploy hook attempt finished"
+            );
             outcome
         }
         .instrument(span)

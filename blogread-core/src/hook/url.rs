@@ -49,47 +49,35 @@ pub struct DeployHookUrl {
 }
 
 /// Why a deploy hook URL was refused. Each variant is one rule; its message tells the user what
-/// to fix. Messages name the host at most, never the whole URL.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// to fix (`the deploy hook URL must use https (it uses http)`), and as a field error of a
+/// request it names the field first (`deploy_hook_url: must use https (it uses http)`, see
+/// [`HookUrlError::rule`]). Messages name the host at most, never the whole URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HookUrlError {
     /// Shorter than [`MIN_LENGTH`] characters.
-    #[error(
-        "the deploy hook URL must be at least {MIN_LENGTH} characters long (this one has {length})"
-    )]
     TooShort {
         /// The length of the URL given, in characters.
         length: usize,
     },
     /// Contains a space, tab, line break or other whitespace, anywhere (nothing is trimmed).
-    #[error(
-        "the deploy hook URL must not contain spaces, tabs or line breaks (check both ends of what you pasted)"
-    )]
     ContainsWhitespace,
     /// Not an absolute URL by the WHATWG URL standard.
-    #[error("the deploy hook URL is not a valid absolute URL: {reason}")]
     NotAUrl {
         /// What is wrong with it.
         reason: String,
     },
     /// The scheme is not `https`.
-    #[error("the deploy hook URL must use https (it uses {scheme})")]
     NotHttps {
         /// The scheme given, lower-cased.
         scheme: String,
     },
     /// The host is an IP address that is not globally reachable.
-    #[error(
-        "the deploy hook URL points at {address}, a private, internal or reserved address; use the public URL your hosting platform gave you"
-    )]
     NonGlobalAddress {
         /// The address, after WHATWG normalisation (so `0x7f.1` is reported as `127.0.0.1`).
         address: IpAddr,
     },
     /// The host name is reserved for local or internal networks (`localhost`, `*.local`...).
-    #[error(
-        "the deploy hook URL's host {host} is a local or internal name (.{suffix}); use the public URL your hosting platform gave you"
-    )]
     ReservedName {
         /// The host name.
         host: String,
@@ -97,23 +85,16 @@ pub enum HookUrlError {
         suffix: &'static str,
     },
     /// The host name has a single label (`intranet`, `com.`), so it cannot be a public name.
-    #[error(
-        "the deploy hook URL's host {host} is not a fully qualified public name; use the full host name your hosting platform gave you"
-    )]
     SingleLabelHost {
         /// The host name.
         host: String,
     },
     /// The host name does not resolve to any address.
-    #[error("the deploy hook URL's host {host} does not resolve to any address")]
     DoesNotResolve {
         /// The host name.
         host: String,
     },
     /// The DNS look-up of the host name did not finish within [`LOOKUP_TIMEOUT`].
-    #[error(
-        "the deploy hook URL's host {host} did not resolve within {seconds} s (the DNS look-up timed out); check the name, or retry if DNS is slow"
-    )]
     LookupTimedOut {
         /// The host name.
         host: String,
@@ -121,15 +102,66 @@ pub enum HookUrlError {
         seconds: u64,
     },
     /// The host name resolves to at least one address that is not globally reachable.
-    #[error(
-        "the deploy hook URL's host {host} resolves to {address}, a private, internal or reserved address"
-    )]
     ResolvesToNonGlobal {
         /// The host name.
         host: String,
         /// The first address found that is not allowed.
         address: IpAddr,
     },
+}
+
+impl HookUrlError {
+    /// The rule the URL breaks, phrased to follow the field name (`must use https (it uses
+    /// http)`, `host intranet.local is a local or internal name (.local); ...`).
+    pub fn rule(&self) -> String {
+        match self {
+            HookUrlError::TooShort { length } => {
+                format!("must be at least {MIN_LENGTH} characters long (this one has {length})")
+            }
+            HookUrlError::ContainsWhitespace => {
+                "must not contain spaces, tabs or line breaks (check both ends of what you pasted)"
+                    .to_owned()
+            }
+            HookUrlError::NotAUrl { reason } => format!("is not a valid absolute URL: {reason}"),
+            HookUrlError::NotHttps { scheme } => format!("must use https (it uses {scheme})"),
+            HookUrlError::NonGlobalAddress { address } => format!(
+                "points at {address}, a private, internal or reserved address; use the public URL your hosting platform gave you"
+            ),
+            HookUrlError::ReservedName { host, suffix } => format!(
+                "host {host} is a local or internal name (.{suffix}); use the public URL your hosting platform gave you"
+            ),
+            HookUrlError::SingleLabelHost { host } => format!(
+                "host {host} is not a fully qualified public name; use the full host name your hosting platform gave you"
+            ),
+            HookUrlError::DoesNotResolve { host } => {
+                format!("host {host} does not resolve to any address")
+            }
+            HookUrlError::LookupTimedOut { host, seconds } => format!(
+                "host {host} did not resolve within {seconds} s (the DNS look-up timed out); check the name, or retry if DNS is slow"
+            ),
+            HookUrlError::ResolvesToNonGlobal { host, address } => format!(
+                "host {host} resolves to {address}, a private, internal or reserved address"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for HookUrlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rule = self.rule();
+        match rule.strip_prefix("host ") {
+            Some(rest) => write!(f, "the deploy hook URL's host {rest}"),
+            None => write!(f, "the deploy hook URL {rule}"),
+        }
+    }
+}
+
+impl std::error::Error for HookUrlError {}
+
+impl From<HookUrlError> for crate::error::FieldError {
+    fn from(err: HookUrlError) -> Self {
+        crate::error::FieldError::new("deploy_hook_url", err.rule())
+    }
 }
 
 /// How long [`DeployHookUrl::vet`] waits for the DNS look-up of the host.
@@ -913,6 +945,33 @@ mod tests {
         assert!(
             format!("{field:?}").contains("deploy_hook_url"),
             "{field:?}"
+        );
+    }
+
+    #[test]
+    fn a_refused_url_names_the_field_once_then_the_rule() {
+        let err = DeployHookUrl::parse("http://api.netlify.com/build_hooks/abc").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the deploy hook URL must use https (it uses http)"
+        );
+        assert_eq!(
+            crate::error::FieldError::from(err).to_string(),
+            "deploy_hook_url: must use https (it uses http)"
+        );
+        let err = HookUrlError::ReservedName {
+            host: "build.local".into(),
+            suffix: "local",
+        };
+        assert!(
+            err.to_string()
+                .starts_with("the deploy hook URL's host build.local is a local"),
+            "{err}"
+        );
+        assert!(
+            crate::error::FieldError::from(err)
+                .to_string()
+                .starts_with("deploy_hook_url: host build.local is a local"),
         );
     }
 

@@ -126,6 +126,33 @@ impl Service {
     ) -> Result<BlogWrite> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
+        self.publish_authorized(project, id, published_at).await
+    }
+
+    /// [`Service::publish_blog`] with `published_at` as a request sent it, as text: once the
+    /// caller is authorised, a value that is not an RFC 3339 timestamp is 422 naming the field
+    /// (`published_at: must be an RFC 3339 timestamp ...`), like every other field's rule.
+    pub async fn publish_blog_as_sent(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: BlogId,
+        published_at: Option<&str>,
+    ) -> Result<BlogWrite> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        let published_at = published_at
+            .map(|text| Timestamp::parse_field("published_at", text))
+            .transpose()?;
+        self.publish_authorized(project, id, published_at).await
+    }
+
+    async fn publish_authorized(
+        &self,
+        project: ProjectId,
+        id: BlogId,
+        published_at: Option<Timestamp>,
+    ) -> Result<BlogWrite> {
         let now = self.now();
         let written = self
             .write_blog(

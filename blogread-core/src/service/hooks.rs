@@ -34,9 +34,7 @@ impl Service {
         self.authorize(caller, Some(project), Access::ProjectAdmin)
             .await?;
         self.existing_project(project).await?;
-        let invalid = |e: crate::hook::HookUrlError| {
-            Error::Invalid(FieldError::new("deploy_hook_url", e.to_string()))
-        };
+        let invalid = |e: crate::hook::HookUrlError| Error::Invalid(FieldError::from(e));
         let parsed = DeployHookUrl::parse(&url).map_err(invalid)?;
         parsed
             .vet(self.hook_resolver.as_ref(), self.hook_policy)

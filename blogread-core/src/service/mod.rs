@@ -13,7 +13,7 @@ mod sessions;
 
 pub use blogs::{BlogWrite, ManagedBlogList};
 pub use keys::{AdminTokenView, AgentKeyView, IssuedAdminToken, IssuedAgentKey, PublicKeyView};
-pub use projects::ProjectUpdate;
+pub use projects::{ProjectList, ProjectUpdate};
 pub use schedule::{GO_LIVE_WAIT, SCHEDULER_MAX_SLEEP};
 pub use sessions::{IssuedSession, SignedIn};
 

@@ -3,6 +3,7 @@
 use crate::auth::{Access, Caller};
 use crate::domain::{Project, ProjectId, ProjectName, SiteUrl};
 use crate::error::{Error, NotFound, Result};
+use crate::read::ListRequest;
 use crate::store::ProjectChange;
 
 use super::Service;
@@ -15,6 +16,19 @@ pub struct ProjectUpdate {
     pub name: Option<String>,
     /// New site URL, or `Some(None)` to clear it.
     pub site_url: Option<Option<String>>,
+}
+
+/// A page of the projects (`GET /api/v1/projects`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectList {
+    /// The page, oldest first.
+    pub projects: Vec<Project>,
+    /// All projects, independent of limit and offset.
+    pub total: u64,
+    /// The limit applied (1..=100, default 50; clamped like every list's).
+    pub limit: u32,
+    /// The offset applied.
+    pub offset: u64,
 }
 
 impl Service {
@@ -42,6 +56,26 @@ impl Service {
     pub async fn projects(&self, caller: &Caller) -> Result<Vec<Project>> {
         self.authorize(caller, None, Access::Operator).await?;
         self.store.projects().await
+    }
+
+    /// One page of every project, oldest first (operator only: a project admin token is
+    /// 403, no credential 401). `limit` and `offset` follow the rules of every list: clamped
+    /// into 1..=100 and >= 0 and echoed; a value that is not an integer is 400, decided after
+    /// the caller.
+    pub async fn list_projects(
+        &self,
+        caller: &Caller,
+        request: impl Into<ListRequest>,
+    ) -> Result<ProjectList> {
+        self.authorize(caller, None, Access::Operator).await?;
+        let params = request.into().into_params()?;
+        let page = self.store.project_page(params.limit, params.offset).await?;
+        Ok(ProjectList {
+            projects: page.projects,
+            total: page.total,
+            limit: params.limit,
+            offset: params.offset,
+        })
     }
 
     /// The oldest project named exactly `name`, if any (operator only). Names need not be

@@ -73,6 +73,7 @@ pub(crate) fn classify(e: sqlx::Error) -> Error {
 /// Counts a database error in `blogread_store_errors_total{kind}` (through the `metrics`
 /// facade).
 pub(crate) fn count_error(kind: &'static str) {
+    debug_assert!(crate::store::STORE_ERROR_KINDS.contains(&kind), "{kind}");
     metrics::counter!("blogread_store_errors_total", "kind" => kind).increment(1);
 }
 

@@ -8,7 +8,8 @@ use async_trait::async_trait;
 
 use super::rules::{Conflict, SlugHistory, VisibleChange};
 use super::{
-    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store, category_key,
+    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
+    category_key,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
@@ -211,6 +212,18 @@ impl Store for MemoryStore {
             .collect();
         projects.sort_by_key(|p| (p.created_at, p.id));
         Ok(projects)
+    }
+
+    async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage> {
+        let all = self.projects().await?;
+        Ok(ProjectPage {
+            total: all.len() as u64,
+            projects: all
+                .into_iter()
+                .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+                .take(limit as usize)
+                .collect(),
+        })
     }
 
     async fn etag_epoch(&self) -> Result<String> {

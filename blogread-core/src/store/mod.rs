@@ -127,6 +127,12 @@ fn missing_feature(feature: &str) -> crate::Error {
     ))
 }
 
+/// The `kind` labels of the `blogread_store_errors_total` counter the SQL stores record
+/// through the `metrics` facade: a full disk, the write lock held past the busy time-out, an
+/// unreachable database server, any other failure, and a corrupt row. An exporter registers
+/// each at zero, so that a healthy server shows the series too.
+pub const STORE_ERROR_KINDS: [&str; 5] = ["disk_full", "busy", "unreachable", "failure", "corrupt"];
+
 /// The fields of a project to change; `None` leaves a field as it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectChange {
@@ -134,6 +140,16 @@ pub struct ProjectChange {
     pub name: Option<ProjectName>,
     /// A new site URL, or `Some(None)` to clear it.
     pub site_url: Option<Option<SiteUrl>>,
+}
+
+/// One page of the projects, as the store reads it (the service returns it as a
+/// [`ProjectList`](crate::service::ProjectList)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectPage {
+    /// The page, oldest first.
+    pub projects: Vec<Project>,
+    /// All projects.
+    pub total: u64,
 }
 
 /// The published blogs of a project to read: one page, after the category filter.
@@ -216,6 +232,9 @@ pub trait Store: Send + Sync + 'static {
     async fn project(&self, id: ProjectId) -> Result<Option<Project>>;
     /// Every project, oldest first.
     async fn projects(&self) -> Result<Vec<Project>>;
+    /// One page of every project, oldest first (by creation time, then id), and how many
+    /// projects there are.
+    async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage>;
     /// Changes the fields `change` names, and only those, in one atomic step (two concurrent
     /// changes of different fields both apply); returns the project as changed (`NotFound`
     /// when absent). A site URL change bumps the content version, since it changes every

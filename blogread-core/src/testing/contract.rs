@@ -1245,6 +1245,77 @@ pub async fn projects_are_listed_oldest_first_and_found_by_name(store: Arc<dyn S
     ));
 }
 
+/// The operator lists the projects a page at a time, oldest first (creation time, then id),
+/// with the total and the applied, clamped limit and offset; a project admin is 403 and no
+/// credential 401.
+pub async fn projects_are_paged_oldest_first_for_the_operator_only(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let mut ids = vec![f.project];
+    for i in 0..4 {
+        // Two projects per second: ties on the creation time are broken by id.
+        if i % 2 == 0 {
+            f.clock.advance(1);
+        }
+        ids.push(f.another(None).await.project);
+    }
+    let mut expected = ids.clone();
+    expected.sort_by_key(|id| {
+        let created = ids.iter().position(|i| i == id).unwrap() as i64;
+        ((created + 1) / 2, *id)
+    });
+    let me = &f.operator;
+    let page = |limit: &str, offset: &str| RawListParams {
+        limit: Some(limit.to_owned()),
+        offset: Some(offset.to_owned()),
+        ..Default::default()
+    };
+    let mut seen = Vec::new();
+    for offset in ["0", "2", "4"] {
+        let list = f
+            .service
+            .list_projects(me, page("2", offset))
+            .await
+            .expect("a page");
+        assert_eq!(list.total, 5);
+        assert_eq!(list.limit, 2);
+        assert_eq!(list.offset, offset.parse::<u64>().unwrap());
+        seen.extend(list.projects.iter().map(|p| p.id));
+    }
+    assert_eq!(seen, expected, "oldest first, ties by id, each once");
+    let all = f
+        .service
+        .list_projects(me, RawListParams::default())
+        .await
+        .unwrap();
+    assert_eq!((all.limit, all.offset, all.projects.len()), (50, 0, 5));
+    assert_eq!(all.projects[0].name.as_str(), "Test project");
+    let clamped = f
+        .service
+        .list_projects(me, page("1000", "-3"))
+        .await
+        .unwrap();
+    assert_eq!((clamped.limit, clamped.offset), (100, 0));
+    let beyond = f.service.list_projects(me, page("10", "99")).await.unwrap();
+    assert!(beyond.projects.is_empty());
+    assert_eq!(beyond.total, 5);
+    assert!(matches!(
+        f.service.list_projects(me, page("ten", "0")).await,
+        Err(Error::BadRequest(_))
+    ));
+    assert!(matches!(
+        f.service
+            .list_projects(&f.admin, RawListParams::default())
+            .await,
+        Err(Error::Forbidden(_))
+    ));
+    assert!(matches!(
+        f.service
+            .list_projects(&Caller::anonymous(), page("ten", "0"))
+            .await,
+        Err(Error::Unauthorized(_))
+    ));
+}
+
 /// A write that changes what the public sees records its firing only when the project has a
 /// deploy hook; a recorded firing is claimed once, however many claim at the same moment, and
 /// forgotten once.
@@ -2150,6 +2221,7 @@ macro_rules! store_contract_tests {
             concurrent_updates_of_different_project_fields_both_apply,
             recorded_firings_are_claimed_once_and_only_with_a_hook,
             projects_are_listed_oldest_first_and_found_by_name,
+            projects_are_paged_oldest_first_for_the_operator_only,
             scheduled_posts_are_public_from_their_time_on_every_read_path,
             a_go_live_is_applied_once_with_one_firing,
             a_projects_due_posts_go_live_together_in_one_write,

@@ -1000,12 +1000,7 @@ fn go_live(value: &str) -> Result<Timestamp, CoreError> {
         19 => format!("{value}Z"),
         _ => value.to_owned(),
     };
-    Timestamp::parse(&full).map_err(|e| {
-        CoreError::Invalid(blogread_core::error::FieldError::new(
-            "published_at",
-            e.to_string(),
-        ))
-    })
+    Timestamp::parse_field("published_at", &full).map_err(CoreError::Invalid)
 }
 
 /// The buttons of a post page: `save` (the editor), `publish`, `schedule`, `unschedule`,

@@ -41,6 +41,10 @@ Public endpoints take the project's public key (`pk_live_...`) as `Authorization
 or as the `api_key` query parameter; when the header is present it is the only key considered. \
 Management endpoints take `Authorization: Bearer <token>`.
 
+Every `GET` operation also answers `HEAD`, with the status and headers the `GET` would \
+have (its `ETag` included) and no body; any other method a path does not list is 405, with \
+an `Allow` header naming those it does.
+
 Every rule is stated in full in the repository's `docs/` folder: `public-api.md` (credentials, \
 paging, ETags, errors), `content.md` (internal links, word count), `deploy-hooks.md` and \
 `management-api.md`.";
@@ -81,10 +85,15 @@ pub fn route_table() -> RouteTable {
 }
 
 fn build_routes() -> Vec<RouteEntry> {
+    use poem::http::Method;
     let mut routes: Vec<RouteEntry> = Vec::new();
     for api in <Apis as OpenApi>::meta() {
         for path in api.paths {
-            let methods = path.operations.iter().map(|op| op.method.clone());
+            // Every GET answers HEAD too (the status and headers of the GET, no body).
+            let methods = path.operations.iter().flat_map(|op| {
+                let head = (op.method == Method::GET).then_some(Method::HEAD);
+                std::iter::once(op.method.clone()).chain(head)
+            });
             match routes.iter_mut().find(|r| r.template() == path.path) {
                 Some(route) => route.add_methods(methods),
                 None => routes.push(RouteEntry::new(path.path, methods.collect())),

@@ -3,14 +3,19 @@
 use blogread_core::Service;
 use blogread_core::domain;
 use blogread_core::error::NotFound;
-use blogread_core::service::{IssuedAdminToken as CoreIssuedAdminToken, ProjectUpdate};
-use poem_openapi::param::Path;
+use blogread_core::read::RawListParams;
+use blogread_core::service::{
+    IssuedAdminToken as CoreIssuedAdminToken, ProjectList as CoreProjectList, ProjectUpdate,
+};
+use poem_openapi::param::{Path, Query};
 use poem_openapi::types::{Example, MaybeUndefined};
 use poem_openapi::{Object, OpenApi};
 use serde::Deserialize;
 
 use super::common::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
-use super::schema::{DateTime, JsonBody, ManagementAuth, Nullable, PathId};
+use super::schema::{
+    DateTime, JsonBody, LimitDoc, ManagementAuth, Nullable, OffsetDoc, PathId, Raw, raw,
+};
 use crate::error::{self, Reply, reply};
 
 /// A project.
@@ -46,6 +51,30 @@ impl Example for Project {
             name: "Acme engineering blog".into(),
             site_url: Some("https://www.example.com".to_owned()).into(),
             created_at: DateTime(domain::Timestamp::parse("2026-11-21T09:30:00Z").expect("valid")),
+        }
+    }
+}
+
+/// A page of the projects, oldest first.
+#[derive(Debug, Clone, Object)]
+pub struct ProjectList {
+    /// The page, oldest first (by creation time, then id).
+    pub projects: Vec<Project>,
+    /// All projects, independent of limit and offset.
+    pub total: u64,
+    /// The limit applied (1..=100).
+    pub limit: u32,
+    /// The offset applied.
+    pub offset: u64,
+}
+
+impl From<CoreProjectList> for ProjectList {
+    fn from(l: CoreProjectList) -> Self {
+        Self {
+            projects: l.projects.into_iter().map(Into::into).collect(),
+            total: l.total,
+            limit: l.limit,
+            offset: l.offset,
         }
     }
 }
@@ -116,6 +145,31 @@ impl ProjectsApi {
                 .create_project(auth.caller(), body.name, body.site_url)
                 .await?;
             Ok(created(p))
+        })
+        .await
+    }
+
+    /// List the projects
+    ///
+    /// Operator only (a project admin token is 403). Oldest first, a page at a time; `limit`
+    /// and `offset` are clamped like every list's.
+    #[oai(path = "/", method = "get", operation_id = "list_projects")]
+    async fn list_projects(
+        &self,
+        auth: ManagementAuth,
+        /// Page size: integer 1 to 100, default 50; out-of-range values are clamped.
+        limit: Query<Option<Raw<LimitDoc>>>,
+        /// Projects to skip: integer >= 0, default 0; negative values are clamped to 0.
+        offset: Query<Option<Raw<OffsetDoc>>>,
+    ) -> Reply<Ok200<ProjectList>, error::OperatorList> {
+        reply(async {
+            let params = RawListParams {
+                limit: raw(&limit).map(str::to_owned),
+                offset: raw(&offset).map(str::to_owned),
+                ..Default::default()
+            };
+            let list = self.service.list_projects(auth.caller(), params).await?;
+            Ok(ok(list))
         })
         .await
     }

@@ -92,6 +92,60 @@ impl ParseFromJSON for DateTime {
     }
 }
 
+/// A timestamp in a request body, kept as the text sent: documented as a `date-time` string,
+/// any string is taken, and the core judges it (a value that is not RFC 3339 is 422 naming the
+/// field, like every other rule; a value that is not a string is 400).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct DateTimeText(pub String);
+
+impl DateTimeText {
+    /// The text as sent.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Type for DateTimeText {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        "string_date-time".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(date_time_schema()))
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl ParseFromJSON for DateTimeText {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        match value {
+            Some(Value::String(s)) => Ok(Self(s)),
+            Some(other) => Err(ParseError::expected_type(other)),
+            None => Err(ParseError::expected_input()),
+        }
+    }
+}
+
+impl ToJSON for DateTimeText {
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::String(self.0.clone()))
+    }
+}
+
 // ---- required, nullable ----
 
 /// A field that is always present and may be `null` (OpenAPI `nullable: true`).

@@ -29,8 +29,8 @@ async fn wrong_methods_are_405_with_allow() {
         .send(Method::POST, "/blog/api/v1/public/blogs", None, None)
         .await;
     assert_eq!(r.status, 405);
-    assert_eq!(r.header("allow"), Some("GET"));
-    assert!(r.detail().contains("allowed: GET"), "{}", r.detail());
+    assert_eq!(r.header("allow"), Some("GET, HEAD"));
+    assert!(r.detail().contains("allowed: GET, HEAD"), "{}", r.detail());
     let r = app
         .send(Method::PUT, &p.path("/public-key"), Some(&p.admin), None)
         .await;
@@ -42,6 +42,69 @@ async fn wrong_methods_are_405_with_allow() {
     let r = app.send(Method::DELETE, "/healthz", None, None).await;
     assert_eq!(r.status, 405);
     assert!(!r.detail().is_empty());
+    let r = app
+        .send(
+            Method::HEAD,
+            &p.path("/public-key/rotate"),
+            Some(&p.admin),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 405, "HEAD only where GET is: {r:?}");
+    assert_eq!(r.header("allow"), Some("POST"));
+}
+
+/// `HEAD` answers what `GET` would, without the body: the status, the `ETag` (so a 304 works
+/// too) and a 401 for a bad key (`docs/public-api.md#methods`).
+#[tokio::test]
+async fn head_answers_the_status_and_headers_of_get_without_a_body() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let get = app
+        .get("/blog/api/v1/public/blogs/sitemap", Some(&p.bearer_key()))
+        .await;
+    assert_eq!(get.status, 200);
+    let etag = get.header("etag").expect("an ETag").to_owned();
+    let r = app
+        .send(
+            Method::HEAD,
+            "/blog/api/v1/public/blogs/sitemap",
+            Some(&p.bearer_key()),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.header("etag"), Some(etag.as_str()));
+    assert_eq!(r.header("cache-control"), Some("private, no-cache"));
+    assert!(r.text.is_empty(), "no body: {:?}", r.text);
+    let r = app
+        .request(
+            app.http
+                .head(app.url("/blog/api/v1/public/blogs/sitemap"))
+                .header("authorization", p.bearer_key())
+                .header("if-none-match", &etag),
+        )
+        .await;
+    assert_eq!(r.status, 304);
+    let r = app
+        .send(
+            Method::HEAD,
+            "/blog/api/v1/public/blogs",
+            Some("Bearer pk_live_wrong"),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 401);
+    assert!(r.text.is_empty());
+    let r = app
+        .send(
+            Method::HEAD,
+            "/blog/api/v1/public/blogs/no-such-post",
+            Some(&p.bearer_key()),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 404);
 }
 
 #[tokio::test]

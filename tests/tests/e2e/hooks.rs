@@ -87,7 +87,11 @@ async fn bad_urls_are_422_naming_the_rule_and_not_saved() {
             )
             .await;
         assert_eq!(r.status, 422, "{url}: {r:?}");
-        assert!(r.detail().starts_with("deploy_hook_url"), "{}", r.detail());
+        assert!(
+            r.detail().starts_with("deploy_hook_url: "),
+            "{}",
+            r.detail()
+        );
     }
     let r = app.get(&p.path("/deploy-hook"), Some(&p.admin)).await;
     assert_eq!(r.json["has_hook"], false, "nothing saved");

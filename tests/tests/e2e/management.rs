@@ -62,7 +62,10 @@ async fn projects_are_created_read_and_updated() {
         )
         .await;
     assert_eq!(r.status, 422, "{r:?}");
-    assert!(r.detail().contains("site_url"), "{}", r.detail());
+    assert_eq!(
+        r.detail(),
+        "site_url: must be an absolute http or https URL such as https://www.example.com"
+    );
     let r = app
         .send(
             Method::POST,
@@ -300,14 +303,31 @@ async fn blog_rules_are_422_and_conflicts_409() {
     let id = app
         .create_blog(&p, json!({"title": "One", "slug": "one"}))
         .await;
-    for (body, field) in [
-        (json!({"title": "Two", "slug": "Not A Slug"}), "slug"),
-        (json!({"title": "", "slug": "two"}), "title"),
-        (json!({"title": "x".repeat(301), "slug": "two"}), "title"),
-        (json!({"title": "[INTERNAL:one]", "slug": "two"}), "title"),
+    // A 422 names the field first, then the rule, once: `field: rule`.
+    for (body, detail) in [
+        (
+            json!({"title": "Two", "slug": "Not A Slug"}),
+            "slug: must be lower-case letters a-z and digits, in words joined by single hyphens (e.g. `my-first-post`)",
+        ),
+        (
+            json!({"title": "Two", "slug": "sitemap"}),
+            "slug: `sitemap` is reserved (the path /blogs/sitemap addresses the sitemap endpoint); choose another",
+        ),
+        (
+            json!({"title": "", "slug": "two"}),
+            "title: must be 1 to 300 characters (got 0)",
+        ),
+        (
+            json!({"title": "x".repeat(301), "slug": "two"}),
+            "title: must be 1 to 300 characters (got 301)",
+        ),
+        (
+            json!({"title": "[INTERNAL:one]", "slug": "two"}),
+            "title: must not contain `[INTERNAL:` placeholders (they are accepted only in content)",
+        ),
         (
             json!({"title": "Two", "slug": "two", "featured_image_url": "not a url"}),
-            "featured_image_url",
+            "featured_image_url: must be an absolute http or https URL such as https://images.example.com/cover.png",
         ),
     ] {
         let r = app
@@ -319,7 +339,7 @@ async fn blog_rules_are_422_and_conflicts_409() {
             )
             .await;
         assert_eq!(r.status, 422, "{body}: {r:?}");
-        assert!(r.detail().contains(field), "{field}: {}", r.detail());
+        assert_eq!(r.detail(), detail, "{body}");
     }
     let r = app
         .send(
@@ -358,7 +378,35 @@ async fn blog_rules_are_422_and_conflicts_409() {
             Some(json!({"published_at": "yesterday"})),
         )
         .await;
-    assert_eq!(r.status, 400, "not a timestamp: {r:?}");
+    assert_eq!(
+        r.status, 422,
+        "valid JSON, a value that is not a timestamp: {r:?}"
+    );
+    assert_eq!(
+        r.detail(),
+        "published_at: must be an RFC 3339 timestamp such as 2026-11-21T09:30:00Z (got `yesterday`)"
+    );
+    let r = app
+        .send(
+            Method::POST,
+            &p.path(&format!("/blogs/{id}/publish")),
+            Some(&p.admin),
+            Some(json!({"published_at": 20261121})),
+        )
+        .await;
+    assert_eq!(r.status, 400, "not a string at all: {r:?}");
+    let r = app
+        .send(
+            Method::POST,
+            &p.path(&format!("/blogs/{id}/publish")),
+            None,
+            Some(json!({"published_at": "yesterday"})),
+        )
+        .await;
+    assert_eq!(
+        r.status, 401,
+        "the caller is checked before the value: {r:?}"
+    );
     let r = app
         .send(
             Method::POST,
@@ -368,6 +416,56 @@ async fn blog_rules_are_422_and_conflicts_409() {
         )
         .await;
     assert_eq!(r.status, 400, "wrong type: {r:?}");
+}
+
+#[tokio::test]
+async fn the_operator_lists_projects_oldest_first_a_page_at_a_time() {
+    let app = spawn_app().await;
+    let op = app.operator();
+    let mut created = Vec::new();
+    for _ in 0..3 {
+        created.push(app.new_project(None).await);
+    }
+    let r = app
+        .get("/api/v1/projects?limit=2&offset=1", Some(&op))
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.json["total"], 3);
+    assert_eq!(
+        (r.json["limit"].as_u64(), r.json["offset"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let ids: Vec<&str> = r.json["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [created[1].id.as_str(), created[2].id.as_str()],
+        "oldest first"
+    );
+    let mut keys: Vec<&String> = r.json["projects"][0].as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["created_at", "id", "name", "site_url"]);
+    let r = app
+        .get("/api/v1/projects?limit=500&offset=-4", Some(&op))
+        .await;
+    assert_eq!(
+        (r.json["limit"].as_u64(), r.json["offset"].as_u64()),
+        (Some(100), Some(0)),
+        "clamped"
+    );
+    let r = app.get("/api/v1/projects?limit=many", Some(&op)).await;
+    assert_eq!(r.status, 400, "{r:?}");
+    let r = app.get("/api/v1/projects", Some(&created[0].admin)).await;
+    assert_eq!(
+        r.status, 403,
+        "a project admin may not list projects: {r:?}"
+    );
+    let r = app.get("/api/v1/projects", None).await;
+    assert_eq!(r.status, 401, "{r:?}");
 }
 
 #[tokio::test]

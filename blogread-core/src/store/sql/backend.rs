@@ -14,7 +14,7 @@ use crate::domain::{
 };
 use crate::error::Result;
 use crate::store::{
-    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store,
+    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
 };
 
 /// A backend's public type: a [`SqlStore`] of its dialect, which it opens its own way.
@@ -54,6 +54,10 @@ where
 
     async fn projects(&self) -> Result<Vec<Project>> {
         self.sql().projects().await
+    }
+
+    async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage> {
+        self.sql().project_page(limit, offset).await
     }
 
     async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {

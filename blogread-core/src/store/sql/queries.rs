@@ -124,6 +124,11 @@ pub(crate) const PROJECT: &str =
 /// Every project, oldest first (`ProjectRow`).
 pub(crate) const PROJECTS: &str =
     "SELECT id, name, site_url, created_at FROM projects ORDER BY created_at, id";
+/// A page of every project, oldest first (`ProjectRow`): `$1` limit, `$2` offset.
+pub(crate) const PROJECT_PAGE: &str = "SELECT id, name, site_url, created_at FROM projects \
+     ORDER BY created_at, id LIMIT $1 OFFSET $2";
+/// How many projects there are.
+pub(crate) const PROJECT_COUNT: &str = "SELECT COUNT(*) FROM projects";
 /// Whether project `$1` exists.
 pub(crate) const PROJECT_EXISTS: &str = "SELECT 1 FROM projects WHERE id = $1";
 /// Changes project `$1` in one statement, returning it (`ProjectRow`): `$2` whether to set the

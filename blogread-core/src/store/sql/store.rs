@@ -35,7 +35,7 @@ use crate::links::LinkTemplate;
 use crate::store::connection::{ClosingPool, WriteTx};
 use crate::store::rules::{Conflict, SlugHistory, VisibleChange};
 use crate::store::{
-    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, PublishedPage, Store,
+    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
 };
 
 /// A SQL store: its read and write pools (the same pool on PostgreSQL; on SQLite the one
@@ -679,6 +679,26 @@ where
             .await
             .map_err(storage)?;
         rows.into_iter().map(ProjectRow::into_project).collect()
+    }
+
+    async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage> {
+        let rows: Vec<ProjectRow> = sqlx::query_as(queries::PROJECT_PAGE)
+            .bind(i64::from(limit))
+            .bind(sql_count(offset))
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        let total: i64 = sqlx::query_scalar(queries::PROJECT_COUNT)
+            .fetch_one(&self.read)
+            .await
+            .map_err(storage)?;
+        Ok(ProjectPage {
+            projects: rows
+                .into_iter()
+                .map(ProjectRow::into_project)
+                .collect::<Result<_>>()?,
+            total: count(total),
+        })
     }
 
     async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
