@@ -300,6 +300,9 @@ async fn export_command(client: &Client, options: &ExportOptions) -> Result<Exit
     for slug in &report.gone {
         eprintln!("note: `{slug}` was unpublished while exporting; skipped");
     }
+    for inexact in &report.inexact {
+        eprintln!("warning: {inexact}");
+    }
     if report.conflicts.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }

@@ -70,6 +70,7 @@
 //! (the CLI keeps one at [`ExportOptions::cache_path`]), an export that finds nothing changed
 //! gets only 304 answers and transfers no bodies.
 
+mod body;
 mod guard;
 pub mod hugo_config;
 mod manifest;
@@ -86,7 +87,7 @@ use tokio::task::JoinSet;
 
 pub use hugo_config::{HugoConfigError, HugoSite};
 pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
-pub use render::{redirect_page, render, render_with_aliases};
+pub use render::{Inexact, Rendered, redirect_page, render, render_file, render_with_aliases};
 pub use state::DEFAULT_STATE_DIR;
 
 use crate::{BlogDetail, Client, Error};
@@ -196,6 +197,10 @@ pub struct ExportReport {
     /// For [`Format::Hugo`]: what the export found out about the site's configuration (its
     /// [`HugoSite::message`] is the warning or note to show).
     pub hugo: Option<HugoSite>,
+    /// Text in the exported posts that the generator cannot show exactly as the API returns
+    /// it, in the order of the posts (each file was written so that the site still builds;
+    /// warnings to show). See [`Inexact`].
+    pub inexact: Vec<Inexact>,
 }
 
 /// Why an export failed. Nothing is removed unless the blog list was read completely.
@@ -374,8 +379,9 @@ pub async fn export(
             .get(&blog.slug)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let (rel, text) = render_with_aliases(options.format, &blog, former);
-        let mut pages = vec![(rel, text)];
+        let rendered = render_file(options.format, &blog, former);
+        let mut pages = vec![(rendered.path, rendered.text)];
+        let mut inexact = Some(rendered.inexact);
         if options.format == Format::Html {
             // Plain HTML has no generator to write redirect pages: one page per former slug.
             pages.extend(
@@ -397,6 +403,7 @@ pub async fn export(
             files.insert(rel, text);
             if i == 0 {
                 report.blogs += 1;
+                report.inexact.extend(inexact.take().unwrap_or_default());
             }
         }
     }
