@@ -197,13 +197,10 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// Records a span (each token its own: a comment's span is the whole comment).
     fn push(&mut self, start: usize, end: usize, place: Place) {
-        if start >= end {
-            return;
-        }
-        match self.spans.last_mut() {
-            Some(last) if last.place == place && last.end == start => last.end = end,
-            _ => self.spans.push(Span { start, end, place }),
+        if start < end {
+            self.spans.push(Span { start, end, place });
         }
     }
 
