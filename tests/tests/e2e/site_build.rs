@@ -3,6 +3,9 @@
 //! link to each other, to a draft, to an unpublished and to a missing post; after an
 //! unpublish, a second export and build must drop the page.
 //!
+//! Posts whose bodies look like Hugo's and Zola's own syntax build too, and every page shows
+//! exactly the API's content (compared as a browser builds both).
+//!
 //! Hugo comes from `BLOGREAD_TEST_HUGO` (the binary's path, as `scripts/with-hugo` exports
 //! it). Without it the Hugo tests print that they were skipped and pass, unless
 //! `BLOGREAD_REQUIRE_HUGO=1` (CI sets it), which makes a missing Hugo a failure.
@@ -15,7 +18,7 @@ use blogread_client::export::{
     self, ExportError, ExportOptions, Format, HugoConfigError, HugoSite,
 };
 use blogread_client::{Client, ListParams};
-use blogread_tests::{TestApp, TestProject, spawn_app};
+use blogread_tests::{TestApp, TestProject, dom, spawn_app};
 use reqwest::Method;
 use serde_json::json;
 
@@ -463,4 +466,81 @@ async fn a_renamed_post_builds_with_hugo_and_its_old_address_redirects() {
         alias.contains("/blog/new-name/"),
         "Hugo's alias page sends to the new address: {alias}"
     );
+}
+
+/// Posts whose bodies hold what Hugo and Zola would take for their own syntax: shortcodes of
+/// both, their escapes written literally, the summary divider, Hugo's placeholders and context
+/// markers, inside text, attributes, comments and raw-text elements, and blank lines inside
+/// `<script>`, `<style>`, `<pre>` and `<textarea>`.
+const LOOK_ALIKE_POSTS: &[(&str, &str)] = &[
+    (
+        "hugo-shortcodes",
+        "<p>{{% notice %}}x{{% /notice %}}</p>\n<p>Embed: {{< youtube abc >}}</p>\n\
+         <p>Escaped: <code>{{</* youtube abc */>}}</code> and <code>{{%/* notice */%}}</code>\
+         </p>\n<p>Openers alone: {{< and {{% and closers alone: >}} %}}</p>",
+    ),
+    (
+        "zola-shortcodes",
+        "<p>{{ youtube(id=\"abc\") }}</p>\n<p>{% note(kind=\"warn\") %}A body{% end %}</p>\n\
+         <p>Escaped: <code>{{/* youtube(id=\"abc\") */}}</code>, <code>{%/* note() */%}\
+         </code> ... <code>{%/* end */%}</code>, <code>{% end %}</code>, <code>{{ x }}</code></p>",
+    ),
+    (
+        "raw-text-blank-lines",
+        "<p>A script, a style, a pre and a textarea with blank lines:</p>\n\n<script>\n\
+         const page = `first\n\nsecond`;\n\n\nconsole.log(page, \"{{< x >}}\", \"{{ f() }}\");\n\
+         </script>\n<style>\np { margin: 0 }\n\n  \n/* {{% y %}} {% end %} */\n</style>\n\
+         <pre>a\n\n\nb {{</* lit */>}}</pre>\n<textarea>\n\nq {{% notice %}}\n\n</textarea>\n\
+         \n<p>*not emphasis* and _not_ either</p>",
+    ),
+    (
+        "summary-dividers",
+        "<p>Intro</p><!--more--> <p title=\"<!--more-->\">After the divider</p>\n\
+         <!-- more --><p>HAHAHUGOSHORTCODE-s0-HBHB and HAHAHUGOSHORTCODE</p>\n<pre>\n   \
+         {{__hugo_ctx pid=1}}\n</pre>",
+    ),
+];
+
+#[tokio::test]
+async fn posts_with_look_alikes_of_generator_syntax_build_with_hugo_and_show_the_apis_html() {
+    let Some(hugo) = hugo() else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(Some(SITE_URL)).await;
+    for (i, (slug, content)) in LOOK_ALIKE_POSTS.iter().enumerate() {
+        app.published_blog(
+            &p,
+            slug,
+            &format!("2026-0{}-01T10:00:00Z", i + 1),
+            json!({ "content": content }),
+        )
+        .await;
+    }
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let root = tempdir("hugo-look-alikes");
+    let site = new_hugo_site(&hugo, &root).await;
+    let options = ExportOptions::new(site.join("content/blog"), Format::Hugo)
+        .state_dir(site.join(".blogread"))
+        .configure_hugo(true);
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len());
+    assert!(report.inexact.is_empty(), "{:?}", report.inexact);
+    run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
+
+    let public = site.join("public");
+    assert_eq!(built_posts(&public).len(), LOOK_ALIKE_POSTS.len());
+    for (slug, _) in LOOK_ALIKE_POSTS {
+        let api = client.get(slug).await.unwrap().content;
+        let page = std::fs::read_to_string(public.join(format!("blog/{slug}/index.html"))).unwrap();
+        // The README's layout: <body><h1>{{ .Title }}</h1>{{ .Content }}</body>.
+        let body = dom::body(&page);
+        assert!(body[0].is_element("h1"), "{slug}: {page}");
+        assert_eq!(
+            dom::trim_end(body[1..].to_vec()),
+            dom::trim_end(dom::fragment(&api)),
+            "{slug}: the page shows something else than the API's content\npage:\n{page}\nAPI:\n{api}"
+        );
+    }
+    std::fs::remove_dir_all(&root).unwrap();
 }
