@@ -149,7 +149,11 @@ fn convert(handle: &Handle) -> Option<Node> {
                 .borrow()
                 .iter()
                 .map(|a| {
-                    let prefix = a.name.prefix.as_ref().map_or(String::new(), |p| format!("{p}:"));
+                    let prefix = a
+                        .name
+                        .prefix
+                        .as_ref()
+                        .map_or(String::new(), |p| format!("{p}:"));
                     (format!("{prefix}{}", a.name.local), a.value.to_string())
                 })
                 .collect();

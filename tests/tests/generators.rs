@@ -53,7 +53,11 @@ fn built(format: Format, content: &str) -> (Result<Vec<Node>, String>, Rendered)
         }),
         Format::Hugo => hugo::render(&rendered.text).map(|content| {
             // The export ends the file with a newline after the body.
-            dom::fragment(content.strip_suffix('\n').expect("the file ends with a newline"))
+            dom::fragment(
+                content
+                    .strip_suffix('\n')
+                    .expect("the file ends with a newline"),
+            )
         }),
         Format::Html => unreachable!("not a generator"),
     };
@@ -66,10 +70,7 @@ fn assert_exact(content: &str) {
     for format in [Format::Zola, Format::Hugo] {
         let (shown, rendered) = built(format, content);
         let shown = shown.unwrap_or_else(|e| {
-            panic!(
-                "{format:?} fails the build: {e}\nfile:\n{}",
-                rendered.text
-            )
+            panic!("{format:?} fails the build: {e}\nfile:\n{}", rendered.text)
         });
         assert_eq!(
             shown,
@@ -110,7 +111,10 @@ fn escaped_shortcodes_in_a_post_show_with_their_escape() {
                    <code>{%/* note() */%}x{%/* end */%}</code> <code>{{</* lit */>}}</code> \
                    <code>{{%/* lit */%}}</code></p>";
     let file = format!("+++\ntitle = \"a\"\n+++\n{content}");
-    assert!(zola::render(&file).unwrap().contains("{{ c() }}"), "Zola drops /* */");
+    assert!(
+        zola::render(&file).unwrap().contains("{{ c() }}"),
+        "Zola drops /* */"
+    );
     assert_exact(content);
 }
 
@@ -259,8 +263,13 @@ fn comment(unrepresentable: bool) -> impl Strategy<Value = String> {
         // No `--` inside (so no `-->` or `--!>`), no `>` or `->` first: the comment ends at
         // its own `-->`.
         raw_run(unrepresentable).prop_map(|c| format!("<!-- {}-->", c.replace("--", "- -"))),
-        prop::sample::select(vec!["<!--more-->", "<!-- more -->", "<!--MORE-->", "<!---->"])
-            .prop_map(str::to_owned),
+        prop::sample::select(vec![
+            "<!--more-->",
+            "<!-- more -->",
+            "<!--MORE-->",
+            "<!---->"
+        ])
+        .prop_map(str::to_owned),
     ]
 }
 

@@ -24,9 +24,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// The content Hugo makes of the content file `file`, or why the build fails.
 pub fn render(file: &str) -> Result<String, String> {
-    let rest = file
-        .strip_prefix("+++\n")
-        .ok_or("no TOML front matter")?;
+    let rest = file.strip_prefix("+++\n").ok_or("no TOML front matter")?;
     let end = rest.find("\n+++\n").ok_or("front matter not closed")?;
     toml::from_str::<toml::Table>(&rest[..end]).map_err(|e| format!("front matter: {e}"))?;
     let content = &rest[end + "\n+++\n".len()..];

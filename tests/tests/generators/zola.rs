@@ -84,13 +84,12 @@ pub fn shortcode_pass(content: &str) -> Result<String, String> {
             Rule::ignored_shortcode_with_body => {
                 for p2 in p.into_inner() {
                     match p2.as_rule() {
-                        Rule::ignored_sc_body_start | Rule::ignored_sc_body_end => output
-                            .push_str(
-                                &p2.as_span()
-                                    .as_str()
-                                    .replacen("{%/*", "{%", 1)
-                                    .replacen("*/%}", "%}", 1),
-                            ),
+                        Rule::ignored_sc_body_start | Rule::ignored_sc_body_end => output.push_str(
+                            &p2.as_span()
+                                .as_str()
+                                .replacen("{%/*", "{%", 1)
+                                .replacen("*/%}", "%}", 1),
+                        ),
                         Rule::text_in_ignored_body_sc => output.push_str(p2.as_span().as_str()),
                         rule => unreachable!("in an ignored shortcode: {rule:?}"),
                     }

@@ -186,8 +186,7 @@ static DOUBLE_DASH: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(b"--"));
 static END_TAG_OPEN: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(b"</"));
-static CDATA_END: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new(b"]]>"));
+static CDATA_END: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"]]>"));
 
 /// The reader: the tokenizer's states, the spans found so far and the tree builder's part.
 struct Reader<'a> {
@@ -233,22 +232,10 @@ impl Reader<'_> {
                 }
                 TextState::ScriptData => {
                     let Some(lt) = script_end_tag(bytes, pos) else {
-                        self.push(
-                            pos,
-                            len,
-                            Place::RawText {
-                                element: "script",
-                            },
-                        );
+                        self.push(pos, len, Place::RawText { element: "script" });
                         return;
                     };
-                    self.push(
-                        pos,
-                        lt,
-                        Place::RawText {
-                            element: "script",
-                        },
-                    );
+                    self.push(pos, lt, Place::RawText { element: "script" });
                     (state, pos) = self.tag(lt, TagKind::End);
                 }
                 TextState::Plaintext => {
@@ -923,10 +910,7 @@ mod tests {
     #[test]
     fn script_escapes_decide_which_end_tag_ends_the_script() {
         let html = "<script><!--<script>x</script>{{a}}--></script>{{b}}";
-        assert_eq!(
-            place_of(html, "{{a"),
-            Place::RawText { element: "script" }
-        );
+        assert_eq!(place_of(html, "{{a"), Place::RawText { element: "script" });
         assert_eq!(place_of(html, "{{b"), Place::Text);
     }
 

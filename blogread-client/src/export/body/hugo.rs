@@ -166,10 +166,7 @@ mod tests {
         );
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].problem, Problem::HugoUnclosed);
-        assert_eq!(
-            findings[0].place,
-            Place::RawText { element: "script" }
-        );
+        assert_eq!(findings[0].place, Place::RawText { element: "script" });
     }
 
     #[test]

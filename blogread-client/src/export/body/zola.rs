@@ -278,7 +278,11 @@ impl<'a> Grammar<'a> {
 
     /// `"-"? ~ ("0" | '1'..'9' ~ '0'..'9'*)`, the integer part of `int` and `float`.
     fn integer(&self, at: usize) -> Option<usize> {
-        let at = if self.b.get(at) == Some(&b'-') { at + 1 } else { at };
+        let at = if self.b.get(at) == Some(&b'-') {
+            at + 1
+        } else {
+            at
+        };
         match self.b.get(at)? {
             b'0' => Some(at + 1),
             b'1'..=b'9' => Some(at + 1 + self.digits(at + 1)),
@@ -287,9 +291,9 @@ impl<'a> Grammar<'a> {
     }
 
     fn digits(&self, at: usize) -> usize {
-        self.b
-            .get(at..)
-            .map_or(0, |rest| rest.iter().take_while(|b| b.is_ascii_digit()).count())
+        self.b.get(at..).map_or(0, |rest| {
+            rest.iter().take_while(|b| b.is_ascii_digit()).count()
+        })
     }
 
     /// `literal = { boolean | string | float | int | array }`
@@ -675,19 +679,13 @@ mod tests {
         assert_eq!(grammar.construct(0), Construct::TooDeep);
         let shallow = format!("{{{{ a(x={}1{}) }}}}", "[".repeat(20), "]".repeat(20));
         let mut grammar = Grammar::new(shallow.as_bytes());
-        assert_eq!(
-            grammar.construct(0),
-            Construct::Call {
-                end: shallow.len()
-            }
-        );
+        assert_eq!(grammar.construct(0), Construct::Call { end: shallow.len() });
     }
 
     #[test]
     fn calls_are_escaped_the_rest_is_broken_with_a_reference() {
-        let (out, findings) = body(
-            "<p>{{ youtube(id=\"abc\") }} {% note() %}x{% end %} {{/* c() */}} {% end %}</p>",
-        );
+        let (out, findings) =
+            body("<p>{{ youtube(id=\"abc\") }} {% note() %}x{% end %} {{/* c() */}} {% end %}</p>");
         assert_eq!(
             out,
             "<script></script ><div class=\"blogread-content\"><p>{{/* youtube(id=\"abc\") */}} \
@@ -702,10 +700,7 @@ mod tests {
         assert!(out.contains("`&#123;% end %}`"), "{out}");
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].problem, Problem::ZolaUnpaired);
-        assert_eq!(
-            findings[0].place,
-            Place::RawText { element: "script" }
-        );
+        assert_eq!(findings[0].place, Place::RawText { element: "script" });
     }
 
     #[test]
