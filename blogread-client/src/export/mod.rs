@@ -6,6 +6,13 @@
 //! content folder (Zola copies a section's non-Markdown files, dotfiles included, into the
 //! built site), so the export's own state lives in a state folder instead.
 //!
+//! For Zola and Hugo, each body is written so that the generator shows exactly the API's
+//! HTML: text in a post that looks like the generator's own syntax (shortcodes, its summary
+//! divider, its placeholders) gets the generator's own escape or a character reference, and
+//! Zola's Markdown keeps every line. What cannot be shown exactly is reported in
+//! [`ExportReport::inexact`] instead of being written in a form that breaks the build
+//! (`docs/client.md#what-the-export-escapes`).
+//!
 //! A manifest records the files the export wrote; the next export removes those whose blog is
 //! no longer published and never touches any other file: a file the user added stays, and a
 //! user's file where a new blog's file would go is reported as a conflict and left alone.
