@@ -105,17 +105,30 @@ pub fn children_of_class<'a>(nodes: &'a [Node], class: &str) -> Option<&'a [Node
     None
 }
 
-/// `nodes` with trailing white space of the last text node removed (and the node itself when
-/// nothing is left): white space at the very end of a post shows nowhere.
+/// `nodes` with the white space at the very end removed: from the last text node in document
+/// order (inside the last elements, as where a page's last newline lands when the post leaves
+/// an element open), and the node itself when nothing is left. White space at the very end of
+/// a post shows nowhere.
 pub fn trim_end(mut nodes: Vec<Node>) -> Vec<Node> {
-    if let Some(Node::Text(text)) = nodes.last_mut() {
-        let trimmed = text.trim_end_matches(['\t', '\n', '\x0C', '\r', ' ']).len();
-        text.truncate(trimmed);
-        if text.is_empty() {
-            nodes.pop();
+    trim_last(&mut nodes);
+    nodes
+}
+
+fn trim_last(nodes: &mut Vec<Node>) {
+    loop {
+        match nodes.last_mut() {
+            Some(Node::Text(text)) => {
+                let trimmed = text.trim_end_matches(['\t', '\n', '\x0C', '\r', ' ']).len();
+                text.truncate(trimmed);
+                if !text.is_empty() {
+                    return;
+                }
+                nodes.pop();
+            }
+            Some(Node::Element { children, .. }) => return trim_last(children),
+            _ => return,
         }
     }
-    nodes
 }
 
 fn children(handle: &Handle) -> Vec<Node> {

@@ -9,7 +9,11 @@
 //!   divider), its context markers and its placeholders, for `.html` content.
 //!
 //! Pages are compared with the API's `content` by what a browser builds of them
-//! (`blogread_tests::dom`). The real Hugo builds such posts in `e2e::site_build`.
+//! (`blogread_tests::dom`). The models are checked against the generators themselves: bodies
+//! drawn from the property tests' strategies are built with the real Hugo (under
+//! `scripts/with-hugo`, as CI runs it) and, where `BLOGREAD_TEST_ZOLA` names a zola binary,
+//! the real Zola, and each page must be what the model says. `e2e::site_build` builds posts
+//! from a real server.
 
 mod generators {
     pub mod hugo;
@@ -21,12 +25,18 @@ use blogread_client::export::{Format, Rendered, render_file};
 use blogread_tests::dom::{self, Node};
 use generators::{hugo, zola};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
 
 fn blog(content: &str) -> BlogDetail {
+    blog_with_slug("a-post", content)
+}
+
+fn blog_with_slug(slug: &str, content: &str) -> BlogDetail {
     serde_json::from_value(serde_json::json!({
         "id": "0190a1b2-0000-7000-8000-000000000001",
         "title": "A post",
-        "slug": "a-post",
+        "slug": slug,
         "excerpt": "",
         "meta_title": "",
         "meta_description": "",
@@ -355,4 +365,172 @@ proptest! {
             }
         }
     }
+}
+
+/// Bodies drawn from [`body`] with a fixed seed.
+fn sample(count: usize, unrepresentable: bool) -> Vec<String> {
+    let mut runner = TestRunner::deterministic();
+    let strategy = body(unrepresentable);
+    (0..count)
+        .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+        .collect()
+}
+
+/// A folder for one test, empty.
+fn tempdir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("blogread-gen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `program args` in `dir`; panics with its output when it fails.
+fn run_generator(program: &std::path::Path, dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new(program)
+        .current_dir(dir)
+        .args(args)
+        .env("HUGO_CACHEDIR", dir.join(".hugo-cache"))
+        .env_remove("HUGO_ENVIRONMENT")
+        .env_remove("HUGO_ENV")
+        .output()
+        .expect("the generator starts");
+    assert!(
+        out.status.success(),
+        "{} {args:?} failed:\n{}{}",
+        program.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The bodies of both samples, and the files the export writes for them (`post-<n>`).
+fn sampled_posts(format: Format) -> Vec<(String, String, Rendered)> {
+    let mut bodies = sample(48, false);
+    bodies.extend(sample(48, true));
+    bodies
+        .into_iter()
+        .enumerate()
+        .map(|(i, content)| {
+            let slug = format!("post-{i}");
+            let rendered = render_file(format, &blog_with_slug(&slug, &content), &[]);
+            (slug, content, rendered)
+        })
+        .collect()
+}
+
+#[test]
+fn the_real_hugo_builds_sampled_bodies_as_the_model_says() {
+    let hugo = match std::env::var_os("BLOGREAD_TEST_HUGO") {
+        Some(path) if !path.is_empty() => std::path::PathBuf::from(path),
+        _ if std::env::var("BLOGREAD_REQUIRE_HUGO").as_deref() == Ok("1") => {
+            panic!(
+                "BLOGREAD_REQUIRE_HUGO=1 but BLOGREAD_TEST_HUGO is not set: run under scripts/with-hugo"
+            )
+        }
+        _ => {
+            eprintln!("skipped: BLOGREAD_TEST_HUGO is not set (run under scripts/with-hugo)");
+            return;
+        }
+    };
+    let site = tempdir("hugo");
+    std::fs::write(
+        site.join("hugo.toml"),
+        "baseURL = 'https://example.org/'\ntitle = 'Sampled'\n[security]\nallowContent = ['! ^text/org$']\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(site.join("layouts")).unwrap();
+    std::fs::write(
+        site.join("layouts/single.html"),
+        "<!DOCTYPE html>\n<html><head><title>{{ .Title }}</title></head>\n\
+         <body><h1>{{ .Title }}</h1>{{ .Content }}</body></html>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("layouts/list.html"),
+        "<!DOCTYPE html>\n<html><head><title>{{ .Title }}</title></head><body></body></html>\n",
+    )
+    .unwrap();
+    let content = site.join("content/blog");
+    std::fs::create_dir_all(&content).unwrap();
+    let posts = sampled_posts(Format::Hugo);
+    for (_, _, rendered) in &posts {
+        std::fs::write(content.join(&rendered.path), &rendered.text).unwrap();
+    }
+    run_generator(&hugo, &site, &[]);
+    for (slug, api, rendered) in &posts {
+        let page = std::fs::read_to_string(site.join(format!("public/blog/{slug}/index.html")))
+            .unwrap_or_else(|e| panic!("{slug}: {e}"));
+        let body = dom::body(&page);
+        assert!(body[0].is_element("h1"), "{slug}: {page}");
+        let real = dom::trim_end(body[1..].to_vec());
+        let model = hugo::render(&rendered.text).unwrap_or_else(|e| panic!("{slug}: {e}"));
+        assert_eq!(
+            real,
+            dom::trim_end(dom::fragment(&model)),
+            "{slug}: the real Hugo and the model disagree\nfile:\n{}\npage:\n{page}",
+            rendered.text
+        );
+        if rendered.inexact.is_empty() {
+            assert_eq!(real, dom::trim_end(dom::fragment(api)), "{slug}: {page}");
+        }
+    }
+    std::fs::remove_dir_all(&site).unwrap();
+}
+
+#[test]
+fn the_real_zola_builds_sampled_bodies_as_the_model_says() {
+    let zola = match std::env::var_os("BLOGREAD_TEST_ZOLA") {
+        Some(path) if !path.is_empty() => std::path::PathBuf::from(path),
+        _ => {
+            eprintln!("skipped: BLOGREAD_TEST_ZOLA is not set (the path of a zola binary)");
+            return;
+        }
+    };
+    let site = tempdir("zola");
+    std::fs::write(
+        site.join("config.toml"),
+        "base_url = \"https://example.org\"\n",
+    )
+    .unwrap();
+    let templates = site.join("templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    let empty = "<!DOCTYPE html>\n<html><head><title>x</title></head><body></body></html>\n";
+    std::fs::write(templates.join("index.html"), empty).unwrap();
+    std::fs::write(templates.join("section.html"), empty).unwrap();
+    std::fs::write(
+        templates.join("page.html"),
+        "<!DOCTYPE html>\n<html><head><title>{{ page.title }}</title></head>\n\
+         <body><h1>{{ page.title }}</h1>{{ page.content | safe }}</body></html>\n",
+    )
+    .unwrap();
+    let content = site.join("content/blog");
+    std::fs::create_dir_all(&content).unwrap();
+    std::fs::write(content.join("_index.md"), "+++\ntitle = \"Blog\"\n+++\n").unwrap();
+    let posts = sampled_posts(Format::Zola);
+    for (_, _, rendered) in &posts {
+        std::fs::write(content.join(&rendered.path), &rendered.text).unwrap();
+    }
+    run_generator(&zola, &site, &["build"]);
+    for (slug, api, rendered) in &posts {
+        let page = std::fs::read_to_string(site.join(format!("public/blog/{slug}/index.html")))
+            .unwrap_or_else(|e| panic!("{slug}: {e}"));
+        let body = dom::body(&page);
+        let real = dom::children_of_class(&body, "blogread-content")
+            .unwrap_or_else(|| panic!("{slug}: no wrapper in {page}"))
+            .to_vec();
+        let model = zola::render(&rendered.text).unwrap_or_else(|e| panic!("{slug}: {e}"));
+        let model = dom::fragment(&model);
+        assert_eq!(
+            real,
+            dom::children_of_class(&model, "blogread-content")
+                .unwrap()
+                .to_vec(),
+            "{slug}: the real Zola and the model disagree\nfile:\n{}\npage:\n{page}",
+            rendered.text
+        );
+        if rendered.inexact.is_empty() {
+            assert_eq!(real, dom::fragment(api), "{slug}: {page}");
+        }
+    }
+    std::fs::remove_dir_all(&site).unwrap();
 }

@@ -489,7 +489,7 @@ const LOOK_ALIKE_POSTS: &[(&str, &str)] = &[
         "raw-text-blank-lines",
         "<p>A script, a style, a pre and a textarea with blank lines:</p>\n\n<script>\n\
          const page = `first\n\nsecond`;\n\n\nconsole.log(page, \"{{< x >}}\", \"{{ f() }}\");\n\
-         </script>\n<style>\np { margin: 0 }\n\n  \n/* {{% y %}} {% end %} */\n</style>\n\
+         </script>\n<style>\np { margin: 0 }\n\n  \n/* {{% y %}} {% tpl() %}x{% end %} */\n</style>\n\
          <pre>a\n\n\nb {{</* lit */>}}</pre>\n<textarea>\n\nq {{% notice %}}\n\n</textarea>\n\
          \n<p>*not emphasis* and _not_ either</p>",
     ),
@@ -543,4 +543,90 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_hugo_and_show_the
         );
     }
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// A Zola binary from `BLOGREAD_TEST_ZOLA`, or `None` with a note: Zola cannot be installed
+/// from a package registry, so this test runs only where one is at hand (built from source,
+/// say); the Zola export is checked through a model of Zola's steps in `tests/generators.rs`.
+fn zola() -> Option<PathBuf> {
+    match std::env::var_os("BLOGREAD_TEST_ZOLA") {
+        Some(path) if !path.is_empty() => Some(PathBuf::from(path)),
+        _ => {
+            eprintln!("skipped: BLOGREAD_TEST_ZOLA is not set (the path of a zola binary)");
+            None
+        }
+    }
+}
+
+#[tokio::test]
+async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the_apis_html() {
+    let Some(zola) = zola() else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(Some(SITE_URL)).await;
+    for (i, (slug, content)) in LOOK_ALIKE_POSTS.iter().enumerate() {
+        app.published_blog(
+            &p,
+            slug,
+            &format!("2026-0{}-01T10:00:00Z", i + 1),
+            json!({ "content": content }),
+        )
+        .await;
+    }
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let site = tempdir("zola-look-alikes");
+    std::fs::write(
+        site.join("config.toml"),
+        format!("base_url = \"{SITE_URL}\"\n"),
+    )
+    .unwrap();
+    let templates = site.join("templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    let empty = "<!DOCTYPE html>\n<html><head><title>x</title></head><body></body></html>\n";
+    std::fs::write(templates.join("index.html"), empty).unwrap();
+    std::fs::write(templates.join("section.html"), empty).unwrap();
+    std::fs::write(
+        templates.join("page.html"),
+        "<!DOCTYPE html>\n<html><head><title>{{ page.title }}</title></head>\n\
+         <body><h1>{{ page.title }}</h1>{{ page.content | safe }}</body></html>\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(site.join("content/blog")).unwrap();
+    std::fs::write(
+        site.join("content/blog/_index.md"),
+        "+++\ntitle = \"Blog\"\n+++\n",
+    )
+    .unwrap();
+    let options = ExportOptions::new(site.join("content/blog"), Format::Zola)
+        .state_dir(site.join(".blogread"));
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len());
+    assert!(report.inexact.is_empty(), "{:?}", report.inexact);
+    let mut cmd = Command::new(&zola);
+    cmd.current_dir(&site).arg("build");
+    let out = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .unwrap()
+        .expect("zola starts");
+    assert!(
+        out.status.success(),
+        "zola build failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let public = site.join("public");
+    for (slug, _) in LOOK_ALIKE_POSTS {
+        let api = client.get(slug).await.unwrap().content;
+        let page = std::fs::read_to_string(public.join(format!("blog/{slug}/index.html"))).unwrap();
+        let body = dom::body(&page);
+        let shown = dom::children_of_class(&body, "blogread-content")
+            .unwrap_or_else(|| panic!("{slug}: no wrapper in {page}"));
+        assert_eq!(
+            shown,
+            dom::fragment(&api),
+            "{slug}: the page shows something else than the API's content\npage:\n{page}\nAPI:\n{api}"
+        );
+    }
+    std::fs::remove_dir_all(&site).unwrap();
 }
