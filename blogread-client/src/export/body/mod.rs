@@ -113,26 +113,29 @@ impl Finding {
     /// be shown exactly and what was written instead.
     pub(crate) fn message(&self, body: &str) -> (usize, String) {
         let line = 1 + memchr::memchr_iter(b'\n', &body.as_bytes()[..self.at]).count();
-        let mut end = (self.at + self.len).min(body.len());
-        let mut excerpt_end = end.min(self.at + 40);
-        while !body.is_char_boundary(excerpt_end) {
-            excerpt_end -= 1;
+        let end = (self.at + self.len).min(body.len());
+        let mut shown = end.min(self.at + 40);
+        while !body.is_char_boundary(shown) {
+            shown -= 1;
         }
-        let excerpt = &body[self.at..excerpt_end];
-        let dots = if excerpt_end < end { "..." } else { "" };
-        while !body.is_char_boundary(end) {
-            end -= 1;
+        let mut excerpt = String::new();
+        for c in body[self.at..shown].chars() {
+            match c {
+                '\n' => excerpt.push_str("\\n"),
+                '\r' => excerpt.push_str("\\r"),
+                '\t' => excerpt.push_str("\\t"),
+                c => excerpt.push(c),
+            }
         }
+        if shown < end {
+            excerpt.push_str("...");
+        }
+        let place = self.place.describe();
+        let why = self.problem.explain();
         let message = match self.problem {
-            Problem::HugoContextMarker => format!(
-                "`{excerpt}{dots}` {}: {}; written as it is",
-                self.place.describe(),
-                self.problem.explain()
-            ),
+            Problem::HugoContextMarker => format!("`{excerpt}` {place}: {why}; written as it is"),
             _ => format!(
-                "`{excerpt}{dots}` {}: {}; written with `{}` instead, which shows as written there",
-                self.place.describe(),
-                self.problem.explain(),
+                "`{excerpt}` {place}: {why}; written with `{}` instead, which shows as written there",
                 self.written
             ),
         };
@@ -185,6 +188,26 @@ fn break_summary_divider(
             end - at,
             Problem::SummaryDivider { generator },
             "&lt;",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_warning_shows_the_text_on_one_line_shortened_with_its_line_number() {
+        let body = "<p>a</p>\n<script>\nf(`{{ f(s=\"*/}}\", t=\"a very long\nargument that goes on\") }}`);\n</script>";
+        let (_, findings) = zola::body(body);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        let (line, message) = findings[0].message(body);
+        assert_eq!(line, 3);
+        assert_eq!(
+            message,
+            "`{{ f(s=\"*/}}\", t=\"a very long\\nargument t...` inside <script>: its argument holds \
+             `*/}}` or `*/%}`, so Zola's own escape cannot give it back, and Zola would run it as \
+             a shortcode; written with `&#123;` instead, which shows as written there"
         );
     }
 }
