@@ -236,9 +236,82 @@ fn zola(blog: &BlogDetail, aliases: &[String]) -> (String, Vec<Finding>) {
         },
         extra: extra(blog),
     };
-    let front = toml::to_string(&front).expect("front matter serialises");
+    let front = front_matter(&front);
     let (body, findings) = body::zola::body(&blog.content);
     (format!("+++\n{front}+++\n{body}"), findings)
+}
+
+/// The TOML of a front matter. `toml` writes a string that holds a line break as a multi-line
+/// string, whose lines are the string's own: a title or excerpt with a line `+++` would end the
+/// front matter there for Zola and Hugo (Zola ends it at any `+++` followed by a line break),
+/// and the build would fail. Such strings are written as basic strings instead, on one line
+/// with `\n` escapes, which read back as the same string.
+fn front_matter(front: &impl Serialize) -> String {
+    let text = toml::to_string(front).expect("front matter serialises");
+    if !text.contains("\"\"\"") && !text.contains("'''") {
+        return text;
+    }
+    let document = toml_edit::Document::parse(text.as_str()).expect("toml writes TOML");
+    let mut strings = Vec::new();
+    multi_line_strings(document.as_table(), &text, &mut strings);
+    let mut out = text.clone();
+    strings.sort_by_key(|(range, _)| std::cmp::Reverse(range.start));
+    for (range, value) in strings {
+        out.replace_range(range, &basic_string(&value));
+    }
+    out
+}
+
+/// The byte ranges and values of the multi-line strings in `table`, nested tables and arrays
+/// included.
+fn multi_line_strings(
+    table: &toml_edit::Table,
+    text: &str,
+    out: &mut Vec<(std::ops::Range<usize>, String)>,
+) {
+    fn value(v: &toml_edit::Value, text: &str, out: &mut Vec<(std::ops::Range<usize>, String)>) {
+        match v {
+            toml_edit::Value::String(s) => {
+                if let Some(range) = s.span()
+                    && (text[range.clone()].starts_with("\"\"\"")
+                        || text[range.clone()].starts_with("'''"))
+                {
+                    out.push((range, s.value().clone()));
+                }
+            }
+            toml_edit::Value::Array(array) => array.iter().for_each(|v| value(v, text, out)),
+            toml_edit::Value::InlineTable(t) => t.iter().for_each(|(_, v)| value(v, text, out)),
+            _ => {}
+        }
+    }
+    for (_, item) in table.iter() {
+        match item {
+            toml_edit::Item::Value(v) => value(v, text, out),
+            toml_edit::Item::Table(t) => multi_line_strings(t, text, out),
+            _ => {}
+        }
+    }
+}
+
+/// `s` as a TOML basic string: quotes, backslashes and control characters escaped.
+fn basic_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() && (c as u32) < 0x80 => {
+                out.push_str(&format!("\\u{:04X}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Hugo's front matter: every field the API gives, under the names Hugo reads (`title`,
@@ -279,7 +352,7 @@ fn hugo(blog: &BlogDetail, aliases: &[String]) -> (String, Vec<Finding>) {
         aliases,
         params: extra(blog),
     };
-    let front = toml::to_string(&front).expect("front matter serialises");
+    let front = front_matter(&front);
     let (body, findings) = body::hugo::body(&blog.content);
     (format!("+++\n{front}+++\n{body}\n"), findings)
 }
@@ -655,5 +728,37 @@ mod tests {
         );
         assert!(render_file(Format::Hugo, &b, &[]).inexact.is_empty());
         assert!(render_file(Format::Html, &b, &[]).inexact.is_empty());
+    }
+
+    #[test]
+    fn a_line_of_plus_signs_in_a_title_or_excerpt_does_not_end_the_front_matter() {
+        let mut b = blog();
+        b.title = "Intro\n+++\nRest +++\n\"quoted\" \\ and \u{7f}".into();
+        b.excerpt = "a\n+++".into();
+        b.tags = vec!["t\n+++\n".into(), "plain".into()];
+        // Zola's front matter pattern, and Hugo's rule (the first line that starts with `+++`).
+        let zola_front = regex::Regex::new(
+            r"^[[:space:]]*\+\+\+(\r?\n(?s).*?(?-s))\+\+\+[[:space:]]*(?:$|(?:\r?\n((?s).*(?-s))$))",
+        )
+        .unwrap();
+        for format in [Format::Zola, Format::Hugo] {
+            let (_, text) = render(format, &b);
+            let zola: toml::Table = zola_front.captures(&text).unwrap()[1].parse().unwrap();
+            let rest = text.strip_prefix("+++\n").unwrap();
+            let hugo: toml::Table = rest[..rest.find("\n+++").unwrap()].parse().unwrap();
+            for front in [zola, hugo] {
+                assert_eq!(
+                    front["title"].as_str(),
+                    Some(b.title.as_str()),
+                    "{format:?}"
+                );
+                let tags = front
+                    .get("tags")
+                    .or_else(|| front["taxonomies"].get("tags"))
+                    .and_then(|tags| tags.as_array())
+                    .unwrap();
+                assert_eq!(tags[0].as_str(), Some("t\n+++\n"), "{format:?}");
+            }
+        }
     }
 }

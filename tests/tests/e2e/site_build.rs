@@ -501,10 +501,12 @@ const LOOK_ALIKE_POSTS: &[(&str, &str)] = &[
     ),
 ];
 
-#[tokio::test]
-async fn posts_with_look_alikes_of_generator_syntax_build_with_hugo_and_show_the_apis_html() {
-    let Some(hugo) = hugo() else { return };
-    let app = spawn_app().await;
+/// A title and an excerpt with a line of `+++`, which ends front matter for both generators.
+const PLUS_SIGNS_TITLE: &str = "Plus signs\n+++\nin a title";
+
+/// A project with the [`LOOK_ALIKE_POSTS`], and a post whose title and excerpt hold a line of
+/// `+++` (its slug `plus-signs`).
+async fn seed_look_alikes(app: &TestApp) -> TestProject {
     let p = app.new_project(Some(SITE_URL)).await;
     for (i, (slug, content)) in LOOK_ALIKE_POSTS.iter().enumerate() {
         app.published_blog(
@@ -515,6 +517,21 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_hugo_and_show_the
         )
         .await;
     }
+    app.published_blog(
+        &p,
+        "plus-signs",
+        "2026-09-01T10:00:00Z",
+        json!({ "title": PLUS_SIGNS_TITLE, "excerpt": "a\n+++\nb", "content": "<p>x</p>" }),
+    )
+    .await;
+    p
+}
+
+#[tokio::test]
+async fn posts_with_look_alikes_of_generator_syntax_build_with_hugo_and_show_the_apis_html() {
+    let Some(hugo) = hugo() else { return };
+    let app = spawn_app().await;
+    let p = seed_look_alikes(&app).await;
     let client = Client::new(&app.base, &p.key).unwrap();
     let root = tempdir("hugo-look-alikes");
     let site = new_hugo_site(&hugo, &root).await;
@@ -524,13 +541,22 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_hugo_and_show_the
     let report = export::export(&client, &options, &mut |_, _| {})
         .await
         .unwrap();
-    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len());
+    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len() + 1);
     assert!(report.inexact.is_empty(), "{:?}", report.inexact);
     run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
 
     let public = site.join("public");
-    assert_eq!(built_posts(&public).len(), LOOK_ALIKE_POSTS.len());
-    for (slug, _) in LOOK_ALIKE_POSTS {
+    assert_eq!(built_posts(&public).len(), LOOK_ALIKE_POSTS.len() + 1);
+    let plus_signs = std::fs::read_to_string(public.join("blog/plus-signs/index.html")).unwrap();
+    assert_eq!(
+        dom::body(&plus_signs)[0],
+        dom::fragment(&format!(
+            "<h1>{}</h1>",
+            PLUS_SIGNS_TITLE.replace('\n', "&#10;")
+        ))[0]
+    );
+    let slugs = LOOK_ALIKE_POSTS.iter().map(|(slug, _)| *slug);
+    for slug in slugs.chain(["plus-signs"]) {
         let api = client.get(slug).await.unwrap().content;
         let page = std::fs::read_to_string(public.join(format!("blog/{slug}/index.html"))).unwrap();
         // The README's layout: <body><h1>{{ .Title }}</h1>{{ .Content }}</body>.
@@ -562,16 +588,7 @@ fn zola() -> Option<PathBuf> {
 async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the_apis_html() {
     let Some(zola) = zola() else { return };
     let app = spawn_app().await;
-    let p = app.new_project(Some(SITE_URL)).await;
-    for (i, (slug, content)) in LOOK_ALIKE_POSTS.iter().enumerate() {
-        app.published_blog(
-            &p,
-            slug,
-            &format!("2026-0{}-01T10:00:00Z", i + 1),
-            json!({ "content": content }),
-        )
-        .await;
-    }
+    let p = seed_look_alikes(&app).await;
     let client = Client::new(&app.base, &p.key).unwrap();
     let site = tempdir("zola-look-alikes");
     std::fs::write(
@@ -601,7 +618,7 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the
     let report = export::export(&client, &options, &mut |_, _| {})
         .await
         .unwrap();
-    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len());
+    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len() + 1);
     assert!(report.inexact.is_empty(), "{:?}", report.inexact);
     let mut cmd = Command::new(&zola);
     cmd.current_dir(&site).arg("build");
@@ -616,7 +633,16 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the
         String::from_utf8_lossy(&out.stderr)
     );
     let public = site.join("public");
-    for (slug, _) in LOOK_ALIKE_POSTS {
+    let plus_signs = std::fs::read_to_string(public.join("blog/plus-signs/index.html")).unwrap();
+    assert_eq!(
+        dom::body(&plus_signs)[0],
+        dom::fragment(&format!(
+            "<h1>{}</h1>",
+            PLUS_SIGNS_TITLE.replace('\n', "&#10;")
+        ))[0]
+    );
+    let slugs = LOOK_ALIKE_POSTS.iter().map(|(slug, _)| *slug);
+    for slug in slugs.chain(["plus-signs"]) {
         let api = client.get(slug).await.unwrap().content;
         let page = std::fs::read_to_string(public.join(format!("blog/{slug}/index.html"))).unwrap();
         let body = dom::body(&page);
