@@ -259,6 +259,58 @@ async fn export_without_the_cache_counts_every_answer_with_a_body() {
     );
 }
 
+#[tokio::test]
+async fn export_warns_about_what_the_generator_cannot_show_naming_the_post() {
+    let stub = start_stub(|_, req| {
+        let mut reply = serve(&[2, 1], req);
+        if req.path().ends_with("/blogs/blog-2") {
+            let mut blog = detail("blog-2");
+            blog["content"] =
+                serde_json::json!("<p>{% end %}</p>\n<script>let t = `{% end %}`;</script>");
+            reply.body = blog.to_string();
+        }
+        reply
+    })
+    .await;
+    let site = std::env::temp_dir().join(format!("blogread-cli-inexact-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&site);
+    std::fs::create_dir_all(&site).unwrap();
+    let base = stub.base.clone();
+    let dir = site.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        blogread_in(
+            Some(&dir),
+            &base,
+            Some("k"),
+            &["export", "--format", "zola", "--out", "content/blog"],
+        )
+    })
+    .await
+    .unwrap();
+    // A warning, not an error: the file is written so that the site builds.
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = stderr(&out);
+    let warnings: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", stderr(&out));
+    assert!(
+        warnings[0].starts_with(
+            "warning: post `blog-2`, line 2 of its body: `{% end %}` inside <script>: Zola stops \
+             the build"
+        ),
+        "{}",
+        warnings[0]
+    );
+    let file = std::fs::read_to_string(site.join("content/blog/blog-2.md")).unwrap();
+    assert!(
+        file.contains("<p>&#123;% end %}</p>\n<script>let t = `&#123;% end %}`;</script >"),
+        "{file}"
+    );
+    std::fs::remove_dir_all(&site).unwrap();
+}
+
 /// What `hugo new site` writes into hugo.toml (Hugo 0.168).
 const FRESH_HUGO_TOML: &str =
     "baseURL = 'https://example.org/'\nlocale = 'en-us'\ntitle = 'My New Hugo Project'\n";

@@ -5,6 +5,8 @@
 //! the server task starts, so no test sleeps), and [`TestApp`] drives it over HTTP only.
 #![forbid(unsafe_code)]
 
+pub mod dom;
+
 use std::io;
 use std::sync::{Arc, Mutex, OnceLock};
 

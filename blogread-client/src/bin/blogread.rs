@@ -92,7 +92,12 @@ enum Command {
         security.allowContent allows text/html, which its default does not: the export reads the \
         site's configuration (from --out upwards) first and stops, writing nothing, with the lines \
         to add; --configure-hugo adds them to a TOML configuration.\n\
-        HTML: `blogread export --format html --out public/blog` writes <slug>/index.html pages.\n\n\
+        HTML: `blogread export --format html --out public/blog` writes <slug>/index.html pages.\n\
+        Zola and Hugo: text in a post that the generator would take for its own syntax \
+        (shortcodes, its summary divider) is written with the generator's own escape or a \
+        character reference, so that every page shows the post's HTML exactly and no post stops \
+        the build; what cannot be shown exactly (in a <script>, say) is printed as a warning \
+        naming the post.\n\n\
         Only content goes into the output folder. The state goes into the state folder (--state-dir, \
         default .blogread in the current directory: run from the site's root, next to config.toml or \
         hugo.toml), one pair of files per output folder, named after it (content/blog gives \
@@ -318,6 +323,9 @@ async fn export_command(client: &Client, options: &ExportOptions) -> Result<Exit
     );
     for slug in &report.gone {
         eprintln!("note: `{slug}` was unpublished while exporting; skipped");
+    }
+    for inexact in &report.inexact {
+        eprintln!("warning: {inexact}");
     }
     if report.conflicts.is_empty() {
         return Ok(ExitCode::SUCCESS);

@@ -6,6 +6,13 @@
 //! content folder (Zola copies a section's non-Markdown files, dotfiles included, into the
 //! built site), so the export's own state lives in a state folder instead.
 //!
+//! For Zola and Hugo, each body is written so that the generator shows exactly the API's
+//! HTML: text in a post that looks like the generator's own syntax (shortcodes, its summary
+//! divider, its placeholders) gets the generator's own escape or a character reference, and
+//! Zola's Markdown keeps every line. What cannot be shown exactly is reported in
+//! [`ExportReport::inexact`] instead of being written in a form that breaks the build
+//! (`docs/client.md#what-the-export-escapes`).
+//!
 //! A manifest records the files the export wrote; the next export removes those whose blog is
 //! no longer published and never touches any other file: a file the user added stays, and a
 //! user's file where a new blog's file would go is reported as a conflict and left alone.
@@ -70,6 +77,7 @@
 //! (the CLI keeps one at [`ExportOptions::cache_path`]), an export that finds nothing changed
 //! gets only 304 answers and transfers no bodies.
 
+mod body;
 mod guard;
 pub mod hugo_config;
 mod manifest;
@@ -86,7 +94,7 @@ use tokio::task::JoinSet;
 
 pub use hugo_config::{HugoConfigError, HugoSite};
 pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
-pub use render::{redirect_page, render, render_with_aliases};
+pub use render::{Inexact, Rendered, redirect_page, render, render_file, render_with_aliases};
 pub use state::DEFAULT_STATE_DIR;
 
 use crate::{BlogDetail, Client, Error};
@@ -196,6 +204,10 @@ pub struct ExportReport {
     /// For [`Format::Hugo`]: what the export found out about the site's configuration (its
     /// [`HugoSite::message`] is the warning or note to show).
     pub hugo: Option<HugoSite>,
+    /// Text in the exported posts that the generator cannot show exactly as the API returns
+    /// it, in the order of the posts (each file was written so that the site still builds;
+    /// warnings to show). See [`Inexact`].
+    pub inexact: Vec<Inexact>,
 }
 
 /// Why an export failed. Nothing is removed unless the blog list was read completely.
@@ -374,8 +386,9 @@ pub async fn export(
             .get(&blog.slug)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let (rel, text) = render_with_aliases(options.format, &blog, former);
-        let mut pages = vec![(rel, text)];
+        let rendered = render_file(options.format, &blog, former);
+        let mut pages = vec![(rendered.path, rendered.text)];
+        let mut inexact = Some(rendered.inexact);
         if options.format == Format::Html {
             // Plain HTML has no generator to write redirect pages: one page per former slug.
             pages.extend(
@@ -397,6 +410,7 @@ pub async fn export(
             files.insert(rel, text);
             if i == 0 {
                 report.blogs += 1;
+                report.inexact.extend(inexact.take().unwrap_or_default());
             }
         }
     }

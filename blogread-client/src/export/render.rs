@@ -6,18 +6,26 @@ use serde::Serialize;
 use crate::types::BlogDetail;
 
 use super::Format;
+use super::body::{self, Finding};
 
 /// The file for `blog`: its path relative to the output folder and its text.
 ///
 /// - Zola: `<slug>.md`, TOML front matter between `+++` lines (`title`, `description`,
 ///   `date`, `updated`, `slug`, `[taxonomies]` with `categories` and `tags`, `[extra]` with
-///   `featured_image`, `word_count`, `excerpt`, `meta_title`, `id`), then the HTML body inside
-///   one `<div>` with no blank line, so CommonMark passes it through as a single HTML block.
+///   `featured_image`, `word_count`, `excerpt`, `meta_title`, `id`), then the HTML body after
+///   an empty `<script></script >`, inside a `<div class="blogread-content">`: Markdown reads
+///   the whole body as one HTML block that ends nowhere, so every line reaches the page as it
+///   is, blank lines included.
 /// - Hugo: `<slug>.html` (Hugo's HTML content format: the body is not run through Markdown),
 ///   TOML front matter (`title`, `description`, `summary`, `date`, `lastmod`, `slug`,
 ///   `categories`, `tags`, `images`, `[params]`).
 /// - HTML: `<slug>/index.html`, a standalone page, so `--out public/blog` serves it at
 ///   `/blog/<slug>/` where resolved internal links point.
+///
+/// For Zola and Hugo, text in the body that the generator would take for its own syntax
+/// (shortcodes, its summary divider, its placeholders) is written so that the built page shows
+/// the body exactly as the API returns it; [`render_file`] also says what, if anything, could
+/// not be (`docs/client.md#what-the-export-escapes`).
 pub fn render(format: Format, blog: &BlogDetail) -> (String, String) {
     render_with_aliases(format, blog, &[])
 }
@@ -31,13 +39,72 @@ pub fn render_with_aliases(
     blog: &BlogDetail,
     aliases: &[String],
 ) -> (String, String) {
+    let file = render_file(format, blog, aliases);
+    (file.path, file.text)
+}
+
+/// A content file as [`render_file`] writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Rendered {
+    /// The file's path relative to the output folder, with `/`.
+    pub path: String,
+    /// The file's text.
+    pub text: String,
+    /// What in the body the generator cannot show exactly (empty for plain HTML, and for
+    /// almost every post).
+    pub inexact: Vec<Inexact>,
+}
+
+/// Text in a post's body that the generator cannot show exactly as the API returns it (for
+/// example `{% end %}` inside a `<script>`, which stops Zola's build as it is, and which a
+/// character reference cannot stand for there). The export writes the file so that the site
+/// still builds, with that text changed as [`message`](Self::message) says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Inexact {
+    /// The post.
+    pub slug: String,
+    /// The line of the body the text is on (from 1).
+    pub line: usize,
+    /// The text, where it is, why the generator cannot show it and what was written instead.
+    pub message: String,
+}
+
+impl std::fmt::Display for Inexact {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "post `{}`, line {} of its body: {}",
+            self.slug, self.line, self.message
+        )
+    }
+}
+
+/// [`render_with_aliases`], and what in the body the generator cannot show exactly.
+pub fn render_file(format: Format, blog: &BlogDetail, aliases: &[String]) -> Rendered {
     let paths: Vec<String> = aliases.iter().map(|a| format!("/blog/{a}/")).collect();
-    let text = match format {
+    let (text, findings) = match format {
         Format::Zola => zola(blog, &paths),
         Format::Hugo => hugo(blog, &paths),
-        Format::Html => html(blog),
+        Format::Html => (html(blog), Vec::new()),
     };
-    (file_path(format, &blog.slug), text)
+    let inexact = findings
+        .iter()
+        .map(|finding| {
+            let (line, message) = finding.message(&blog.content);
+            Inexact {
+                slug: blog.slug.clone(),
+                line,
+                message,
+            }
+        })
+        .collect();
+    Rendered {
+        path: file_path(format, &blog.slug),
+        text,
+        inexact,
+    }
 }
 
 /// The plain-HTML redirect page written at `<from>/index.html` for a former slug: it sends
@@ -155,7 +222,7 @@ fn extra(blog: &BlogDetail) -> Extra<'_> {
     }
 }
 
-fn zola(blog: &BlogDetail, aliases: &[String]) -> String {
+fn zola(blog: &BlogDetail, aliases: &[String]) -> (String, Vec<Finding>) {
     let front = ZolaFront {
         title: &blog.title,
         description: description(blog),
@@ -169,12 +236,82 @@ fn zola(blog: &BlogDetail, aliases: &[String]) -> String {
         },
         extra: extra(blog),
     };
-    let front = toml::to_string(&front).expect("front matter serialises");
-    let mut body = markdown_safe_html(&blog.content);
-    if !body.is_empty() {
-        body.push('\n');
+    let front = front_matter(&front);
+    let (body, findings) = body::zola::body(&blog.content);
+    (format!("+++\n{front}+++\n{body}"), findings)
+}
+
+/// The TOML of a front matter. `toml` writes a string that holds a line break as a multi-line
+/// string, whose lines are the string's own: a title or excerpt with a line `+++` would end the
+/// front matter there for Zola and Hugo (Zola ends it at any `+++` followed by a line break),
+/// and the build would fail. Such strings are written as basic strings instead, on one line
+/// with `\n` escapes, which read back as the same string.
+fn front_matter(front: &impl Serialize) -> String {
+    let text = toml::to_string(front).expect("front matter serialises");
+    if !text.contains("\"\"\"") && !text.contains("'''") {
+        return text;
     }
-    format!("+++\n{front}+++\n<div class=\"blogread-content\">\n{body}</div>\n")
+    let document = toml_edit::Document::parse(text.as_str()).expect("toml writes TOML");
+    let mut strings = Vec::new();
+    multi_line_strings(document.as_table(), &text, &mut strings);
+    let mut out = text.clone();
+    strings.sort_by_key(|(range, _)| std::cmp::Reverse(range.start));
+    for (range, value) in strings {
+        out.replace_range(range, &basic_string(&value));
+    }
+    out
+}
+
+/// The byte ranges and values of the multi-line strings in `table`, nested tables and arrays
+/// included.
+fn multi_line_strings(
+    table: &toml_edit::Table,
+    text: &str,
+    out: &mut Vec<(std::ops::Range<usize>, String)>,
+) {
+    fn value(v: &toml_edit::Value, text: &str, out: &mut Vec<(std::ops::Range<usize>, String)>) {
+        match v {
+            toml_edit::Value::String(s) => {
+                if let Some(range) = s.span()
+                    && (text[range.clone()].starts_with("\"\"\"")
+                        || text[range.clone()].starts_with("'''"))
+                {
+                    out.push((range, s.value().clone()));
+                }
+            }
+            toml_edit::Value::Array(array) => array.iter().for_each(|v| value(v, text, out)),
+            toml_edit::Value::InlineTable(t) => t.iter().for_each(|(_, v)| value(v, text, out)),
+            _ => {}
+        }
+    }
+    for (_, item) in table.iter() {
+        match item {
+            toml_edit::Item::Value(v) => value(v, text, out),
+            toml_edit::Item::Table(t) => multi_line_strings(t, text, out),
+            _ => {}
+        }
+    }
+}
+
+/// `s` as a TOML basic string: quotes, backslashes and control characters escaped.
+fn basic_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() && (c as u32) < 0x80 => {
+                out.push_str(&format!("\\u{:04X}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Hugo's front matter: every field the API gives, under the names Hugo reads (`title`,
@@ -201,7 +338,7 @@ struct HugoFront<'a> {
     params: Extra<'a>,
 }
 
-fn hugo(blog: &BlogDetail, aliases: &[String]) -> String {
+fn hugo(blog: &BlogDetail, aliases: &[String]) -> (String, Vec<Finding>) {
     let front = HugoFront {
         title: &blog.title,
         description: description(blog),
@@ -215,8 +352,9 @@ fn hugo(blog: &BlogDetail, aliases: &[String]) -> String {
         aliases,
         params: extra(blog),
     };
-    let front = toml::to_string(&front).expect("front matter serialises");
-    format!("+++\n{front}+++\n{}\n", blog.content)
+    let front = front_matter(&front);
+    let (body, findings) = body::hugo::body(&blog.content);
+    (format!("+++\n{front}+++\n{body}\n"), findings)
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -316,52 +454,6 @@ fn html(blog: &BlogDetail) -> String {
     out
 }
 
-/// Makes an HTML body survive a CommonMark renderer unchanged: a blank line would end the
-/// HTML block and hand what follows to Markdown (where `*`, `_` and indentation mean
-/// something), so blank lines are dropped, except inside `<pre>` and `<textarea>`, where a
-/// blank line is written as `&#10;` at the start of the next line (the same text once
-/// decoded). Every other byte is kept.
-pub fn markdown_safe_html(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    let mut raw_depth: i32 = 0;
-    let mut pending_newlines = 0usize;
-    for line in html.split('\n') {
-        if line.trim().is_empty() {
-            if raw_depth > 0 {
-                pending_newlines += 1;
-            }
-            continue;
-        }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        for _ in 0..pending_newlines {
-            out.push_str("&#10;");
-        }
-        pending_newlines = 0;
-        out.push_str(line);
-        let lower = line.to_ascii_lowercase();
-        for tag in ["pre", "textarea"] {
-            raw_depth += count_tags(&lower, &format!("<{tag}"));
-            raw_depth -= count_tags(&lower, &format!("</{tag}"));
-        }
-        raw_depth = raw_depth.max(0);
-    }
-    out
-}
-
-/// Occurrences of `prefix` followed by `>`, white space or `/` (so `<pre` is not `<preview`).
-fn count_tags(line: &str, prefix: &str) -> i32 {
-    line.match_indices(prefix)
-        .filter(|(i, _)| {
-            matches!(
-                line.as_bytes().get(i + prefix.len()),
-                Some(b'>' | b' ' | b'\t' | b'/') | None
-            )
-        })
-        .count() as i32
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,9 +508,10 @@ mod tests {
             extra["featured_image"].as_str(),
             Some("https://img.example/a.png?x=1&y=2")
         );
-        assert!(body.starts_with("<div class=\"blogread-content\">\n<p>One</p>\n<p>Two"));
-        assert!(!body.contains("\n\n"), "{body}");
-        assert!(body.contains("<pre>a\n&#10;&#10;b</pre>"), "{body}");
+        assert!(
+            body.starts_with("<script></script ><div class=\"blogread-content\"><p>One</p>\n\n"),
+            "{body}"
+        );
     }
 
     /// The top-level keys of Zola's page front matter (it ignores others, older releases
@@ -480,12 +573,12 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_zola_body_has_no_blank_line() {
+    fn an_empty_zola_body_is_an_empty_wrapper() {
         let mut b = blog();
         b.content.clear();
         let (_, text) = render(Format::Zola, &b);
         assert!(
-            text.ends_with("+++\n<div class=\"blogread-content\">\n</div>\n"),
+            text.ends_with("+++\n<script></script ><div class=\"blogread-content\"></div>\n"),
             "{text}"
         );
     }
@@ -606,15 +699,66 @@ mod tests {
     }
 
     #[test]
-    fn markdown_safe_html_keeps_text_outside_blank_lines() {
+    fn zola_bodies_keep_every_line_in_one_html_block() {
+        let (_, text) = render(Format::Zola, &blog());
+        let (_, body) = split_front(&text);
         assert_eq!(
-            markdown_safe_html("<p>a</p>\n\n  \n<p>b</p>"),
-            "<p>a</p>\n<p>b</p>"
+            body,
+            format!(
+                "<script></script ><div class=\"blogread-content\">{}</div>\n",
+                blog().content
+            )
         );
+    }
+
+    #[test]
+    fn render_file_names_what_the_generator_cannot_show() {
+        let mut b = blog();
+        b.content = "<p>{% end %}</p>\n<script>\nlet t = `{% end %}`;\n</script>".into();
+        let zola = render_file(Format::Zola, &b, &[]);
+        assert_eq!(zola.path, "hello-world.md");
+        assert_eq!(zola.inexact.len(), 1, "{:?}", zola.inexact);
+        let inexact = &zola.inexact[0];
+        assert_eq!((inexact.slug.as_str(), inexact.line), ("hello-world", 3));
         assert_eq!(
-            markdown_safe_html("<pre>x\n\ny</pre>\n\n<p>z</p>"),
-            "<pre>x\n&#10;y</pre>\n<p>z</p>"
+            inexact.to_string(),
+            "post `hello-world`, line 3 of its body: `{% end %}` inside <script>: Zola stops the \
+             build at a body shortcode without its `{% end %}`, or an `{% end %}` without its \
+             start; written with `&#123;` instead, which shows as written there"
         );
-        assert_eq!(markdown_safe_html("<preview>\n\nq"), "<preview>\nq");
+        assert!(render_file(Format::Hugo, &b, &[]).inexact.is_empty());
+        assert!(render_file(Format::Html, &b, &[]).inexact.is_empty());
+    }
+
+    #[test]
+    fn a_line_of_plus_signs_in_a_title_or_excerpt_does_not_end_the_front_matter() {
+        let mut b = blog();
+        b.title = "Intro\n+++\nRest +++\n\"quoted\" \\ and \u{7f}".into();
+        b.excerpt = "a\n+++".into();
+        b.tags = vec!["t\n+++\n".into(), "plain".into()];
+        // Zola's front matter pattern, and Hugo's rule (the first line that starts with `+++`).
+        let zola_front = regex::Regex::new(
+            r"^[[:space:]]*\+\+\+(\r?\n(?s).*?(?-s))\+\+\+[[:space:]]*(?:$|(?:\r?\n((?s).*(?-s))$))",
+        )
+        .unwrap();
+        for format in [Format::Zola, Format::Hugo] {
+            let (_, text) = render(format, &b);
+            let zola: toml::Table = zola_front.captures(&text).unwrap()[1].parse().unwrap();
+            let rest = text.strip_prefix("+++\n").unwrap();
+            let hugo: toml::Table = rest[..rest.find("\n+++").unwrap()].parse().unwrap();
+            for front in [zola, hugo] {
+                assert_eq!(
+                    front["title"].as_str(),
+                    Some(b.title.as_str()),
+                    "{format:?}"
+                );
+                let tags = front
+                    .get("tags")
+                    .or_else(|| front["taxonomies"].get("tags"))
+                    .and_then(|tags| tags.as_array())
+                    .unwrap();
+                assert_eq!(tags[0].as_str(), Some("t\n+++\n"), "{format:?}");
+            }
+        }
     }
 }

@@ -3,6 +3,9 @@
 //! link to each other, to a draft, to an unpublished and to a missing post; after an
 //! unpublish, a second export and build must drop the page.
 //!
+//! Posts whose bodies look like Hugo's and Zola's own syntax build too, and every page shows
+//! exactly the API's content (compared as a browser builds both).
+//!
 //! Hugo comes from `BLOGREAD_TEST_HUGO` (the binary's path, as `scripts/with-hugo` exports
 //! it). Without it the Hugo tests print that they were skipped and pass, unless
 //! `BLOGREAD_REQUIRE_HUGO=1` (CI sets it), which makes a missing Hugo a failure.
@@ -15,7 +18,7 @@ use blogread_client::export::{
     self, ExportError, ExportOptions, Format, HugoConfigError, HugoSite,
 };
 use blogread_client::{Client, ListParams};
-use blogread_tests::{TestApp, TestProject, spawn_app};
+use blogread_tests::{TestApp, TestProject, dom, spawn_app};
 use reqwest::Method;
 use serde_json::json;
 
@@ -463,4 +466,193 @@ async fn a_renamed_post_builds_with_hugo_and_its_old_address_redirects() {
         alias.contains("/blog/new-name/"),
         "Hugo's alias page sends to the new address: {alias}"
     );
+}
+
+/// Posts whose bodies hold what Hugo and Zola would take for their own syntax: shortcodes of
+/// both, their escapes written literally, the summary divider, Hugo's placeholders and context
+/// markers, inside text, attributes, comments and raw-text elements, and blank lines inside
+/// `<script>`, `<style>`, `<pre>` and `<textarea>`.
+const LOOK_ALIKE_POSTS: &[(&str, &str)] = &[
+    (
+        "hugo-shortcodes",
+        "<p>{{% notice %}}x{{% /notice %}}</p>\n<p>Embed: {{< youtube abc >}}</p>\n\
+         <p>Escaped: <code>{{</* youtube abc */>}}</code> and <code>{{%/* notice */%}}</code>\
+         </p>\n<p>Openers alone: {{< and {{% and closers alone: >}} %}}</p>",
+    ),
+    (
+        "zola-shortcodes",
+        "<p>{{ youtube(id=\"abc\") }}</p>\n<p>{% note(kind=\"warn\") %}A body{% end %}</p>\n\
+         <p>Escaped: <code>{{/* youtube(id=\"abc\") */}}</code>, <code>{%/* note() */%}\
+         </code> ... <code>{%/* end */%}</code>, <code>{% end %}</code>, <code>{{ x }}</code></p>",
+    ),
+    (
+        "raw-text-blank-lines",
+        "<p>A script, a style, a pre and a textarea with blank lines:</p>\n\n<script>\n\
+         const page = `first\n\nsecond`;\n\n\nconsole.log(page, \"{{< x >}}\", \"{{ f() }}\");\n\
+         </script>\n<style>\np { margin: 0 }\n\n  \n/* {{% y %}} {% tpl() %}x{% end %} */\n</style>\n\
+         <pre>a\n\n\nb {{</* lit */>}}</pre>\n<textarea>\n\nq {{% notice %}}\n\n</textarea>\n\
+         \n<p>*not emphasis* and _not_ either</p>",
+    ),
+    (
+        "summary-dividers",
+        "<p>Intro</p><!--more--> <p title=\"<!--more-->\">After the divider</p>\n\
+         <!-- more --><p>HAHAHUGOSHORTCODE-s0-HBHB and HAHAHUGOSHORTCODE</p>\n<pre>\n   \
+         {{__hugo_ctx pid=1}}\n</pre>",
+    ),
+];
+
+/// A title and an excerpt with a line of `+++`, which ends front matter for both generators.
+const PLUS_SIGNS_TITLE: &str = "Plus signs\n+++\nin a title";
+
+/// A project with the [`LOOK_ALIKE_POSTS`], and a post whose title and excerpt hold a line of
+/// `+++` (its slug `plus-signs`).
+async fn seed_look_alikes(app: &TestApp) -> TestProject {
+    let p = app.new_project(Some(SITE_URL)).await;
+    for (i, (slug, content)) in LOOK_ALIKE_POSTS.iter().enumerate() {
+        app.published_blog(
+            &p,
+            slug,
+            &format!("2026-0{}-01T10:00:00Z", i + 1),
+            json!({ "content": content }),
+        )
+        .await;
+    }
+    app.published_blog(
+        &p,
+        "plus-signs",
+        "2026-09-01T10:00:00Z",
+        json!({ "title": PLUS_SIGNS_TITLE, "excerpt": "a\n+++\nb", "content": "<p>x</p>" }),
+    )
+    .await;
+    p
+}
+
+#[tokio::test]
+async fn posts_with_look_alikes_of_generator_syntax_build_with_hugo_and_show_the_apis_html() {
+    let Some(hugo) = hugo() else { return };
+    let app = spawn_app().await;
+    let p = seed_look_alikes(&app).await;
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let root = tempdir("hugo-look-alikes");
+    let site = new_hugo_site(&hugo, &root).await;
+    let options = ExportOptions::new(site.join("content/blog"), Format::Hugo)
+        .state_dir(site.join(".blogread"))
+        .configure_hugo(true);
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len() + 1);
+    assert!(report.inexact.is_empty(), "{:?}", report.inexact);
+    run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
+
+    let public = site.join("public");
+    assert_eq!(built_posts(&public).len(), LOOK_ALIKE_POSTS.len() + 1);
+    let plus_signs = std::fs::read_to_string(public.join("blog/plus-signs/index.html")).unwrap();
+    assert_eq!(
+        dom::body(&plus_signs)[0],
+        dom::fragment(&format!(
+            "<h1>{}</h1>",
+            PLUS_SIGNS_TITLE.replace('\n', "&#10;")
+        ))[0]
+    );
+    let slugs = LOOK_ALIKE_POSTS.iter().map(|(slug, _)| *slug);
+    for slug in slugs.chain(["plus-signs"]) {
+        let api = client.get(slug).await.unwrap().content;
+        let page = std::fs::read_to_string(public.join(format!("blog/{slug}/index.html"))).unwrap();
+        // The README's layout: <body><h1>{{ .Title }}</h1>{{ .Content }}</body>.
+        let body = dom::body(&page);
+        assert!(body[0].is_element("h1"), "{slug}: {page}");
+        assert_eq!(
+            dom::trim_end(body[1..].to_vec()),
+            dom::trim_end(dom::fragment(&api)),
+            "{slug}: the page shows something else than the API's content\npage:\n{page}\nAPI:\n{api}"
+        );
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// A Zola binary from `BLOGREAD_TEST_ZOLA`, or `None` with a note: Zola cannot be installed
+/// from a package registry, so this test runs only where one is at hand (built from source,
+/// say); the Zola export is checked through a model of Zola's steps in `tests/generators.rs`.
+fn zola() -> Option<PathBuf> {
+    match std::env::var_os("BLOGREAD_TEST_ZOLA") {
+        Some(path) if !path.is_empty() => Some(PathBuf::from(path)),
+        _ => {
+            eprintln!("skipped: BLOGREAD_TEST_ZOLA is not set (the path of a zola binary)");
+            None
+        }
+    }
+}
+
+#[tokio::test]
+async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the_apis_html() {
+    let Some(zola) = zola() else { return };
+    let app = spawn_app().await;
+    let p = seed_look_alikes(&app).await;
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let site = tempdir("zola-look-alikes");
+    std::fs::write(
+        site.join("config.toml"),
+        format!("base_url = \"{SITE_URL}\"\n"),
+    )
+    .unwrap();
+    let templates = site.join("templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    let empty = "<!DOCTYPE html>\n<html><head><title>x</title></head><body></body></html>\n";
+    std::fs::write(templates.join("index.html"), empty).unwrap();
+    std::fs::write(templates.join("section.html"), empty).unwrap();
+    std::fs::write(
+        templates.join("page.html"),
+        "<!DOCTYPE html>\n<html><head><title>{{ page.title }}</title></head>\n\
+         <body><h1>{{ page.title }}</h1>{{ page.content | safe }}</body></html>\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(site.join("content/blog")).unwrap();
+    std::fs::write(
+        site.join("content/blog/_index.md"),
+        "+++\ntitle = \"Blog\"\n+++\n",
+    )
+    .unwrap();
+    let options = ExportOptions::new(site.join("content/blog"), Format::Zola)
+        .state_dir(site.join(".blogread"));
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len() + 1);
+    assert!(report.inexact.is_empty(), "{:?}", report.inexact);
+    let mut cmd = Command::new(&zola);
+    cmd.current_dir(&site).arg("build");
+    let out = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .unwrap()
+        .expect("zola starts");
+    assert!(
+        out.status.success(),
+        "zola build failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let public = site.join("public");
+    let plus_signs = std::fs::read_to_string(public.join("blog/plus-signs/index.html")).unwrap();
+    assert_eq!(
+        dom::body(&plus_signs)[0],
+        dom::fragment(&format!(
+            "<h1>{}</h1>",
+            PLUS_SIGNS_TITLE.replace('\n', "&#10;")
+        ))[0]
+    );
+    let slugs = LOOK_ALIKE_POSTS.iter().map(|(slug, _)| *slug);
+    for slug in slugs.chain(["plus-signs"]) {
+        let api = client.get(slug).await.unwrap().content;
+        let page = std::fs::read_to_string(public.join(format!("blog/{slug}/index.html"))).unwrap();
+        let body = dom::body(&page);
+        let shown = dom::children_of_class(&body, "blogread-content")
+            .unwrap_or_else(|| panic!("{slug}: no wrapper in {page}"));
+        assert_eq!(
+            shown,
+            dom::fragment(&api),
+            "{slug}: the page shows something else than the API's content\npage:\n{page}\nAPI:\n{api}"
+        );
+    }
+    std::fs::remove_dir_all(&site).unwrap();
 }
