@@ -30,8 +30,8 @@
 
 use std::borrow::Cow;
 
-use lol_html::html_content::{Comment, Doctype, Element};
-use lol_html::{HtmlRewriter, Settings, doc_comments, doctype, element};
+use lol_html::html_content::{Comment, ContentType, Doctype, Element, TextChunk};
+use lol_html::{HtmlRewriter, Settings, doc_comments, doc_text, doctype, element};
 
 /// Elements kept, with their allowed attributes besides [`GENERIC_ATTRIBUTES`].
 const KEPT: &[(&str, &[&str])] = &[
@@ -199,6 +199,15 @@ pub fn preview_html(html: &str) -> String {
             c.remove();
             Ok(())
         }))
+        // A `<` or `>` a browser read as text stays text once what stood between it and the
+        // next text is removed (`<` + a removed `<meta>` + `p>` must not become a tag).
+        .append_document_content_handler(doc_text!(|t: &mut TextChunk<'_>| {
+            if t.as_str().contains(['<', '>']) {
+                let escaped = t.as_str().replace('<', "&lt;").replace('>', "&gt;");
+                t.replace(&escaped, ContentType::Html);
+            }
+            Ok(())
+        }))
         .append_document_content_handler(doctype!(|d: &mut Doctype<'_>| {
             d.remove();
             Ok(())
@@ -255,21 +264,26 @@ fn clean_element(el: &mut Element<'_, '_>) {
         return;
     }
     let formatting = FORMATTING.contains(&name.as_str());
+    let allowed_name =
+        |n: &str| !formatting && (allowed.contains(&n) || GENERIC_ATTRIBUTES.contains(&n));
     let unwanted: Vec<String> = el
         .attributes()
         .iter()
         .filter(|attribute| {
             let name = attribute.name();
-            let allowed = !formatting
-                && (allowed.contains(&name.as_str())
-                    || GENERIC_ATTRIBUTES.contains(&name.as_str()));
-            !allowed
+            !allowed_name(&name)
                 || (URL_ATTRIBUTES.contains(&name.as_str()) && !url_allowed(&attribute.value()))
         })
         .map(|attribute| attribute.name())
         .collect();
     for attribute in unwanted {
         el.remove_attribute(&attribute);
+    }
+    // A name that is not a valid attribute name (`=x`, `<x`) cannot be removed by name:
+    // then the element's tags go, its content stays.
+    if !el.attributes().iter().all(|a| allowed_name(&a.name())) {
+        el.remove_and_keep_content();
+        return;
     }
     if name == "a" || name == "area" {
         // Only fails for an invalid name, which this is not.
@@ -603,6 +617,25 @@ mod tests {
         "<blockquote cite=vbscript:x>",
         "<image src=x>",
         "<custom-el onmouseover=x>",
+        "<!",
+        "</",
+        "<?",
+        "<SCRIPT>",
+        "<StYlE>",
+        "<p/",
+        "<b =x>",
+        "<i \"x>",
+        "<a\thref=y>",
+        "<a href=java&#x09;script:x>",
+        "<area href=javascript:x>",
+        "<math><mtext>",
+        "<svg><foreignObject><p>",
+        "<noscript><p title=\"</noscript><img>\">",
+        "<p \u{0}>",
+        "\u{0}",
+        "<table><tr><script>",
+        "<select><script>",
+        "<template><script>",
     ];
 
     proptest::proptest! {
