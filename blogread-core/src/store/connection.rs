@@ -27,7 +27,7 @@ use crate::error::Result;
 
 /// How a backend opens a write transaction and proves a connection clean after an error.
 #[derive(Debug)]
-pub(crate) struct Dialect {
+pub(crate) struct Transactions {
     /// The statement that starts a write transaction.
     pub(crate) begin: &'static str,
     /// Statements that succeed only on a connection outside any transaction, run when a
@@ -150,7 +150,7 @@ where
 /// unfinished, it closes its connection.
 pub(crate) struct WriteTx<DB: Database> {
     conn: Option<PoolConnection<DB>>,
-    dialect: &'static Dialect,
+    transactions: &'static Transactions,
 }
 
 impl<DB> WriteTx<DB>
@@ -159,15 +159,18 @@ where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
 {
     /// Takes a connection from `pool` and starts a write transaction on it.
-    pub(crate) async fn begin(pool: &Pool<DB>, dialect: &'static Dialect) -> Result<Self> {
+    pub(crate) async fn begin(
+        pool: &Pool<DB>,
+        transactions: &'static Transactions,
+    ) -> Result<Self> {
         let mut conn = pool.acquire().await.map_err(classify)?;
-        match sqlx::raw_sql(dialect.begin).execute(&mut *conn).await {
+        match sqlx::raw_sql(transactions.begin).execute(&mut *conn).await {
             Ok(_) => Ok(Self {
                 conn: Some(conn),
-                dialect,
+                transactions,
             }),
             Err(e) => {
-                recover(conn, dialect).await;
+                Self::recover(conn, transactions).await;
                 Err(classify(e))
             }
         }
@@ -185,35 +188,31 @@ where
                     Ok(value)
                 }
                 Err(e) => {
-                    recover(conn, self.dialect).await;
+                    Self::recover(conn, self.transactions).await;
                     Err(classify(e))
                 }
             },
             Err(e) => {
-                recover(conn, self.dialect).await;
+                Self::recover(conn, self.transactions).await;
                 Err(e)
             }
         }
     }
-}
 
-/// Rolls back whatever is left of a transaction and returns the connection to its pool only
-/// if it is proven outside any transaction; closes it otherwise.
-async fn recover<DB>(mut conn: PoolConnection<DB>, dialect: &Dialect)
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-{
-    if sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await.is_ok() {
-        return;
+    /// Rolls back whatever is left of a transaction and returns the connection to its pool only
+    /// if it is proven outside any transaction; closes it otherwise.
+    async fn recover(mut conn: PoolConnection<DB>, transactions: &Transactions) {
+        if sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await.is_ok() {
+            return;
+        }
+        if let Some(probe) = transactions.probe
+            && sqlx::raw_sql(probe).execute(&mut *conn).await.is_ok()
+        {
+            return;
+        }
+        tracing::warn!("closing a database connection left in an unknown state by an error");
+        conn.close_on_drop();
     }
-    if let Some(probe) = dialect.probe
-        && sqlx::raw_sql(probe).execute(&mut *conn).await.is_ok()
-    {
-        return;
-    }
-    tracing::warn!("closing a database connection left in an unknown state by an error");
-    conn.close_on_drop();
 }
 
 impl<DB: Database> Drop for WriteTx<DB> {
@@ -244,34 +243,24 @@ impl<DB: Database> DerefMut for WriteTx<DB> {
 mod cases {
     use sqlx::{Database, Executor, Pool};
 
-    use super::{Dialect, WriteTx};
+    use super::{Transactions, WriteTx};
 
     /// A parent table and a child table whose foreign key is checked at COMMIT.
     pub(super) const SCHEMA: &str = "CREATE TABLE parent (id INTEGER PRIMARY KEY); \
         CREATE TABLE child (id INTEGER PRIMARY KEY, \
         parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);";
 
-    async fn rows<DB>(pool: &Pool<DB>, sql: &'static str) -> usize
-    where
-        DB: Database,
-        for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    {
-        sqlx::raw_sql(sql)
-            .fetch_all(pool)
-            .await
-            .expect("select")
-            .len()
-    }
-
     /// A COMMIT refused by a deferred foreign key writes nothing, and the next write on the
     /// same (only) connection succeeds.
-    pub(super) async fn deferred_key_commit<DB>(pool: &Pool<DB>, dialect: &'static Dialect)
-    where
+    pub(super) async fn deferred_key_commit<DB>(
+        pool: &Pool<DB>,
+        transactions: &'static Transactions,
+    ) where
         DB: Database,
         for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     {
         sqlx::raw_sql(SCHEMA).execute(pool).await.expect("schema");
-        let mut tx = WriteTx::begin(pool, dialect).await.expect("begins");
+        let mut tx = WriteTx::begin(pool, transactions).await.expect("begins");
         sqlx::raw_sql("INSERT INTO child (id, parent) VALUES (1, 42)")
             .execute(&mut *tx)
             .await
@@ -280,7 +269,7 @@ mod cases {
             .await
             .expect_err("the COMMIT fails on the dangling key");
 
-        let mut tx = WriteTx::begin(pool, dialect)
+        let mut tx = WriteTx::begin(pool, transactions)
             .await
             .expect("the connection is clean: a new transaction starts");
         sqlx::raw_sql("INSERT INTO parent (id) VALUES (1)")
@@ -288,12 +277,19 @@ mod cases {
             .await
             .expect("insert");
         tx.finish(Ok(())).await.expect("commits");
+        let rows = |sql| async move {
+            sqlx::raw_sql(sql)
+                .fetch_all(pool)
+                .await
+                .expect("select")
+                .len()
+        };
         assert_eq!(
-            rows(pool, "SELECT id FROM child").await,
+            rows("SELECT id FROM child").await,
             0,
             "the failed write left nothing"
         );
-        assert_eq!(rows(pool, "SELECT id FROM parent").await, 1);
+        assert_eq!(rows("SELECT id FROM parent").await, 1);
     }
 }
 
@@ -302,9 +298,9 @@ mod sqlite_tests {
     use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
     use sqlx::{Pool, Sqlite};
 
-    use super::{ClosingPool, Dialect, WriteTx};
+    use super::{ClosingPool, Transactions, WriteTx};
 
-    static DIALECT: Dialect = Dialect {
+    static TRANSACTIONS: Transactions = Transactions {
         begin: "BEGIN IMMEDIATE",
         probe: Some("BEGIN DEFERRED; ROLLBACK"),
     };
@@ -351,7 +347,7 @@ mod sqlite_tests {
             )
             .await
             .expect("opens");
-        super::cases::deferred_key_commit(&pool, &DIALECT).await;
+        super::cases::deferred_key_commit(&pool, &TRANSACTIONS).await;
     }
 
     #[tokio::test]
@@ -365,7 +361,7 @@ mod sqlite_tests {
             let mut refuse = true;
             handle.set_commit_hook(move || !std::mem::replace(&mut refuse, false));
         }
-        let mut tx = WriteTx::begin(&pool, &DIALECT).await.unwrap();
+        let mut tx = WriteTx::begin(&pool, &TRANSACTIONS).await.unwrap();
         sqlx::query("INSERT INTO parent (id) VALUES (1)")
             .execute(&mut *tx)
             .await
@@ -374,7 +370,7 @@ mod sqlite_tests {
             .await
             .expect_err("the hook refuses the COMMIT");
 
-        let mut tx = WriteTx::begin(&pool, &DIALECT)
+        let mut tx = WriteTx::begin(&pool, &TRANSACTIONS)
             .await
             .expect("a new transaction starts");
         sqlx::query("INSERT INTO parent (id) VALUES (2)")
@@ -392,13 +388,13 @@ mod sqlite_tests {
     #[tokio::test]
     async fn a_transaction_dropped_half_way_is_rolled_back_and_the_next_write_succeeds() {
         let (pool, _dir) = one_connection().await;
-        let mut tx = WriteTx::begin(&pool, &DIALECT).await.unwrap();
+        let mut tx = WriteTx::begin(&pool, &TRANSACTIONS).await.unwrap();
         sqlx::query("INSERT INTO parent (id) VALUES (1)")
             .execute(&mut *tx)
             .await
             .unwrap();
         drop(tx);
-        let tx = WriteTx::begin(&pool, &DIALECT)
+        let tx = WriteTx::begin(&pool, &TRANSACTIONS)
             .await
             .expect("the pool opened a fresh connection");
         tx.finish(Ok(())).await.unwrap();
@@ -434,10 +430,10 @@ mod sqlite_tests {
 mod postgres_tests {
     use sqlx::postgres::PgPoolOptions;
 
-    use super::Dialect;
-    use crate::testing::databases::fresh_database;
+    use super::Transactions;
+    use crate::testing::postgres_server::fresh_database;
 
-    static DIALECT: Dialect = Dialect {
+    static TRANSACTIONS: Transactions = Transactions {
         begin: "BEGIN",
         probe: None,
     };
@@ -453,7 +449,7 @@ mod postgres_tests {
             .connect(&url)
             .await
             .unwrap();
-        super::cases::deferred_key_commit(&pool, &DIALECT).await;
+        super::cases::deferred_key_commit(&pool, &TRANSACTIONS).await;
         pool.close().await;
     }
 }

@@ -18,9 +18,9 @@ use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use super::Store;
-use super::connection::{ClosingPool, Dialect};
+use super::connection::{ClosingPool, Transactions};
 use super::faults;
-use super::sql::{self, DbId, SitemapRow, SqlBackend, SqlDialect, SqlStore, storage};
+use super::sql::{self, DbId, SitemapRow, SqlDialect, SqlStore, storage};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::{Error, Result};
 
@@ -31,16 +31,13 @@ const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 /// A pooled connection idle for this long is pinged before its next query.
 const PING_WHEN_IDLE_FOR: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// A [`Store`] in a PostgreSQL database.
-#[derive(Debug, Clone)]
-pub struct PostgresStore {
-    /// The pool (for reads and writes alike) and the PostgreSQL dialect.
-    sql: SqlStore<PostgresDialect>,
-}
+/// A [`Store`] in a PostgreSQL database: the SQL store over one pool (for reads and writes
+/// alike), with PostgreSQL's dialect.
+pub type PostgresStore = SqlStore<PostgresDialect>;
 
 /// What the PostgreSQL backend does its own way (see [`SqlDialect`]).
 #[derive(Debug, Clone)]
-pub(crate) struct PostgresDialect {
+pub struct PostgresDialect {
     /// Public key checks, batched.
     keys: Arc<keys::KeyBatcher>,
 }
@@ -92,25 +89,15 @@ impl PostgresStore {
         let dialect = PostgresDialect {
             keys: keys::KeyBatcher::new(pool.clone()),
         };
-        let store = Self {
-            sql: SqlStore::new(pool.clone(), pool, dialect),
-        };
-        store.sql.upgrade_stored_templates().await;
-        store.sql.compile_pending_templates().await;
+        let store = SqlStore::new(pool.clone(), pool, dialect);
+        store.upgrade_stored_templates().await;
+        store.compile_pending_templates().await;
         Ok(store)
     }
 
     /// Closes every connection.
     pub async fn close(&self) {
-        self.sql.close().await
-    }
-}
-
-impl SqlBackend for PostgresStore {
-    type Dialect = PostgresDialect;
-
-    fn sql(&self) -> &SqlStore<PostgresDialect> {
-        &self.sql
+        Store::close(self).await
     }
 }
 
@@ -124,7 +111,7 @@ impl SqlDialect for PostgresDialect {
 
     /// A plain `BEGIN`. PostgreSQL accepts `ROLLBACK` in any state of a live connection, so a
     /// connection whose `ROLLBACK` failed is broken and closed.
-    const TRANSACTIONS: &'static Dialect = &Dialect {
+    const TRANSACTIONS: &'static Transactions = &Transactions {
         begin: "BEGIN",
         probe: None,
     };

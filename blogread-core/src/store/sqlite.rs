@@ -9,7 +9,7 @@
 //!
 //! The public key check that starts every public read does not go through sqlx: it is
 //! answered on the calling thread by read-only rusqlite connections to the same file (see
-//! `keys.rs`), falling back to the reader pool whenever SQLite cannot answer at once.
+//! `sqlite/quick.rs`), falling back to the reader pool whenever SQLite cannot answer at once.
 
 mod backup;
 mod files;
@@ -24,10 +24,10 @@ use std::time::Duration;
 use sqlx::Sqlite;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-use super::connection::{ClosingPool, Dialect};
+use super::connection::{ClosingPool, Transactions};
 use super::sql::{
-    self, Bind, DbId, PublicProjectRow, QuickRow, SqlBackend, SqlDialect, SqlStore, bind_all,
-    corrupt, storage, timestamp,
+    self, Bind, DbId, PublicProjectRow, QuickRow, SqlDialect, SqlStore, bind_all, corrupt, storage,
+    timestamp,
 };
 use super::{BackupReport, Store};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
@@ -36,20 +36,17 @@ use crate::error::{Error, Result};
 /// How long a connection waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A [`Store`] in a SQLite database file.
-#[derive(Debug, Clone)]
-pub struct SqliteStore {
-    /// The writer connection, the reader connections, and the SQLite dialect.
-    sql: SqlStore<SqliteDialect>,
-    /// The database file (`None` for an in-memory database).
-    path: Option<PathBuf>,
-}
+/// A [`Store`] in a SQLite database file: the SQL store over one writer connection and a few
+/// reader connections, with SQLite's dialect.
+pub type SqliteStore = SqlStore<SqliteDialect>;
 
-/// What the SQLite backend does its own way (see [`SqlDialect`]).
+/// What the SQLite backend does its own way (see [`SqlDialect`]), and the file it is in.
 #[derive(Debug, Clone)]
-pub(crate) struct SqliteDialect {
+pub struct SqliteDialect {
     /// Public reads without a thread hand-off (a file database only).
     quick: Option<Arc<quick::QuickReader>>,
+    /// The database file (`None` for an in-memory database).
+    path: Option<PathBuf>,
 }
 
 /// The SQLite migrations, embedded at build time.
@@ -80,12 +77,13 @@ impl SqliteStore {
                 .map_err(storage)?;
             MIGRATOR.run(&pool).await.map_err(Error::storage)?;
             let pool = ClosingPool::new(pool);
-            let store = Self {
-                sql: SqlStore::new(pool.clone(), pool, SqliteDialect { quick: None }),
+            let dialect = SqliteDialect {
+                quick: None,
                 path: None,
             };
-            store.sql.upgrade_stored_templates().await;
-            store.sql.compile_pending_templates().await;
+            let store = SqlStore::new(pool.clone(), pool, dialect);
+            store.upgrade_stored_templates().await;
+            store.compile_pending_templates().await;
             return Ok(store);
         }
         let options = options
@@ -119,16 +117,13 @@ impl SqliteStore {
             .connect_with(options)
             .await
             .map_err(storage)?;
-        let store = Self {
-            sql: SqlStore::new(
-                ClosingPool::new(reader),
-                ClosingPool::new(writer),
-                SqliteDialect { quick },
-            ),
+        let dialect = SqliteDialect {
+            quick,
             path: Some(path),
         };
-        store.sql.upgrade_stored_templates().await;
-        store.sql.compile_pending_templates().await;
+        let store = SqlStore::new(ClosingPool::new(reader), ClosingPool::new(writer), dialect);
+        store.upgrade_stored_templates().await;
+        store.compile_pending_templates().await;
         Ok(store)
     }
 
@@ -139,7 +134,7 @@ impl SqliteStore {
     /// fails its check is removed and reported as an error. An in-memory database cannot be
     /// backed up ([`Error::Config`]).
     pub async fn backup_to(&self, out: &Path) -> Result<BackupReport> {
-        let Some(path) = self.path.clone() else {
+        let Some(path) = self.dialect().path.clone() else {
             return Err(Error::Config(
                 "an in-memory SQLite database has no file to back up".to_owned(),
             ));
@@ -150,15 +145,7 @@ impl SqliteStore {
     /// Closes every connection (checkpointing the WAL when the last one closes: the
     /// read-only key-check connections close first, since they cannot checkpoint).
     pub async fn close(&self) {
-        self.sql.close().await
-    }
-}
-
-impl SqlBackend for SqliteStore {
-    type Dialect = SqliteDialect;
-
-    fn sql(&self) -> &SqlStore<SqliteDialect> {
-        &self.sql
+        Store::close(self).await
     }
 }
 
@@ -176,7 +163,7 @@ impl SqlDialect for SqliteDialect {
     /// `BEGIN IMMEDIATE` takes the write lock first. After an error, a connection whose
     /// `ROLLBACK` failed is clean only if a new transaction can start on it (SQLite refuses
     /// `BEGIN` inside one).
-    const TRANSACTIONS: &'static Dialect = &Dialect {
+    const TRANSACTIONS: &'static Transactions = &Transactions {
         begin: "BEGIN IMMEDIATE",
         probe: Some("BEGIN DEFERRED; ROLLBACK"),
     };
@@ -195,7 +182,7 @@ impl SqlDialect for SqliteDialect {
     }
 
     /// On the calling thread when the database answers at once, through the reader pool
-    /// otherwise (see [`keys`]).
+    /// otherwise (see [`quick`]).
     async fn key_check(
         &self,
         read: &ClosingPool<Sqlite>,
@@ -342,18 +329,15 @@ mod tests {
 
     impl SqliteStore {
         fn quick_key_check(&self, key_hash: &str) -> Option<Option<PublicProject>> {
-            self.sql.dialect().quick_key_check(key_hash)
+            self.dialect().quick_key_check(key_hash)
         }
 
         async fn key_check(&self, key_hash: String) -> Result<Option<PublicProject>> {
-            self.sql
-                .dialect()
-                .key_check(self.sql.read_pool(), key_hash)
-                .await
+            self.dialect().key_check(self.read_pool(), key_hash).await
         }
 
         fn writer(&self) -> &sqlx::SqlitePool {
-            self.sql.write_pool().pool()
+            self.write_pool().pool()
         }
     }
 
@@ -399,7 +383,7 @@ mod tests {
     #[tokio::test]
     async fn public_rows_are_answered_without_sqlx_and_match_the_pool() {
         use crate::domain::{BlogPatch, NewBlog};
-        use crate::store::sql::{self, Bind, DbId, PublishedRow, QuickRow, bind_all};
+        use crate::store::sql::{self, Bind, DbId, PublishedRow, bind_all};
 
         let (store, _url, _dir) = file_store().await;
         let f = Fixture::new(Arc::new(store.clone()), Some("https://www.example.com")).await;
@@ -433,28 +417,19 @@ mod tests {
             .unwrap();
         f.publish(&renamed, None).await;
 
-        async fn both<R>(
-            store: &SqliteStore,
-            sql: &'static str,
-            binds: &[Bind<'_>],
-        ) -> (String, String)
-        where
-            R: QuickRow
-                + std::fmt::Debug
-                + for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
-                + Send
-                + Unpin,
-        {
-            let quick: Vec<R> = store
-                .sql
-                .dialect()
-                .quick_rows(sql, binds)
-                .expect("answered on the calling thread");
-            let pooled: Vec<R> = bind_all(sqlx::query_as(sql), binds)
-                .fetch_all(store.sql.read_pool().pool())
-                .await
-                .unwrap();
-            (format!("{quick:?}"), format!("{pooled:?}"))
+        // The rows of `$sql` as the quick path and the pool read them, each as `Debug` text.
+        macro_rules! both {
+            ($row:ty, $sql:expr, $binds:expr) => {{
+                let quick: Vec<$row> = store
+                    .dialect()
+                    .quick_rows($sql, $binds)
+                    .expect("answered on the calling thread");
+                let pooled: Vec<$row> = bind_all(sqlx::query_as($sql), $binds)
+                    .fetch_all(store.read_pool().pool())
+                    .await
+                    .unwrap();
+                (format!("{quick:?}"), format!("{pooled:?}"))
+            }};
         }
         let project = Bind::Id(DbId::from(f.project));
         let newest = store
@@ -488,7 +463,7 @@ mod tests {
             (sql::PUBLISHED_BY_SLUG, &[project, Bind::Text("nothing")]),
         ];
         for (statement, binds) in cases {
-            let (quick, pooled) = both::<PublishedRow>(&store, statement, binds).await;
+            let (quick, pooled) = both!(PublishedRow, statement, binds);
             assert_eq!(quick, pooled, "{statement}");
             assert!(
                 quick.len() > 10 || statement == sql::PUBLISHED_BY_SLUG,
@@ -496,14 +471,16 @@ mod tests {
             );
         }
         let aliases = [project, Bind::Text(r#"["old-name","post-1"]"#)];
-        let (quick, pooled) =
-            both::<(String, String, String)>(&store, SqliteDialect::PUBLISHED_ALIASES, &aliases)
-                .await;
+        let (quick, pooled) = both!(
+            (String, String, String),
+            SqliteDialect::PUBLISHED_ALIASES,
+            &aliases
+        );
         assert_eq!(quick, pooled);
         assert!(quick.contains("new-name"), "{quick}");
 
         let sitemap = store.sitemap(f.project, 5000).await.unwrap();
-        let pooled = super::pooled_sitemap(store.sql.read_pool(), f.project, 5000)
+        let pooled = super::pooled_sitemap(store.read_pool(), f.project, 5000)
             .await
             .unwrap();
         assert_eq!(sitemap, pooled);

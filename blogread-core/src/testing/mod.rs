@@ -5,6 +5,8 @@
 pub mod contract;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod databases;
+#[cfg(feature = "postgres")]
+pub mod postgres_server;
 pub mod receiver;
 
 use std::sync::Arc;

@@ -7,10 +7,11 @@ use std::future::Future;
 
 use sqlx::Database;
 
-use super::quick::{Bind, QuickRow};
+use super::quick::QuickRow;
+use super::values::Bind;
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::Result;
-use crate::store::connection::{ClosingPool, Dialect};
+use crate::store::connection::{ClosingPool, Transactions};
 
 /// A SQL backend's dialect: its database, how its write transactions start and lock a blog,
 /// and the reads it answers in its own way. Everything else (every other statement, the
@@ -25,7 +26,7 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
 
     /// How a write transaction starts (SQLite: `BEGIN IMMEDIATE`, taking the write lock
     /// first; PostgreSQL: `BEGIN`) and how a connection is proven clean after a failed one.
-    const TRANSACTIONS: &'static Dialect;
+    const TRANSACTIONS: &'static Transactions;
 
     /// Selects the columns of blog `$1` in project `$2` (a `BlogRow`), holding the blog for
     /// the rest of the write transaction (SQLite: a plain select, since `BEGIN IMMEDIATE`

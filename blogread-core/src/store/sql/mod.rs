@@ -4,13 +4,14 @@
 //! - `dialect.rs`: the [`SqlDialect`] trait: how a write transaction starts and locks a blog
 //!   (SQLite: `BEGIN IMMEDIATE` on the one writer connection; PostgreSQL: `BEGIN` plus
 //!   `SELECT … FOR UPDATE`), the public key check, and the titles and sitemap look-ups.
-//! - `store.rs`: [`SqlStore`], every `Store` operation.
-//! - `backend.rs`: the `Store` of each backend's public type, which holds a [`SqlStore`]
-//!   ([`SqlBackend`]).
+//! - `store.rs`: [`SqlStore`], every `Store` operation; each backend's store is a
+//!   `SqlStore` of its dialect (`SqliteStore`, `PostgresStore`).
 //! - `queries.rs`: the SQL text, the same on both backends (SQLite accepts PostgreSQL's `$N`
 //!   parameters), and the helpers that bind values.
-//! - `rows.rs`: the id column type ([`DbId`]) and the row types with their conversion to
-//!   domain values.
+//! - `values.rs`: the id column type ([`DbId`]), the one bound a bound or read value needs
+//!   (`Value`), and plain statement parameters (`Bind`).
+//! - `rows.rs`: the row types with their conversion to domain values, and the reading of each
+//!   by a backend's own driver (`QuickRow`, declared in `quick.rs`).
 //! - `page_index.rs`: marks of the public order per project, category and content version,
 //!   so that a deep page seeks instead of stepping over its offset.
 //! - `errors.rs`: sqlx errors and unreadable rows as [`crate::Error`]s.
@@ -18,7 +19,6 @@
 //! The conflict messages and the content-version rule are not here: they live in
 //! [`crate::store::rules`], for every backend.
 
-mod backend;
 mod dialect;
 mod errors;
 mod page_index;
@@ -26,24 +26,27 @@ mod queries;
 mod quick;
 mod rows;
 mod store;
+mod values;
 
-pub(crate) use backend::SqlBackend;
 pub(crate) use dialect::SqlDialect;
 pub(crate) use errors::storage;
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
 pub(crate) use queries::due_query;
-pub(crate) use rows::{DbId, PublicProjectRow};
-pub(crate) use store::SqlStore;
+pub(crate) use rows::PublicProjectRow;
+pub use store::SqlStore;
+pub(crate) use values::DbId;
 
 #[cfg(feature = "sqlite")]
 pub(crate) use errors::corrupt;
 #[cfg(feature = "sqlite")]
 pub(crate) use queries::BLOG;
 #[cfg(feature = "sqlite")]
-pub(crate) use quick::{Bind, QuickRow, bind_all};
+pub(crate) use quick::QuickRow;
 #[cfg(feature = "sqlite")]
 pub(crate) use rows::timestamp;
+#[cfg(feature = "sqlite")]
+pub(crate) use values::{Bind, bind_all};
 #[cfg(all(test, feature = "sqlite"))]
 pub(crate) use {queries::*, rows::PublishedRow};
 

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use quick_cache::sync::Cache;
 use quick_cache::{Equivalent, OptionsBuilder, Weighter};
 
-use super::rows::DbId;
+use super::values::DbId;
 use crate::domain::ProjectId;
 
 /// Every `STRIDE`-th key is kept: a page steps over fewer entries than this after its seek.

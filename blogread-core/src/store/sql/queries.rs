@@ -7,12 +7,7 @@
 //! between the backends (the row lock of a write, the titles and sitemap look-ups, the key
 //! check) live with their backend's [`SqlDialect`](super::dialect::SqlDialect).
 
-use sqlx::query::Query;
-use sqlx::{Database, Encode, Type};
-
-use super::rows::{BlogValues, DbId};
-
-/// The columns of `blogs`, in table order (keep in step with `BlogRow` and [`BlogValues`]).
+/// The columns of `blogs`, in table order (keep in step with `BlogRow` and `rows::bind_blog`).
 macro_rules! blog_columns {
     () => {
         "id, project_id, status, created_at, updated_at, published_at, published_updated_at, \
@@ -205,7 +200,7 @@ pub(crate) const DELETE_SESSION: &str = "DELETE FROM admin_sessions WHERE id_has
 
 // ---- blogs: management ----
 
-/// A new blog: `$1..=$25` are its [`BlogValues`] (see [`bind_blog`]).
+/// A new blog: `$1..=$25` are its columns in table order (see `rows::bind_blog`).
 pub(crate) const INSERT_BLOG: &str = concat!(
     "INSERT INTO blogs (",
     blog_columns!(),
@@ -225,8 +220,8 @@ pub(crate) const BLOG_FOR_UPDATE: &str = concat!(
     blog_columns!(),
     " FROM blogs WHERE id = $1 AND project_id = $2 FOR UPDATE"
 );
-/// Writes every column of blog `$1` of project `$2` from its [`BlogValues`] (see
-/// [`bind_blog`]).
+/// Writes every column of blog `$1` of project `$2` from its columns in table order (see
+/// `rows::bind_blog`).
 pub(crate) const UPDATE_BLOG: &str = "UPDATE blogs SET status = $3, created_at = $4, \
      updated_at = $5, published_at = $6, published_updated_at = $7, pub_title = $8, \
      pub_slug = $9, pub_excerpt = $10, pub_meta_title = $11, \
@@ -469,46 +464,4 @@ pub(crate) fn sql_count(n: u64) -> i64 {
 /// A `COUNT(*)` read back.
 pub(crate) fn count(n: i64) -> u64 {
     u64::try_from(n).unwrap_or_default()
-}
-
-/// Binds a blog's [`BlogValues`] to a query whose parameters `$1..=$25` follow the `blogs`
-/// columns ([`INSERT_BLOG`], [`UPDATE_BLOG`]).
-pub(crate) fn bind_blog<'q, DB>(
-    query: Query<'q, DB, DB::Arguments>,
-    v: BlogValues<'_>,
-) -> Query<'q, DB, DB::Arguments>
-where
-    DB: Database,
-    for<'t> DbId: Encode<'t, DB> + Type<DB>,
-    for<'t> i64: Encode<'t, DB> + Type<DB>,
-    for<'t> Option<i64>: Encode<'t, DB>,
-    for<'t> &'t str: Encode<'t, DB> + Type<DB>,
-    for<'t> Option<&'t str>: Encode<'t, DB>,
-{
-    query
-        .bind(v.id)
-        .bind(v.project_id)
-        .bind(v.status)
-        .bind(v.created_at)
-        .bind(v.updated_at)
-        .bind(v.published_at)
-        .bind(v.published_updated_at)
-        .bind(v.pub_title)
-        .bind(v.pub_slug)
-        .bind(v.pub_excerpt)
-        .bind(v.pub_meta_title)
-        .bind(v.pub_meta_description)
-        .bind(v.pub_featured_image_url)
-        .bind(v.pub_categories.as_deref())
-        .bind(v.pub_tags.as_deref())
-        .bind(v.title)
-        .bind(v.slug)
-        .bind(v.excerpt)
-        .bind(v.meta_title)
-        .bind(v.meta_description)
-        .bind(v.featured_image_url)
-        .bind(v.categories.as_str())
-        .bind(v.tags.as_str())
-        .bind(v.pub_content)
-        .bind(v.content)
 }

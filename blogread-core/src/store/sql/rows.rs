@@ -2,10 +2,12 @@
 //! that a query reads (each with its conversion to domain values, checking stored data again),
 //! and the column values of a blog to write.
 
-use sqlx::FromRow;
+use sqlx::query::Query;
+use sqlx::{Database, FromRow};
 use uuid::Uuid;
 
 use super::errors::corrupt;
+use super::values::{DbId, Value};
 use crate::domain::{
     AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields,
     BlogId, BlogState, Delivery, DeliveryId, ManagedBlog, Project, ProjectId, ProjectName,
@@ -15,89 +17,6 @@ use crate::domain::{
 use crate::error::Result;
 use crate::links::LinkTemplate;
 use crate::store::category_key;
-
-/// An id column: UUID text (lower-case, hyphenated) on SQLite, `uuid` on PostgreSQL. Both
-/// order like the UUID's bytes, which is the id tie-break of every backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct DbId(pub(crate) Uuid);
-
-#[cfg(feature = "sqlite")]
-mod sqlite_id {
-    use sqlx::encode::IsNull;
-    use sqlx::error::BoxDynError;
-    use sqlx::sqlite::{SqliteArgumentsBuffer, SqliteTypeInfo, SqliteValueRef};
-    use sqlx::{Decode, Encode, Sqlite, Type};
-
-    use super::DbId;
-
-    impl Type<Sqlite> for DbId {
-        fn type_info() -> SqliteTypeInfo {
-            <String as Type<Sqlite>>::type_info()
-        }
-        fn compatible(ty: &SqliteTypeInfo) -> bool {
-            <String as Type<Sqlite>>::compatible(ty)
-        }
-    }
-
-    impl Encode<'_, Sqlite> for DbId {
-        fn encode_by_ref(&self, buf: &mut SqliteArgumentsBuffer) -> Result<IsNull, BoxDynError> {
-            <String as Encode<Sqlite>>::encode(self.0.hyphenated().to_string(), buf)
-        }
-    }
-
-    impl<'r> Decode<'r, Sqlite> for DbId {
-        fn decode(value: SqliteValueRef<'r>) -> Result<Self, BoxDynError> {
-            let text = <&str as Decode<Sqlite>>::decode(value)?;
-            Ok(DbId(uuid::Uuid::parse_str(text)?))
-        }
-    }
-}
-
-#[cfg(feature = "postgres")]
-mod postgres_id {
-    use sqlx::encode::IsNull;
-    use sqlx::error::BoxDynError;
-    use sqlx::postgres::{PgArgumentBuffer, PgTypeInfo, PgValueRef};
-    use sqlx::{Decode, Encode, Postgres, Type};
-
-    use super::DbId;
-
-    impl Type<Postgres> for DbId {
-        fn type_info() -> PgTypeInfo {
-            <uuid::Uuid as Type<Postgres>>::type_info()
-        }
-    }
-
-    impl Encode<'_, Postgres> for DbId {
-        fn encode_by_ref(&self, buf: &mut PgArgumentBuffer) -> Result<IsNull, BoxDynError> {
-            <uuid::Uuid as Encode<Postgres>>::encode_by_ref(&self.0, buf)
-        }
-    }
-
-    impl<'r> Decode<'r, Postgres> for DbId {
-        fn decode(value: PgValueRef<'r>) -> Result<Self, BoxDynError> {
-            Ok(DbId(<uuid::Uuid as Decode<Postgres>>::decode(value)?))
-        }
-    }
-}
-
-macro_rules! db_id_from {
-    ($($t:ty),*) => {$(
-        impl From<$t> for DbId {
-            fn from(id: $t) -> Self {
-                DbId(id.as_uuid())
-            }
-        }
-    )*};
-}
-db_id_from!(
-    ProjectId,
-    BlogId,
-    AgentKeyId,
-    AdminTokenId,
-    DeliveryId,
-    crate::domain::FiringId
-);
 
 /// A stored Unix time as a [`Timestamp`]; `what` names the column for the error.
 pub(crate) fn timestamp(what: &'static str, seconds: i64) -> Result<Timestamp> {
@@ -308,72 +227,57 @@ impl BlogRow {
     }
 }
 
-/// The column values of a blog to write, in the order of the `blogs` columns
-/// (`blog_columns!` in `queries.rs`, whose `bind_blog` binds them).
-pub(crate) struct BlogValues<'a> {
-    pub(crate) id: DbId,
-    pub(crate) project_id: DbId,
-    pub(crate) status: &'static str,
-    pub(crate) created_at: i64,
-    pub(crate) updated_at: i64,
-    pub(crate) published_at: Option<i64>,
-    pub(crate) published_updated_at: Option<i64>,
-    pub(crate) pub_title: Option<&'a str>,
-    pub(crate) pub_slug: Option<&'a str>,
-    pub(crate) pub_excerpt: Option<&'a str>,
-    pub(crate) pub_meta_title: Option<&'a str>,
-    pub(crate) pub_meta_description: Option<&'a str>,
-    pub(crate) pub_featured_image_url: Option<&'a str>,
-    pub(crate) pub_categories: Option<String>,
-    pub(crate) pub_tags: Option<String>,
-    pub(crate) title: &'a str,
-    pub(crate) slug: &'a str,
-    pub(crate) excerpt: &'a str,
-    pub(crate) meta_title: &'a str,
-    pub(crate) meta_description: &'a str,
-    pub(crate) featured_image_url: Option<&'a str>,
-    pub(crate) categories: String,
-    pub(crate) tags: String,
-    pub(crate) pub_content: Option<&'a str>,
-    pub(crate) content: &'a str,
-}
-
-impl<'a> BlogValues<'a> {
-    /// The values of `blog`.
-    pub(crate) fn of(blog: &'a Blog) -> Self {
-        let w = &blog.working;
-        let s = blog.state.held_snapshot().map(|s| &s.fields);
-        BlogValues {
-            id: blog.id.into(),
-            project_id: blog.project_id.into(),
-            status: blog.state.status().as_str(),
-            created_at: blog.created_at.unix_seconds(),
-            updated_at: blog.updated_at.unix_seconds(),
-            published_at: blog.state.published_at().map(|t| t.unix_seconds()),
-            published_updated_at: blog
-                .state
-                .held_snapshot()
-                .map(|s| s.updated_at.unix_seconds()),
-            pub_title: s.map(BlogFields::title),
-            pub_slug: s.map(|f| f.slug().as_str()),
-            pub_excerpt: s.map(BlogFields::excerpt),
-            pub_meta_title: s.map(BlogFields::meta_title),
-            pub_meta_description: s.map(BlogFields::meta_description),
-            pub_featured_image_url: s.and_then(BlogFields::featured_image_url),
-            pub_categories: s.map(|f| json_list(f.categories())),
-            pub_tags: s.map(|f| json_list(f.tags())),
-            title: w.title(),
-            slug: w.slug().as_str(),
-            excerpt: w.excerpt(),
-            meta_title: w.meta_title(),
-            meta_description: w.meta_description(),
-            featured_image_url: w.featured_image_url(),
-            categories: json_list(w.categories()),
-            tags: json_list(w.tags()),
-            pub_content: s.map(BlogFields::content),
-            content: w.content(),
-        }
-    }
+/// Binds the column values of `blog` to a query whose parameters `$1..=$25` follow the
+/// `blogs` columns in table order (`blog_columns!` in `queries.rs`: [`INSERT_BLOG`],
+/// [`UPDATE_BLOG`]).
+///
+/// [`INSERT_BLOG`]: super::queries::INSERT_BLOG
+/// [`UPDATE_BLOG`]: super::queries::UPDATE_BLOG
+pub(crate) fn bind_blog<'q, DB>(
+    query: Query<'q, DB, DB::Arguments>,
+    blog: &Blog,
+) -> Query<'q, DB, DB::Arguments>
+where
+    DB: Database,
+    DbId: Value<DB>,
+    i64: Value<DB>,
+    Option<i64>: Value<DB>,
+    String: Value<DB>,
+    Option<String>: Value<DB>,
+{
+    let w = &blog.working;
+    let held = blog.state.held_snapshot();
+    let s = held.map(|s| &s.fields);
+    let text = |f: fn(&BlogFields) -> &str| s.map(|fields| f(fields).to_owned());
+    query
+        .bind(DbId::from(blog.id))
+        .bind(DbId::from(blog.project_id))
+        .bind(blog.state.status().as_str().to_owned())
+        .bind(blog.created_at.unix_seconds())
+        .bind(blog.updated_at.unix_seconds())
+        .bind(blog.state.published_at().map(|t| t.unix_seconds()))
+        .bind(held.map(|s| s.updated_at.unix_seconds()))
+        .bind(text(BlogFields::title))
+        .bind(text(|f| f.slug().as_str()))
+        .bind(text(BlogFields::excerpt))
+        .bind(text(BlogFields::meta_title))
+        .bind(text(BlogFields::meta_description))
+        .bind(
+            s.and_then(BlogFields::featured_image_url)
+                .map(str::to_owned),
+        )
+        .bind(s.map(|f| json_list(f.categories())))
+        .bind(s.map(|f| json_list(f.tags())))
+        .bind(w.title().to_owned())
+        .bind(w.slug().as_str().to_owned())
+        .bind(w.excerpt().to_owned())
+        .bind(w.meta_title().to_owned())
+        .bind(w.meta_description().to_owned())
+        .bind(w.featured_image_url().map(str::to_owned))
+        .bind(json_list(w.categories()))
+        .bind(json_list(w.tags()))
+        .bind(text(BlogFields::content))
+        .bind(w.content().to_owned())
 }
 
 /// The derived rows a blog has besides its own: the slugs it holds, while published the

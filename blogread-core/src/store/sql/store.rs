@@ -1,32 +1,38 @@
-//! The [`Store`] of the SQL backends, written once as generic code over their [`SqlDialect`].
-//! Each backend's public type holds a [`SqlStore`] (see [`SqlBackend`](super::SqlBackend)).
+//! The [`Store`] of the SQL backends, written once as generic code over their [`SqlDialect`]:
+//! each backend's store is a [`SqlStore`] of its dialect (`SqliteStore`, `PostgresStore`).
 //!
 //! Every lifecycle write is one transaction ([`WriteTx`]): it locks the blog the dialect's
 //! way, applies the change the lifecycle rules computed, writes the blog and its derived rows
 //! (slugs, categories), bumps the content version by the rule of
 //! [`VisibleChange`], and records the firing, so no crash can leave a half-published blog.
 
+// `SqlStore` is public, so that `SqliteStore` and `PostgresStore` can be its two public
+// aliases with no wrapper forwarding every call; its dialect bound stays crate-private: no one
+// outside the crate names a dialect, and the only two are the backends'.
+#![allow(private_bounds)]
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Type};
+use sqlx::{ColumnIndex, Database, Executor, IntoArguments};
 
 use super::dialect::SqlDialect;
 use super::errors::{storage, write_error};
 use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
-use super::queries::{self, bind_blog, count, sql_count};
-use super::quick::{Bind, QuickRow, bind_all};
+use super::queries::{self, count, sql_count};
+use super::quick::QuickRow;
 use super::rows::{
-    AdminTokenRow, AgentKeyRow, BlogRow, BlogValues, DbId, DeliveryRow, Derived, DueRow, FiringRow,
-    ManagedRow, MarkRow, PendingTemplateRow, ProjectRow, PublicKeyRow, PublishedRow, SessionRow,
+    AdminTokenRow, AgentKeyRow, BlogRow, DeliveryRow, Derived, DueRow, FiringRow, ManagedRow,
+    MarkRow, PendingTemplateRow, ProjectRow, PublicKeyRow, PublishedRow, SessionRow, bind_blog,
     stored_template, timestamp,
 };
+use super::values::{Bind, DbId, Value, bind_all};
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
     AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
     BlogStatus, Delivery, FiringId, PendingFiring, Project, ProjectId, PublicProject,
-    PublishedBlog, Redirect, SecretHash, SessionCredential, SiteUrl, SitemapEntry, StoredPublicKey,
+    PublishedBlog, Redirect, SecretHash, SessionCredential, SitemapEntry, StoredPublicKey,
     Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
@@ -41,7 +47,7 @@ use crate::store::{
 /// A SQL store: its read and write pools (the same pool on PostgreSQL; on SQLite the one
 /// writer connection and the readers) and its dialect. Single-statement writes go to the
 /// write pool, write transactions to its connection.
-pub(crate) struct SqlStore<D: SqlDialect> {
+pub struct SqlStore<D: SqlDialect> {
     read: ClosingPool<D::Db>,
     write: ClosingPool<D::Db>,
     dialect: D,
@@ -94,8 +100,7 @@ impl<D: SqlDialect> SqlStore<D> {
         &self.write
     }
 
-    /// The dialect, with the backend's own state (SQLite's tests reach past the store).
-    #[cfg(all(test, feature = "sqlite"))]
+    /// The dialect, with the backend's own state.
     pub(crate) fn dialect(&self) -> &D {
         &self.dialect
     }
@@ -103,33 +108,24 @@ impl<D: SqlDialect> SqlStore<D> {
 
 /// The steps of a write. The bounds say what the code needs of the database, and both sqlx
 /// databases have it: queries run on a connection (a transaction's, or one of a
-/// [`ClosingPool`]), bind these value types, and read these column types back. (Rust does not
-/// let a trait carry such bounds for its users, so the `Store` implementation below repeats
-/// them.)
+/// [`ClosingPool`]), read columns by name or position, and bind and read back these
+/// [`Value`]s. (Rust does not let a trait carry bounds on other types for its users, so the
+/// `Store` implementation below repeats these few lines.)
 impl<D> SqlStore<D>
 where
     D: SqlDialect,
     for<'c> &'c mut <D::Db as Database>::Connection: Executor<'c, Database = D::Db>,
     <D::Db as Database>::Arguments: IntoArguments<D::Db>,
-    // Bound values.
-    for<'q> DbId: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> Option<DbId>: Encode<'q, D::Db>,
-    for<'q> i64: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> Option<i64>: Encode<'q, D::Db>,
-    for<'q> i32: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> bool: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> String: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> Option<String>: Encode<'q, D::Db>,
-    for<'q> &'q str: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> Option<&'q str>: Encode<'q, D::Db>,
-    // Columns read back, by name (rows) or by position (scalars).
-    for<'r> DbId: Decode<'r, D::Db>,
-    for<'r> i64: Decode<'r, D::Db>,
-    for<'r> i32: Decode<'r, D::Db>,
-    for<'r> bool: Decode<'r, D::Db>,
-    for<'r> String: Decode<'r, D::Db>,
     for<'r> &'r str: ColumnIndex<<D::Db as Database>::Row>,
     usize: ColumnIndex<<D::Db as Database>::Row>,
+    DbId: Value<D::Db>,
+    Option<DbId>: Value<D::Db>,
+    i64: Value<D::Db>,
+    Option<i64>: Value<D::Db>,
+    i32: Value<D::Db>,
+    bool: Value<D::Db>,
+    String: Value<D::Db>,
+    Option<String>: Value<D::Db>,
 {
     /// Compiles the link template of every public body that has none: the bodies published
     /// before templates existed (the first start after an upgrade) or by a writer that failed
@@ -158,7 +154,7 @@ where
                     for (id, template) in &templates {
                         sqlx::query(queries::ADD_TEMPLATE)
                             .bind(*id)
-                            .bind(template.as_str())
+                            .bind(template.as_str().to_owned())
                             .execute(&mut *tx)
                             .await
                             .map_err(storage)?;
@@ -229,8 +225,8 @@ where
                         // A write since the read has stored its own (current) form.
                         sqlx::query(queries::REPLACE_TEMPLATE)
                             .bind(*id)
-                            .bind(old.as_str())
-                            .bind(new.as_str())
+                            .bind(old.as_str().to_owned())
+                            .bind(new.as_str().to_owned())
                             .execute(&mut *tx)
                             .await
                             .map_err(storage)?;
@@ -275,7 +271,7 @@ where
                 Some(category) => {
                     sqlx::query_scalar(queries::CATEGORY_COUNT)
                         .bind(project_id)
-                        .bind(category.as_str())
+                        .bind(category.as_str().to_owned())
                         .fetch_one(&self.read)
                         .await
                 }
@@ -420,7 +416,7 @@ where
                 sqlx::query_as(queries::CATEGORY_PAGE_MARKS)
                     .bind(project_id)
                     .bind(stride)
-                    .bind(category)
+                    .bind(category.to_owned())
                     .fetch_all(&self.read)
                     .await
             }
@@ -473,7 +469,7 @@ where
         for slug in old.slugs.iter().filter(|s| !new.slugs.contains(s)) {
             sqlx::query(queries::DELETE_BLOG_SLUG)
                 .bind(project)
-                .bind(slug.as_str())
+                .bind(slug.as_str().to_owned())
                 .bind(id)
                 .execute(&mut **tx)
                 .await
@@ -482,7 +478,7 @@ where
         for slug in new.slugs.iter().filter(|s| !old.slugs.contains(s)) {
             sqlx::query(queries::INSERT_BLOG_SLUG)
                 .bind(project)
-                .bind(slug.as_str())
+                .bind(slug.as_str().to_owned())
                 .bind(id)
                 .execute(&mut **tx)
                 .await
@@ -515,7 +511,7 @@ where
                 sqlx::query(queries::INSERT_BLOG_CATEGORY)
                     .bind(id)
                     .bind(project)
-                    .bind(key.as_str())
+                    .bind(key.as_str().to_owned())
                     .bind(new.published_at)
                     .execute(&mut **tx)
                     .await
@@ -556,7 +552,7 @@ where
         sqlx::query(queries::INSERT_FIRING)
             .bind(DbId::from(FiringId::generate()))
             .bind(DbId::from(blog.project_id))
-            .bind(trigger.as_str())
+            .bind(trigger.as_str().to_owned())
             .bind(slug)
             .bind(Timestamp::now().unix_seconds())
             .execute(&mut **tx)
@@ -574,12 +570,12 @@ where
         sqlx::query(queries::INSERT_DELIVERY)
             .bind(DbId::from(delivery.id))
             .bind(DbId::from(project))
-            .bind(delivery.trigger.as_str())
-            .bind(delivery.blog_slug.as_deref())
+            .bind(delivery.trigger.as_str().to_owned())
+            .bind(delivery.blog_slug.clone())
             .bind(delivery.attempted_at.unix_seconds())
             .bind(delivery.success)
             .bind(i32::from(delivery.status_code))
-            .bind(delivery.message.as_str())
+            .bind(delivery.message.as_str().to_owned())
             .bind(sql_count(delivery.duration_ms))
             .execute(&mut **tx)
             .await
@@ -610,25 +606,16 @@ where
     D: SqlDialect,
     for<'c> &'c mut <D::Db as Database>::Connection: Executor<'c, Database = D::Db>,
     <D::Db as Database>::Arguments: IntoArguments<D::Db>,
-    // Bound values.
-    for<'q> DbId: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> Option<DbId>: Encode<'q, D::Db>,
-    for<'q> i64: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> Option<i64>: Encode<'q, D::Db>,
-    for<'q> i32: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> bool: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> String: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> Option<String>: Encode<'q, D::Db>,
-    for<'q> &'q str: Encode<'q, D::Db> + Type<D::Db>,
-    for<'q> Option<&'q str>: Encode<'q, D::Db>,
-    // Columns read back, by name (rows) or by position (scalars).
-    for<'r> DbId: Decode<'r, D::Db>,
-    for<'r> i64: Decode<'r, D::Db>,
-    for<'r> i32: Decode<'r, D::Db>,
-    for<'r> bool: Decode<'r, D::Db>,
-    for<'r> String: Decode<'r, D::Db>,
     for<'r> &'r str: ColumnIndex<<D::Db as Database>::Row>,
     usize: ColumnIndex<<D::Db as Database>::Row>,
+    DbId: Value<D::Db>,
+    Option<DbId>: Value<D::Db>,
+    i64: Value<D::Db>,
+    Option<i64>: Value<D::Db>,
+    i32: Value<D::Db>,
+    bool: Value<D::Db>,
+    String: Value<D::Db>,
+    Option<String>: Value<D::Db>,
 {
     async fn ping(&self) -> Result<()> {
         sqlx::query(queries::PING)
@@ -655,8 +642,8 @@ where
     async fn insert_project(&self, project: &Project) -> Result<()> {
         sqlx::query(queries::INSERT_PROJECT)
             .bind(DbId::from(project.id))
-            .bind(project.name.as_str())
-            .bind(project.site_url.as_ref().map(SiteUrl::as_str))
+            .bind(project.name.as_str().to_owned())
+            .bind(project.site_url.as_ref().map(|u| u.as_str().to_owned()))
             .bind(project.created_at.unix_seconds())
             .execute(&self.write)
             .await
@@ -743,8 +730,8 @@ where
         };
         let done = sqlx::query(sql)
             .bind(DbId::from(project))
-            .bind(key.key.expose_secret())
-            .bind(hash.as_str())
+            .bind(key.key.expose_secret().to_owned())
+            .bind(hash.as_str().to_owned())
             .bind(key.created_at.unix_seconds())
             .execute(&self.write)
             .await
@@ -777,7 +764,7 @@ where
             .bind(DbId::from(record.id))
             .bind(DbId::from(record.project_id))
             .bind(record.hash.to_hex())
-            .bind(record.prefix.as_str())
+            .bind(record.prefix.as_str().to_owned())
             .bind(record.created_at.unix_seconds())
             .execute(&self.write)
             .await
@@ -907,7 +894,7 @@ where
     async fn insert_blog(&self, blog: &Blog) -> Result<()> {
         let mut tx = self.begin_write().await?;
         let result = async {
-            bind_blog(sqlx::query(queries::INSERT_BLOG), BlogValues::of(blog))
+            bind_blog(sqlx::query(queries::INSERT_BLOG), blog)
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| write_error(e, Conflict::BlogExists))?;
@@ -939,7 +926,7 @@ where
         let status = status.map(|s| s.as_str());
         let rows: Vec<ManagedRow> = sqlx::query_as(queries::MANAGED_PAGE)
             .bind(DbId::from(project))
-            .bind(status)
+            .bind(status.map(str::to_owned))
             .bind(i64::from(limit))
             .bind(sql_count(offset))
             .fetch_all(&self.read)
@@ -947,7 +934,7 @@ where
             .map_err(storage)?;
         let total: i64 = sqlx::query_scalar(queries::MANAGED_COUNT)
             .bind(DbId::from(project))
-            .bind(status)
+            .bind(status.map(str::to_owned))
             .fetch_one(&self.read)
             .await
             .map_err(storage)?;
@@ -977,7 +964,7 @@ where
             let visible =
                 VisibleChange::of_blog_write(was_published, blog.state.snapshot().is_some(), event);
             debug_assert_eq!((blog.id, blog.project_id), (id, project));
-            bind_blog(sqlx::query(queries::UPDATE_BLOG), BlogValues::of(&blog))
+            bind_blog(sqlx::query(queries::UPDATE_BLOG), &blog)
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| write_error(e, Conflict::slug_taken(&blog)))?;
@@ -987,7 +974,7 @@ where
             if let Some(free) = &history.free {
                 sqlx::query(queries::DELETE_ALIAS)
                     .bind(DbId::from(project))
-                    .bind(free.as_str())
+                    .bind(free.as_str().to_owned())
                     .execute(&mut *tx)
                     .await
                     .map_err(storage)?;
@@ -995,7 +982,7 @@ where
             if let Some(old) = &history.add {
                 sqlx::query(queries::PUT_ALIAS)
                     .bind(DbId::from(project))
-                    .bind(old.as_str())
+                    .bind(old.as_str().to_owned())
                     .bind(DbId::from(id))
                     .bind(blog.updated_at.unix_seconds())
                     .execute(&mut *tx)
@@ -1060,7 +1047,7 @@ where
                     insert = insert
                         .bind(*id)
                         .bind(project_id)
-                        .bind(key.as_str())
+                        .bind(key.as_str().to_owned())
                         .bind(*published_at);
                 }
                 insert.execute(&mut *tx).await.map_err(storage)?;
@@ -1078,8 +1065,8 @@ where
                         insert = insert
                             .bind(DbId::from(FiringId::generate()))
                             .bind(project_id)
-                            .bind(Trigger::Published.as_str())
-                            .bind(row.pub_slug.as_str())
+                            .bind(Trigger::Published.as_str().to_owned())
+                            .bind(row.pub_slug.as_str().to_owned())
                             .bind(now.unix_seconds());
                     }
                     insert.execute(&mut *tx).await.map_err(storage)?;
@@ -1233,7 +1220,7 @@ where
     async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()> {
         let done = sqlx::query(queries::SET_DEPLOY_HOOK)
             .bind(DbId::from(project))
-            .bind(url)
+            .bind(url.map(str::to_owned))
             .execute(&self.write)
             .await
             .map_err(storage)?;

@@ -45,7 +45,7 @@ const MAX_IDLE: usize = 8;
 pub(super) struct QuickReader {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
-    /// Set by [`KeyReader::close`].
+    /// Set by [`QuickReader::close`].
     closed: std::sync::atomic::AtomicBool,
 }
 
