@@ -142,7 +142,10 @@ async fn a_firing_abandoned_during_its_post_is_logged_as_outcome_unknown_and_not
         .update_blog(
             f.project,
             blog_id(&draft),
-            Box::new(move |b| lifecycle::publish(b, None, now)),
+            blogread_core::store::BlogUpdate::new(
+                Box::new(move |b| lifecycle::publish(b, None, now)),
+                now,
+            ),
         )
         .await
         .unwrap();

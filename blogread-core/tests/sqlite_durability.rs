@@ -48,7 +48,10 @@ async fn writer() {
             .update_blog(
                 project.id,
                 blog.id,
-                Box::new(move |b| lifecycle::publish(b, None, now)),
+                blogread_core::store::BlogUpdate::new(
+                    Box::new(move |b| lifecycle::publish(b, None, now)),
+                    now,
+                ),
             )
             .await
             .expect("publish");

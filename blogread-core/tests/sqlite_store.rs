@@ -173,6 +173,7 @@ async fn a_database_from_before_scheduling_upgrades_with_its_posts_slugs_and_cat
         .delete_blog(
             project,
             BlogId::from_uuid(uuid::Uuid::parse_str(blog).unwrap()),
+            blogread_core::domain::Timestamp::now(),
         )
         .await
         .unwrap();

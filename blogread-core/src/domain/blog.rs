@@ -288,6 +288,11 @@ impl BlogFields {
     pub fn content(&self) -> &str {
         &self.content
     }
+
+    /// The body, taken out of the fields.
+    pub fn into_content(self) -> String {
+        self.content
+    }
     /// Excerpt (`""` when none).
     pub fn excerpt(&self) -> &str {
         &self.excerpt

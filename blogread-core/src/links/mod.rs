@@ -48,7 +48,7 @@ use memchr::memmem::Finder;
 
 mod template;
 
-pub use template::{Compiled, LinkTemplate, compile};
+pub use template::{Compiled, CompiledBody, LinkTemplate, compile};
 
 /// The literal opener of a placeholder.
 const OPENER: &[u8] = b"[INTERNAL:";

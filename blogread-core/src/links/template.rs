@@ -112,6 +112,32 @@ impl Compiled {
     }
 }
 
+/// A body and what [`compile`] made of it: compiled before a write's transaction by the
+/// service (compiling is HTML rewriting plus a self-check, too long to hold a writer for), and
+/// handed to the store, which keeps the template of whatever body it publishes.
+#[derive(Debug, Clone)]
+pub struct CompiledBody {
+    body: String,
+    compiled: Compiled,
+}
+
+impl CompiledBody {
+    /// Compiles `body`.
+    pub fn of(body: String) -> Self {
+        let compiled = compile(&body);
+        Self { body, compiled }
+    }
+
+    /// What `body` compiles to: this one's, when `body` is the body it was compiled from;
+    /// `body` compiled now otherwise (the working copy was edited since, a rare race).
+    pub fn for_body(this: Option<&Self>, body: &str) -> Compiled {
+        match this {
+            Some(compiled) if compiled.body == body => compiled.compiled.clone(),
+            _ => compile(body),
+        }
+    }
+}
+
 /// Compiles `body` into a [`LinkTemplate`] when it has placeholders and can be compiled.
 ///
 /// ```

@@ -8,6 +8,8 @@ use crate::domain::{
 };
 use crate::error::{Error, NotFound, Result};
 use crate::lifecycle;
+use crate::links::CompiledBody;
+use crate::store::BlogUpdate;
 
 use super::Service;
 
@@ -154,11 +156,21 @@ impl Service {
         published_at: Option<Timestamp>,
     ) -> Result<BlogWrite> {
         let now = self.now();
+        // The working copy's body is compiled into its link template here, before the write's
+        // transaction (the store compiles again only if the body changed in between).
+        let working = self
+            .store
+            .blog(project, id)
+            .await?
+            .ok_or(Error::NotFound(NotFound::Blog))?
+            .working
+            .into_content();
+        let change = Box::new(move |b: &mut _| lifecycle::publish(b, published_at, now));
         let written = self
-            .write_blog(
+            .write(
                 project,
                 id,
-                Box::new(move |b| lifecycle::publish(b, published_at, now)),
+                BlogUpdate::new(change, now).publishing(CompiledBody::of(working)),
             )
             .await?;
         if written.blog.status == BlogStatus::Scheduled {
@@ -211,7 +223,7 @@ impl Service {
             .await?;
         // A scheduled blog whose time has come is public: its deletion is a visible change.
         self.go_live_due(Some(project)).await?;
-        let blog = self.store.delete_blog(project, id).await?;
+        let blog = self.store.delete_blog(project, id, self.now()).await?;
         let event = lifecycle::deletion_event(&blog);
         if event.is_some() {
             // The store recorded the firing with the delete.
@@ -220,13 +232,20 @@ impl Service {
         Ok(event)
     }
 
+    /// Writes `change` of blog `id` now, firing what it records.
     async fn write_blog(
         &self,
         project: ProjectId,
         id: BlogId,
         change: crate::store::BlogChange,
     ) -> Result<BlogWrite> {
-        let (blog, event) = self.store.update_blog(project, id, change).await?;
+        self.write(project, id, BlogUpdate::new(change, self.now()))
+            .await
+    }
+
+    /// Writes `update` of blog `id`, firing what it records.
+    async fn write(&self, project: ProjectId, id: BlogId, update: BlogUpdate) -> Result<BlogWrite> {
+        let (blog, event) = self.store.update_blog(project, id, update).await?;
         if event.is_some() {
             // The store recorded the firing in the write's transaction.
             self.fire_recorded(project).await;

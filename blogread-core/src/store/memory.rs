@@ -8,7 +8,7 @@ use async_trait::async_trait;
 
 use super::rules::{Conflict, SlugHistory, VisibleChange};
 use super::{
-    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
+    BlogUpdate, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
     category_key,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
@@ -19,6 +19,7 @@ use crate::domain::{
     Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
+use crate::links::{CompiledBody, LinkTemplate};
 
 #[derive(Default)]
 struct ProjectEntry {
@@ -45,6 +46,14 @@ struct Inner {
     firings: Vec<(PendingFiring, Option<Timestamp>)>,
     /// Slug history: (project, alias) -> (blog, created at).
     aliases: HashMap<(ProjectId, String), (BlogId, Timestamp)>,
+    /// The link template of each held body that has one (see `links::compile`), as the SQL
+    /// stores keep it: public reads fill it rather than resolve the body.
+    templates: HashMap<BlogId, LinkTemplate>,
+}
+
+/// The body `blog` holds for the public: its published or scheduled snapshot's.
+fn held_body(blog: &Blog) -> Option<&str> {
+    blog.state.held_snapshot().map(|s| s.fields.content())
 }
 
 /// The go-live time of a scheduled blog.
@@ -70,6 +79,24 @@ impl Inner {
             };
             self.firings.push((firing, None));
         }
+    }
+
+    /// Keeps the template of blog `id` in step with the body it holds: `compiled` when that
+    /// is the new body's, the body compiled now otherwise.
+    fn put_template(
+        &mut self,
+        id: BlogId,
+        before: Option<&str>,
+        after: Option<&str>,
+        compiled: Option<&CompiledBody>,
+    ) {
+        if before == after {
+            return;
+        }
+        match after.and_then(|body| CompiledBody::for_body(compiled, body).into_template()) {
+            Some(template) => self.templates.insert(id, template),
+            None => self.templates.remove(&id),
+        };
     }
 
     /// Puts `blog` in the blogs and keeps its project's go-live times in step (`None` removes
@@ -155,8 +182,16 @@ impl MemoryStore {
     }
 }
 
-fn published_blog(b: &Blog, s: &crate::domain::PublishedSnapshot, content: bool) -> PublishedBlog {
+/// The public read of `b` (published as `s`); with its body, as its template when it has one
+/// (`template`) and as the body itself otherwise, as the SQL stores read it.
+fn published_blog(
+    b: &Blog,
+    s: &crate::domain::PublishedSnapshot,
+    content: bool,
+    template: Option<&LinkTemplate>,
+) -> PublishedBlog {
     let f = &s.fields;
+    let template = template.filter(|_| content).cloned();
     PublishedBlog {
         id: b.id,
         title: f.title().to_owned(),
@@ -169,8 +204,8 @@ fn published_blog(b: &Blog, s: &crate::domain::PublishedSnapshot, content: bool)
         tags: f.tags().to_vec(),
         published_at: s.published_at,
         updated_at: s.updated_at,
-        content: content.then(|| f.content().to_owned()),
-        template: None,
+        content: (content && template.is_none()).then(|| f.content().to_owned()),
+        template,
     }
 }
 
@@ -415,6 +450,8 @@ impl Store for MemoryStore {
         if VisibleChange::of_insert(blog).bumps_version {
             inner.entry(blog.project_id)?.content_version += 1;
         }
+        let body = held_body(blog);
+        inner.put_template(blog.id, None, body, None);
         inner.put_blog(blog.project_id, blog.id, Some(blog.clone()))
     }
 
@@ -457,7 +494,7 @@ impl Store for MemoryStore {
         &self,
         project: ProjectId,
         id: BlogId,
-        change: BlogChange,
+        update: BlogUpdate,
     ) -> Result<(Blog, Option<Trigger>)> {
         let mut inner = self.write();
         let mut blog = inner
@@ -467,8 +504,9 @@ impl Store for MemoryStore {
             .cloned()
             .ok_or(Error::NotFound(NotFound::Blog))?;
         let before = blog.state.snapshot().map(|s| s.fields.slug().to_string());
+        let body_before = held_body(&blog).map(str::to_owned);
         let was_published = before.is_some();
-        let event = change(&mut blog)?;
+        let event = (update.change)(&mut blog)?;
         if inner.slug_taken(&blog) {
             return Err(Conflict::slug_taken(&blog).into());
         }
@@ -486,11 +524,18 @@ impl Store for MemoryStore {
             inner.entry(project)?.content_version += 1;
         }
         inner.record_firing(&blog, event, crate::lifecycle::firing_slug(before, &blog));
+        inner.put_template(
+            id,
+            body_before.as_deref(),
+            held_body(&blog),
+            update.compiled.as_ref(),
+        );
         inner.put_blog(project, id, Some(blog.clone()))?;
         Ok((blog, event))
     }
 
-    async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog> {
+    /// (This store keeps firings without a time: `at` is not needed.)
+    async fn delete_blog(&self, project: ProjectId, id: BlogId, _at: Timestamp) -> Result<Blog> {
         let mut inner = self.write();
         if inner.blogs.get(&id).is_none_or(|b| b.project_id != project) {
             return Err(Error::NotFound(NotFound::Blog));
@@ -501,6 +546,7 @@ impl Store for MemoryStore {
             .cloned()
             .ok_or(Error::NotFound(NotFound::Blog))?;
         inner.put_blog(project, id, None)?;
+        inner.templates.remove(&id);
         inner.aliases.retain(|_, (blog_id, _)| *blog_id != id);
         let event = crate::lifecycle::deletion_event(&blog);
         if VisibleChange::of_delete(&blog, event).bumps_version {
@@ -531,7 +577,9 @@ impl Store for MemoryStore {
                 .into_iter()
                 .skip(usize::try_from(query.offset).unwrap_or(usize::MAX))
                 .take(query.limit as usize)
-                .map(|(b, s)| published_blog(b, s, query.include_content))
+                .map(|(b, s)| {
+                    published_blog(b, s, query.include_content, inner.templates.get(&b.id))
+                })
                 .collect(),
         })
     }
@@ -548,7 +596,7 @@ impl Store for MemoryStore {
             .filter(|b| b.project_id == project)
             .filter_map(|b| b.state.snapshot().map(|s| (b, s)))
             .find(|(_, s)| s.fields.slug().as_str() == slug)
-            .map(|(b, s)| published_blog(b, s, true)))
+            .map(|(b, s)| published_blog(b, s, true, inner.templates.get(&b.id))))
     }
 
     async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {

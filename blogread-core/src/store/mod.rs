@@ -46,6 +46,7 @@ use crate::domain::{
     Timestamp, Trigger,
 };
 use crate::error::Result;
+use crate::links::CompiledBody;
 
 /// Opens the store a database URL names, picking the backend from its scheme:
 /// `sqlite://PATH` or `sqlite:PATH` (created if missing; `sqlite:///absolute/path`;
@@ -207,6 +208,35 @@ pub enum KeyWrite {
 /// change is, or fails, in which case nothing is written.
 pub type BlogChange = Box<dyn FnOnce(&mut Blog) -> Result<Option<Trigger>> + Send>;
 
+/// One write of a blog, as [`Store::update_blog`] applies it in one transaction.
+pub struct BlogUpdate {
+    /// The change, applied to the blog as it is in the transaction.
+    pub change: BlogChange,
+    /// When the write is made, by the service's clock: the time its firing is recorded at.
+    pub at: Timestamp,
+    /// The body the change may publish, compiled before the transaction (see
+    /// [`CompiledBody`]); a body the change publishes that this is not is compiled by the
+    /// store.
+    pub compiled: Option<CompiledBody>,
+}
+
+impl BlogUpdate {
+    /// A write of `change` at `at` that publishes no body compiled beforehand.
+    pub fn new(change: BlogChange, at: Timestamp) -> Self {
+        Self {
+            change,
+            at,
+            compiled: None,
+        }
+    }
+
+    /// The same write, publishing `compiled`'s body when the change publishes one.
+    pub fn publishing(mut self, compiled: CompiledBody) -> Self {
+        self.compiled = Some(compiled);
+        self
+    }
+}
+
 /// Storage for projects, credentials, blogs and deploy hooks.
 ///
 /// Every method is one atomic operation. Backends map a missing row to the `Ok(None)` /
@@ -315,7 +345,7 @@ pub trait Store: Send + Sync + 'static {
         &self,
         project: ProjectId,
         id: BlogId,
-        change: BlogChange,
+        update: BlogUpdate,
     ) -> Result<(Blog, Option<Trigger>)>;
     /// The projects that have scheduled blogs whose go-live time is at or before `now`: the
     /// go-lives not recorded yet.
@@ -332,8 +362,9 @@ pub trait Store: Send + Sync + 'static {
     /// scheduler wakes next.
     async fn next_go_live(&self) -> Result<Option<Timestamp>>;
     /// Deletes a blog and returns it as it was (`NotFound` when absent). Deleting a published
-    /// blog bumps the content version in the same transaction.
-    async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog>;
+    /// blog bumps the content version in the same transaction and records its firing at
+    /// `at`.
+    async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog>;
 
     // ---- blogs: public reads ----
 

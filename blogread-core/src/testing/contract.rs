@@ -13,7 +13,7 @@ use crate::domain::{
 use crate::error::{Error, NotFound, Unauthorized};
 use crate::read::{Conditional, ListParams, RawListParams};
 use crate::service::ProjectUpdate;
-use crate::store::Store;
+use crate::store::{PageQuery, Store};
 use crate::testing::{Fixture, blog_id};
 
 fn fresh<T>(c: Conditional<T>) -> T {
@@ -905,10 +905,13 @@ pub async fn failed_changes_write_nothing(store: Arc<dyn Store>) {
         .update_blog(
             f.project,
             id,
-            Box::new(|blog| {
-                blog.updated_at = Timestamp::from_unix_seconds(0).unwrap();
-                Err(Error::Conflict("refused".into()))
-            }),
+            crate::store::BlogUpdate::new(
+                Box::new(|blog| {
+                    blog.updated_at = Timestamp::from_unix_seconds(0).unwrap();
+                    Err(Error::Conflict("refused".into()))
+                }),
+                f.service.now(),
+            ),
         )
         .await
         .unwrap_err();
@@ -948,7 +951,7 @@ pub async fn failed_changes_write_nothing(store: Arc<dyn Store>) {
             .update_blog(
                 f.project,
                 crate::domain::BlogId::generate(),
-                Box::new(|_| Ok(None))
+                crate::store::BlogUpdate::new(Box::new(|_| Ok(None)), f.service.now())
             )
             .await,
         Err(Error::NotFound(NotFound::Blog))
@@ -1343,7 +1346,10 @@ pub async fn recorded_firings_are_claimed_once_and_only_with_a_hook(store: Arc<d
         .update_blog(
             f.project,
             blog_id(&draft),
-            Box::new(move |b| crate::lifecycle::publish(b, None, now)),
+            crate::store::BlogUpdate::new(
+                Box::new(move |b| crate::lifecycle::publish(b, None, now)),
+                now,
+            ),
         )
         .await
         .unwrap();
@@ -1658,6 +1664,53 @@ pub async fn concurrent_reads_at_a_go_live_record_it_once(store: Arc<dyn Store>)
     let totals = futures_util::future::join_all(reads).await;
     assert!(totals.iter().all(|t| *t == 20), "{totals:?}");
     assert_eq!(content_version(&f).await, version + 1);
+}
+
+/// Every store keeps the link template of a published body with placeholders, compiled before
+/// the write, and its public reads give the template (not the body) to fill; a body without
+/// placeholders is read as it is; an unpublished body's template goes with it.
+pub async fn every_store_reads_a_published_body_through_its_template(store: Arc<dyn Store>) {
+    let f = Fixture::new(store.clone(), None).await;
+    f.published("target", "Target", "<p>t</p>").await;
+    let linking = f
+        .published("linking", "Linking", "<p>See [INTERNAL:target].</p>")
+        .await;
+    let read = |slug: &'static str| {
+        let store = store.clone();
+        let project = f.project;
+        async move { store.published_by_slug(project, slug).await.unwrap().unwrap() }
+    };
+    let with_links = read("linking").await;
+    let template = with_links.template.expect("a template for a body with placeholders");
+    assert_eq!(with_links.content, None, "the body itself is not read");
+    assert_eq!(template.slugs(), ["target"]);
+    let plain = read("target").await;
+    assert_eq!(
+        (plain.template, plain.content.as_deref()),
+        (None, Some("<p>t</p>"))
+    );
+    let page = store
+        .published_page(
+            f.project,
+            &PageQuery {
+                limit: 10,
+                offset: 0,
+                category: None,
+                include_content: true,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        page.blogs.iter().filter(|b| b.template.is_some()).count(),
+        1
+    );
+    f.service
+        .unpublish_blog(&f.admin, f.project, blog_id(&linking))
+        .await
+        .unwrap();
+    f.publish(&linking, None).await;
+    assert!(read("linking").await.template.is_some(), "compiled again");
 }
 
 /// A scheduled post holds its slug like a published one; unscheduling returns it to draft and
@@ -2235,6 +2288,7 @@ macro_rules! store_contract_tests {
             admin_tokens_are_listed_oldest_first_without_secrets,
             preview_resolves_the_working_copy_links_as_the_public_api_would,
             compiled_bodies_link_like_the_full_resolver_at_every_read,
+            every_store_reads_a_published_body_through_its_template,
         );
     };
     ($make:expr) => {

@@ -321,10 +321,10 @@ impl Derived {
     }
 }
 
-/// The stored form of `body`'s link template: `''` when it has no placeholder or is not
+/// The stored form of a body's link template: `''` when it has no placeholder or is not
 /// compiled (see `links::compile`).
-pub(crate) fn stored_template(body: &str) -> String {
-    crate::links::compile(body)
+pub(crate) fn stored_template(compiled: crate::links::Compiled) -> String {
+    compiled
         .into_template()
         .map(|template| template.to_stored())
         .unwrap_or_default()

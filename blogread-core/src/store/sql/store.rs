@@ -37,11 +37,11 @@ use crate::domain::{
 };
 use crate::error::{Error, NotFound, Result};
 use crate::lifecycle::{deletion_event, firing_slug};
-use crate::links::LinkTemplate;
+use crate::links::{CompiledBody, LinkTemplate};
 use crate::store::connection::{ClosingPool, WriteTx};
 use crate::store::rules::{Conflict, SlugHistory, VisibleChange};
 use crate::store::{
-    BlogChange, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
+    BlogUpdate, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
 };
 
 /// A SQL store: its read and write pools (the same pool on PostgreSQL; on SQLite the one
@@ -147,7 +147,7 @@ where
                 }
                 let templates: Vec<(DbId, String)> = rows
                     .into_iter()
-                    .map(|row| (row.id, stored_template(&row.pub_content)))
+                    .map(|row| (row.id, stored_template(crate::links::compile(&row.pub_content))))
                     .collect();
                 let mut tx = self.begin_write().await?;
                 let result = async {
@@ -457,12 +457,14 @@ where
         row.ok_or(Error::NotFound(NotFound::Blog))?.into_blog()
     }
 
-    /// Brings the slugs and category rows of `blog` from `old` to `new`.
+    /// Brings the slugs, category rows and link template of `blog` from `old` to `new`; a
+    /// new body's template is `compiled` when that is the body's, else compiled here.
     async fn write_derived(
         tx: &mut WriteTx<D::Db>,
         blog: &Blog,
         old: &Derived,
         new: &Derived,
+        compiled: Option<&CompiledBody>,
     ) -> Result<()> {
         let project = DbId::from(blog.project_id);
         let id = DbId::from(blog.id);
@@ -488,7 +490,7 @@ where
             match &new.body {
                 Some(body) => sqlx::query(queries::PUT_TEMPLATE)
                     .bind(id)
-                    .bind(stored_template(body))
+                    .bind(stored_template(CompiledBody::for_body(compiled, body)))
                     .execute(&mut **tx)
                     .await
                     .map_err(storage)?,
@@ -547,6 +549,7 @@ where
         blog: &Blog,
         event: Option<Trigger>,
         slug: String,
+        at: Timestamp,
     ) -> Result<()> {
         let Some(trigger) = event else { return Ok(()) };
         sqlx::query(queries::INSERT_FIRING)
@@ -554,7 +557,7 @@ where
             .bind(DbId::from(blog.project_id))
             .bind(trigger.as_str().to_owned())
             .bind(slug)
-            .bind(Timestamp::now().unix_seconds())
+            .bind(at.unix_seconds())
             .execute(&mut **tx)
             .await
             .map_err(storage)?;
@@ -892,13 +895,24 @@ where
     }
 
     async fn insert_blog(&self, blog: &Blog) -> Result<()> {
+        // A blog inserted with a body to publish (an import) has it compiled before the
+        // transaction, like every write that publishes one.
+        let derived = Derived::of(blog);
+        let compiled = derived.body.clone().map(CompiledBody::of);
         let mut tx = self.begin_write().await?;
         let result = async {
             bind_blog(sqlx::query(queries::INSERT_BLOG), blog)
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| write_error(e, Conflict::BlogExists))?;
-            Self::write_derived(&mut tx, blog, &Derived::default(), &Derived::of(blog)).await?;
+            Self::write_derived(
+                &mut tx,
+                blog,
+                &Derived::default(),
+                &derived,
+                compiled.as_ref(),
+            )
+            .await?;
             Self::apply_visible_change(&mut tx, blog.project_id, VisibleChange::of_insert(blog))
                 .await
         }
@@ -951,8 +965,13 @@ where
         &self,
         project: ProjectId,
         id: BlogId,
-        change: BlogChange,
+        update: BlogUpdate,
     ) -> Result<(Blog, Option<Trigger>)> {
+        let BlogUpdate {
+            change,
+            at,
+            compiled,
+        } = update;
         let mut tx = self.begin_write().await?;
         let result = async {
             let mut blog = Self::locked_blog(&mut tx, project, id).await?;
@@ -968,7 +987,8 @@ where
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| write_error(e, Conflict::slug_taken(&blog)))?;
-            Self::write_derived(&mut tx, &blog, &before, &Derived::of(&blog)).await?;
+            let after = Derived::of(&blog);
+            Self::write_derived(&mut tx, &blog, &before, &after, compiled.as_ref()).await?;
             let after_slug = blog.state.snapshot().map(|s| s.fields.slug().as_str());
             let history = SlugHistory::of_blog_write(before_slug.as_deref(), after_slug);
             if let Some(free) = &history.free {
@@ -991,7 +1011,7 @@ where
             }
             Self::apply_visible_change(&mut tx, project, visible).await?;
             let slug = firing_slug(before_slug, &blog);
-            Self::record_firing(&mut tx, &blog, event, slug).await?;
+            Self::record_firing(&mut tx, &blog, event, slug, at).await?;
             Ok((blog, event))
         }
         .await;
@@ -1096,7 +1116,7 @@ where
         next.map(|t| timestamp("next go-live", t)).transpose()
     }
 
-    async fn delete_blog(&self, project: ProjectId, id: BlogId) -> Result<Blog> {
+    async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog> {
         let mut tx = self.begin_write().await?;
         let result = async {
             let blog = Self::locked_blog(&mut tx, project, id).await?;
@@ -1109,7 +1129,7 @@ where
             Self::apply_visible_change(&mut tx, project, VisibleChange::of_delete(&blog, event))
                 .await?;
             let slug = firing_slug(None, &blog);
-            Self::record_firing(&mut tx, &blog, event, slug).await?;
+            Self::record_firing(&mut tx, &blog, event, slug, at).await?;
             Ok(blog)
         }
         .await;
