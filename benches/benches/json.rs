@@ -43,7 +43,8 @@ fn bench_json(c: &mut Criterion) {
         .block_on(uncached.list_blogs(&creds, page_of_100(), None))
         .expect("list")
         .into_value()
-        .expect("fresh");
+        .expect("fresh")
+        .value();
     let bytes = serde_json::to_vec(&page).expect("serialise").len();
     let wire = blogread_server::api::public::BlogList::from(page.clone());
 
@@ -63,17 +64,17 @@ fn bench_json(c: &mut Criterion) {
     group.bench_function("uncached", |b| {
         b.to_async(&rt).iter(|| async {
             uncached
-                .list_blogs_json(&creds, page_of_100(), None)
+                .list_blogs(&creds, page_of_100(), None)
                 .await
                 .expect("ok")
         })
     });
-    rt.block_on(cached.list_blogs_json(&creds, page_of_100(), None))
+    rt.block_on(cached.list_blogs(&creds, page_of_100(), None))
         .expect("warm");
     group.bench_function("cached", |b| {
         b.to_async(&rt).iter(|| async {
             cached
-                .list_blogs_json(&creds, page_of_100(), None)
+                .list_blogs(&creds, page_of_100(), None)
                 .await
                 .expect("ok")
         })

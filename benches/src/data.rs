@@ -224,14 +224,16 @@ mod tests {
             .await
             .unwrap()
             .into_value()
-            .unwrap();
+            .unwrap()
+            .value();
         assert_eq!(list.total, 20);
         let blog = service
             .get_blog(creds, &seeded.sample_slug, None)
             .await
             .unwrap()
             .into_value()
-            .unwrap();
+            .unwrap()
+            .value();
         assert!(blog.content.contains("https://www.example.com/blog/post-"));
         assert!(!blog.content.contains("[INTERNAL:"));
     }

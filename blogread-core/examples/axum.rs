@@ -20,7 +20,7 @@ use axum::routing::get;
 use blogread_core::auth::Caller;
 use blogread_core::domain::NewBlog;
 use blogread_core::error::error_chain;
-use blogread_core::read::{CACHE_CONTROL, Conditional, RawListParams};
+use blogread_core::read::{Answer, CACHE_CONTROL, Conditional, RawListParams};
 use blogread_core::{Bytes, Error, Service};
 use serde::Deserialize;
 
@@ -66,7 +66,7 @@ async fn list(
     Query(params): Query<RawListParams>,
 ) -> Result<Response, ApiError> {
     let answer = service
-        .list_blogs_json(&caller(&headers, &key), params, if_none_match(&headers))
+        .list_blogs(&caller(&headers, &key), params, if_none_match(&headers))
         .await?;
     Ok(conditional(answer))
 }
@@ -78,7 +78,7 @@ async fn single(
     Path(slug): Path<String>,
 ) -> Result<Response, ApiError> {
     let answer = service
-        .get_blog_json(&caller(&headers, &key), &slug, if_none_match(&headers))
+        .get_blog(&caller(&headers, &key), &slug, if_none_match(&headers))
         .await?;
     Ok(conditional(answer))
 }
@@ -89,16 +89,16 @@ async fn sitemap(
     Query(key): Query<ApiKey>,
 ) -> Result<Response, ApiError> {
     let answer = service
-        .sitemap_json(&caller(&headers, &key), if_none_match(&headers))
+        .sitemap(&caller(&headers, &key), if_none_match(&headers))
         .await?;
     Ok(conditional(answer))
 }
 
 /// A 200 with the JSON body, or a 304; both with the ETag and the caching rule.
-fn conditional(answer: Conditional<Bytes>) -> Response {
+fn conditional<T>(answer: Conditional<Answer<T>>) -> Response {
     let (status, etag, body) = match answer {
         Conditional::NotModified { etag } => (StatusCode::NOT_MODIFIED, etag, Bytes::new()),
-        Conditional::Fresh { etag, value } => (StatusCode::OK, etag, value),
+        Conditional::Fresh { etag, value } => (StatusCode::OK, etag, value.into_body()),
     };
     let mut response = (status, body).into_response();
     let headers = response.headers_mut();

@@ -73,9 +73,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .await?;
     println!("GET /blog/api/v1/public/blogs?include_content=true");
-    println!("{}", serde_json::to_string_pretty(&list.into_value())?);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&list.into_value().map(|a| a.value()))?
+    );
     let one = service.get_blog(creds, "deep-dive", None).await?;
     println!("\nGET /blog/api/v1/public/blogs/deep-dive");
-    println!("{}", serde_json::to_string_pretty(&one.into_value())?);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&one.into_value().map(|a| a.value()))?
+    );
     Ok(())
 }

@@ -80,7 +80,8 @@
 //!     .list_blogs(&Caller::public(public_key), RawListParams::default(), None)
 //!     .await?
 //!     .into_value()
-//!     .expect("no If-None-Match was sent, so the response is fresh");
+//!     .expect("no If-None-Match was sent, so the response is fresh")
+//!     .value();
 //! assert_eq!(list.total, 1);
 //! assert_eq!(list.blogs[0].slug, "hello-world");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -103,7 +104,7 @@ pub mod service;
 pub mod store;
 pub mod word_count;
 
-/// The byte buffer the `*_json` reads return (shared, cheaply cloned), re-exported so that an
+/// The byte buffer of a public answer's body ([`read::Answer`]; shared, cheaply cloned), re-exported so that an
 /// embedding program needs no `bytes` dependency of its own.
 pub use bytes::Bytes;
 pub use error::{Error, Result};

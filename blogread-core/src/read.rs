@@ -281,18 +281,53 @@ pub(crate) fn not_modified<T>(etag: &str, if_none_match: Option<&str>) -> Option
         })
 }
 
-/// A JSON answer as the typed value it holds (the typed reads are thin wrappers of the JSON
-/// ones, so both take one path).
-pub(crate) fn typed<T: serde::de::DeserializeOwned>(
-    answer: Conditional<Bytes>,
-) -> Result<Conditional<T>> {
-    Ok(match answer {
-        Conditional::NotModified { etag } => Conditional::NotModified { etag },
-        Conditional::Fresh { etag, value } => Conditional::Fresh {
-            value: serde_json::from_slice(&value).map_err(Error::storage)?,
-            etag,
-        },
-    })
+/// A public answer: the typed value, and its JSON body as a server sends it, made once.
+///
+/// A read that computes the value serialises it once (the body is what the response cache
+/// keeps); a read answered from the cache has the body only, and [`Answer::value`] reads the
+/// value back from it. A server takes the body ([`Answer::body`], [`Answer::into_body`]); an
+/// application that embeds the core takes the value.
+#[derive(Debug, Clone)]
+pub struct Answer<T> {
+    body: Bytes,
+    value: Option<T>,
+}
+
+impl<T> Answer<T> {
+    /// An answer computed now: `value` and its body.
+    pub(crate) fn computed(value: T, body: Bytes) -> Self {
+        Self {
+            body,
+            value: Some(value),
+        }
+    }
+
+    /// An answer held in the response cache: its body.
+    pub(crate) fn held(body: Bytes) -> Self {
+        Self { body, value: None }
+    }
+
+    /// The JSON body.
+    pub fn body(&self) -> &Bytes {
+        &self.body
+    }
+
+    /// The JSON body, taken.
+    pub fn into_body(self) -> Bytes {
+        self.body
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Answer<T> {
+    /// The typed value: as computed, or read back from the held body (which this crate wrote
+    /// from a value of the same type).
+    pub fn value(self) -> T {
+        match self.value {
+            Some(value) => value,
+            None => serde_json::from_slice(&self.body)
+                .expect("a held public answer reads back as the type it was written from"),
+        }
+    }
 }
 
 /// The JSON body of a public response: the same bytes poem-openapi writes for the server's

@@ -211,6 +211,7 @@ async fn bodies_without_a_template_are_compiled_at_start_up_and_answer_the_same(
                 .unwrap()
                 .into_value()
                 .unwrap()
+                .value()
                 .content
         }
     };
@@ -270,7 +271,8 @@ async fn templates_stored_without_word_counts_get_them_at_start_up() {
                 .await
                 .unwrap()
                 .into_value()
-                .unwrap();
+                .unwrap()
+                .value();
             (blog.content, blog.word_count)
         }
     };

@@ -130,7 +130,7 @@ impl Service {
         self
     }
 
-    /// Replaces the response cache of the `*_json` public reads (the default holds up to
+    /// Replaces the response cache of the public reads (the default holds up to
     /// [`crate::response_cache::DEFAULT_CAPACITY_BYTES`]; [`ResponseCache::disabled`] turns it
     /// off). Clones of a service share its cache.
     pub fn with_response_cache(mut self, cache: ResponseCache) -> Self {
@@ -138,7 +138,7 @@ impl Service {
         self
     }
 
-    /// The response cache of the `*_json` public reads.
+    /// The response cache of the public reads.
     pub fn responses(&self) -> &ResponseCache {
         &self.responses
     }

@@ -3,8 +3,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use bytes::Bytes;
-
 use crate::auth::{Caller, authenticate_public};
 use crate::domain::{
     BlogDetail, BlogId, BlogList, BlogListItem, ProjectId, PublicProject, PublishedBlog, Redirects,
@@ -13,7 +11,7 @@ use crate::domain::{
 use crate::error::{NotFound, Result};
 use crate::links::{self, LinkContext};
 use crate::read::{
-    Conditional, ListParams, ListRequest, SITEMAP_CAP, etag, not_modified, to_json, typed,
+    Answer, Conditional, ListParams, ListRequest, SITEMAP_CAP, etag, not_modified, to_json,
 };
 use crate::store::{PageQuery, category_key};
 use crate::word_count::word_count;
@@ -111,30 +109,22 @@ impl Service {
         })
     }
 
-    /// One page of the key's project's published blogs, newest first.
+    /// One page of the key's project's published blogs, newest first: the typed list and its
+    /// JSON body, from the response cache when this ETag's body is held (see
+    /// [`crate::response_cache`] and [`Answer`]).
     pub async fn list_blogs(
         &self,
         caller: &Caller,
         request: impl Into<ListRequest>,
         if_none_match: Option<&str>,
-    ) -> Result<Conditional<BlogList>> {
-        typed(self.list_blogs_json(caller, request, if_none_match).await?)
-    }
-
-    /// [`Service::list_blogs`] as the JSON body a server sends, from the response cache when
-    /// this ETag's body is held (see [`crate::response_cache`]).
-    pub async fn list_blogs_json(
-        &self,
-        caller: &Caller,
-        request: impl Into<ListRequest>,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Bytes>> {
+    ) -> Result<Conditional<Answer<BlogList>>> {
         let plan = self.plan_list(caller, request).await?;
         self.conditional(&plan.etag, if_none_match, None, self.compute_list(&plan))
             .await
     }
 
-    /// One published blog by slug, links resolved, words counted.
+    /// One published blog by slug, links resolved, words counted (typed and as JSON, as
+    /// [`Service::list_blogs`]).
     ///
     /// A slug that names no published blog is [`NotFound`] (404) even when `if_none_match`
     /// holds the current ETag: a 304 is only ever given for something that exists.
@@ -143,18 +133,7 @@ impl Service {
         caller: &Caller,
         slug: &str,
         if_none_match: Option<&str>,
-    ) -> Result<Conditional<BlogDetail>> {
-        typed(self.get_blog_json(caller, slug, if_none_match).await?)
-    }
-
-    /// [`Service::get_blog`] as the JSON body a server sends, from the response cache when
-    /// this ETag's body is held (see [`crate::response_cache`]).
-    pub async fn get_blog_json(
-        &self,
-        caller: &Caller,
-        slug: &str,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Bytes>> {
+    ) -> Result<Conditional<Answer<BlogDetail>>> {
         let project = self.public_project(caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
         self.conditional(
@@ -166,22 +145,13 @@ impl Service {
         .await
     }
 
-    /// The newest 5000 published blogs' sitemap entries.
+    /// The newest 5000 published blogs' sitemap entries (typed and as JSON, as
+    /// [`Service::list_blogs`]).
     pub async fn sitemap(
         &self,
         caller: &Caller,
         if_none_match: Option<&str>,
-    ) -> Result<Conditional<Sitemap>> {
-        typed(self.sitemap_json(caller, if_none_match).await?)
-    }
-
-    /// [`Service::sitemap`] as the JSON body a server sends, from the response cache when
-    /// this ETag's body is held (see [`crate::response_cache`]).
-    pub async fn sitemap_json(
-        &self,
-        caller: &Caller,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Bytes>> {
+    ) -> Result<Conditional<Answer<Sitemap>>> {
         let project = self.public_project(caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
         self.conditional(&etag, if_none_match, None, self.compute_sitemap(&project))
@@ -190,28 +160,37 @@ impl Service {
 
     /// The one conditional read every public endpoint goes through: a 304 when
     /// `if_none_match` holds `etag` (for a single blog, only if it still exists: `blog`),
-    /// otherwise the body held under `etag` in the response cache, or `compute`'s value
-    /// serialised (and held).
-    async fn conditional<T: serde::Serialize>(
+    /// otherwise the body held under `etag` in the response cache, or `compute`'s value with
+    /// its body, serialised once (and held).
+    async fn conditional<T: serde::Serialize + serde::de::DeserializeOwned>(
         &self,
         etag: &str,
         if_none_match: Option<&str>,
         blog: Option<(&PublicProject, &str)>,
         compute: impl std::future::Future<Output = Result<T>>,
-    ) -> Result<Conditional<Bytes>> {
+    ) -> Result<Conditional<Answer<T>>> {
         if let Some(not_modified) = not_modified(etag, if_none_match) {
             return match blog {
                 Some((project, slug)) => self.blog_not_modified(project, slug, not_modified).await,
                 None => Ok(not_modified),
             };
         }
+        let mut computed = None;
         let body = self
             .responses()
-            .get_or_fill(etag, async { to_json(&compute.await?) })
+            .get_or_fill(etag, async {
+                let value = compute.await?;
+                let body = to_json(&value)?;
+                computed = Some(value);
+                Ok::<_, crate::Error>(body)
+            })
             .await?;
         Ok(Conditional::Fresh {
             etag: etag.to_owned(),
-            value: body,
+            value: match computed {
+                Some(value) => Answer::computed(value, body),
+                None => Answer::held(body),
+            },
         })
     }
 
@@ -283,22 +262,13 @@ impl Service {
     }
 
     /// The redirects of the key's project: the old slugs of its published posts and where
-    /// each post lives now, newest rename first, at most 5000.
+    /// each post lives now, newest rename first, at most 5000 (typed and as JSON, as
+    /// [`Service::list_blogs`]).
     pub async fn redirects(
         &self,
         caller: &Caller,
         if_none_match: Option<&str>,
-    ) -> Result<Conditional<Redirects>> {
-        typed(self.redirects_json(caller, if_none_match).await?)
-    }
-
-    /// [`Service::redirects`] as the JSON body a server sends (response cache as for the
-    /// sitemap).
-    pub async fn redirects_json(
-        &self,
-        caller: &Caller,
-        if_none_match: Option<&str>,
-    ) -> Result<Conditional<Bytes>> {
+    ) -> Result<Conditional<Answer<Redirects>>> {
         let project = self.public_project(caller).await?;
         let etag = etag(self.etag_epoch().await?, &project, &["redirects"]);
         self.conditional(&etag, if_none_match, None, async {

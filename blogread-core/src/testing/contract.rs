@@ -11,13 +11,13 @@ use crate::domain::{
     BlogId, BlogPatch, BlogStatus, Delivery, DeliveryId, NewBlog, SecretHash, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Unauthorized};
-use crate::read::{Conditional, ListParams, RawListParams};
+use crate::read::{Answer, Conditional, ListParams, RawListParams};
 use crate::service::ProjectUpdate;
 use crate::store::{PageQuery, Store};
 use crate::testing::{Fixture, blog_id};
 
-fn fresh<T>(c: Conditional<T>) -> T {
-    c.into_value().expect("a fresh response")
+fn fresh<T: serde::de::DeserializeOwned>(c: Conditional<Answer<T>>) -> T {
+    c.into_value().expect("a fresh response").value()
 }
 
 async fn list(f: &Fixture, raw: RawListParams) -> crate::domain::BlogList {
@@ -1414,7 +1414,7 @@ pub async fn scheduled_posts_are_public_from_their_time_on_every_read_path(store
         .set(Timestamp::parse("2026-01-01T01:00:01Z").unwrap());
     let after = f
         .service
-        .list_blogs_json(&f.key(), RawListParams::default(), Some(&etag_before))
+        .list_blogs(&f.key(), RawListParams::default(), Some(&etag_before))
         .await
         .unwrap();
     assert!(
@@ -1457,7 +1457,7 @@ pub async fn scheduled_posts_are_public_from_their_time_on_every_read_path(store
 
 async fn etag_of_list(f: &Fixture) -> String {
     f.service
-        .list_blogs_json(&f.key(), RawListParams::default(), None)
+        .list_blogs(&f.key(), RawListParams::default(), None)
         .await
         .unwrap()
         .etag()
@@ -1678,10 +1678,18 @@ pub async fn every_store_reads_a_published_body_through_its_template(store: Arc<
     let read = |slug: &'static str| {
         let store = store.clone();
         let project = f.project;
-        async move { store.published_by_slug(project, slug).await.unwrap().unwrap() }
+        async move {
+            store
+                .published_by_slug(project, slug)
+                .await
+                .unwrap()
+                .unwrap()
+        }
     };
     let with_links = read("linking").await;
-    let template = with_links.template.expect("a template for a body with placeholders");
+    let template = with_links
+        .template
+        .expect("a template for a body with placeholders");
     assert_eq!(with_links.content, None, "the body itself is not read");
     assert_eq!(template.slugs(), ["target"]);
     let plain = read("target").await;

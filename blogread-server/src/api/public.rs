@@ -3,7 +3,7 @@
 
 use blogread_core::Service;
 use blogread_core::domain;
-use blogread_core::read::{Conditional, RawListParams};
+use blogread_core::read::{Answer, Conditional, RawListParams};
 use std::marker::PhantomData;
 
 use bytes::Bytes;
@@ -320,12 +320,16 @@ pub enum Fresh<T: Type + Send + Sync> {
 /// The caching rule of every public answer: for the key holder only, revalidated each time.
 use blogread_core::read::CACHE_CONTROL;
 
-fn fresh<T: Type + Send + Sync>(c: Conditional<Bytes>) -> Fresh<T> {
+/// The HTTP answer of a public read: its JSON body as the core made it (the schema type `T`
+/// only describes it), or a 304.
+fn fresh<T: Type + Send + Sync, C>(c: Conditional<Answer<C>>) -> Fresh<T> {
     match c {
         Conditional::NotModified { etag } => Fresh::NotModified(etag, CACHE_CONTROL.into()),
-        Conditional::Fresh { etag, value } => {
-            Fresh::Ok(JsonBytes::new(value), etag, CACHE_CONTROL.into())
-        }
+        Conditional::Fresh { etag, value } => Fresh::Ok(
+            JsonBytes::new(value.into_body()),
+            etag,
+            CACHE_CONTROL.into(),
+        ),
     }
 }
 
@@ -369,7 +373,7 @@ impl PublicApi {
             };
             let c = self
                 .service
-                .list_blogs_json(auth.caller(), params, if_none_match.as_deref())
+                .list_blogs(auth.caller(), params, if_none_match.as_deref())
                 .await?;
             Ok(fresh(c))
         })
@@ -391,7 +395,7 @@ impl PublicApi {
         reply(async {
             let c = self
                 .service
-                .sitemap_json(auth.caller(), if_none_match.as_deref())
+                .sitemap(auth.caller(), if_none_match.as_deref())
                 .await?;
             Ok(fresh(c))
         })
@@ -420,7 +424,7 @@ impl PublicApi {
         reply(async {
             let c = self
                 .service
-                .redirects_json(auth.caller(), if_none_match.as_deref())
+                .redirects(auth.caller(), if_none_match.as_deref())
                 .await?;
             Ok(fresh(c))
         })
@@ -445,7 +449,7 @@ impl PublicApi {
         reply(async {
             let c = self
                 .service
-                .get_blog_json(auth.caller(), &slug, if_none_match.as_deref())
+                .get_blog(auth.caller(), &slug, if_none_match.as_deref())
                 .await?;
             Ok(fresh(c))
         })

@@ -147,7 +147,12 @@ where
                 }
                 let templates: Vec<(DbId, String)> = rows
                     .into_iter()
-                    .map(|row| (row.id, stored_template(crate::links::compile(&row.pub_content))))
+                    .map(|row| {
+                        (
+                            row.id,
+                            stored_template(crate::links::compile(&row.pub_content)),
+                        )
+                    })
                     .collect();
                 let mut tx = self.begin_write().await?;
                 let result = async {
