@@ -1072,11 +1072,8 @@ async fn behind_an_https_public_url_the_cookie_is_secure_and_that_origin_is_acce
         public_url: Some("https://blog.example.com/".parse().unwrap()),
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(blogread_server::run_with(
+    let server = tokio::spawn(blogread_server::Server::new(service).admin(options).serve(
         listener,
-        service,
-        blogread_server::Limits::default(),
-        options,
         async move {
             let _ = stopped.await;
         },
