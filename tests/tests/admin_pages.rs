@@ -741,20 +741,26 @@ async fn post_form(app: &TestApp, cookie: &str, path: &str, form: &str) -> (u16,
     (resp.status().as_u16(), resp.text().await.unwrap())
 }
 
+/// A project with a draft (its id), and the operator's session cookie.
+async fn a_draft_and_the_operator(app: &TestApp) -> (TestProject, String, String) {
+    let p = app.new_project(None).await;
+    let post = app
+        .create_blog(&p, json!({"title": "Post", "slug": "post"}))
+        .await;
+    let cookie = cookie_pair(&http_sign_in(app, OPERATOR_TOKEN, &[]).await);
+    (p, post, cookie)
+}
+
 /// A destructive button shows its question and a `Confirm` that posts it again; until then
 /// nothing changes.
 #[tokio::test]
 async fn destructive_buttons_ask_to_confirm_and_change_nothing_until_confirmed() {
     let app = spawn_app().await;
-    let p = app.new_project(None).await;
+    let (p, post, cookie) = a_draft_and_the_operator(&app).await;
     let agent = app
         .send(Method::POST, &p.path("/agent-keys"), Some(&p.admin), None)
         .await;
     let agent_id = agent.json["id"].as_str().unwrap().to_owned();
-    let post = app
-        .create_blog(&p, json!({"title": "Post", "slug": "post"}))
-        .await;
-    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
     let settings = format!("/admin/projects/{}", p.id);
     for (path, form, question) in [
         (
@@ -846,11 +852,7 @@ async fn a_malformed_agent_key_or_admin_token_id_is_a_404_in_its_section() {
 #[tokio::test]
 async fn a_button_that_does_not_exist_is_a_404_and_changes_nothing() {
     let app = spawn_app().await;
-    let p = app.new_project(None).await;
-    let post = app
-        .create_blog(&p, json!({"title": "Post", "slug": "post"}))
-        .await;
-    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let (p, post, cookie) = a_draft_and_the_operator(&app).await;
     let settings = format!("/admin/projects/{}", p.id);
     for path in [
         format!("{settings}/key/erase"),
@@ -888,11 +890,7 @@ async fn a_button_that_does_not_exist_is_a_404_and_changes_nothing() {
 #[tokio::test]
 async fn a_form_with_a_field_twice_is_refused_and_changes_nothing() {
     let app = spawn_app().await;
-    let p = app.new_project(None).await;
-    let post = app
-        .create_blog(&p, json!({"title": "Post", "slug": "post"}))
-        .await;
-    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let (p, post, cookie) = a_draft_and_the_operator(&app).await;
     let settings = format!("/admin/projects/{}", p.id);
     for (path, form, field) in [
         (format!("{settings}/settings/save"), "name=A&name=B", "name"),
