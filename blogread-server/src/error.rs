@@ -374,6 +374,12 @@ impl<S: IntoResponse, E: ErrorSet> IntoResponse for Reply<S, E> {
     }
 }
 
+// Written by hand, not derived: a `#[derive(ApiResponse)]` enum documents every one of its
+// variants, while each operation documents its own set of error statuses (an enum per set,
+// each repeating the descriptions); and the derive writes a response header's name
+// upper-cased in the document (`RETRY-AFTER`), where the document says `Retry-After`. What
+// the derive's `bad_request_handler` would generate is the two items below it: an argument
+// that does not parse answers through `ApiError::from_poem`, the same `{"detail"}` shape.
 impl<S: ApiResponse, E: ErrorSet> ApiResponse for Reply<S, E> {
     const BAD_REQUEST_HANDLER: bool = true;
 

@@ -243,6 +243,9 @@ async fn run_until_signal(
         api: listener,
         metrics,
     } = listeners;
+    let server = blogread_server::Server::new(service)
+        .limits(args.limits())
+        .admin(args.admin_options());
     let metrics = match metrics {
         Some(listener) => {
             let addr = listener.local_addr().map_err(|e| e.to_string())?;
@@ -250,27 +253,22 @@ async fn run_until_signal(
                 "metrics on http://{addr}/metrics, without a token: keep this address private"
             );
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            let served = tokio::spawn(blogread_server::serve_metrics(
-                listener,
-                service.clone(),
-                args.limits(),
-                async {
-                    let _ = stopped.await;
-                },
-            ));
+            let metrics_server = server.clone();
+            let served = tokio::spawn(async move {
+                metrics_server
+                    .serve_metrics(listener, async {
+                        let _ = stopped.await;
+                    })
+                    .await
+            });
             Some((stop, served))
         }
         None => None,
     };
-    let result = blogread_server::run_with(
-        listener,
-        service,
-        args.limits(),
-        args.admin_options(),
-        shutdown_signal(),
-    )
-    .await
-    .map_err(|e| format!("server failed: {e}"));
+    let result = server
+        .serve(listener, shutdown_signal())
+        .await
+        .map_err(|e| format!("server failed: {e}"));
     if let Some((stop, served)) = metrics {
         let _ = stop.send(());
         let _ = served.await;

@@ -255,9 +255,12 @@ pub async fn spawn_app_over(
         .expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
     let (tx, rx) = oneshot::channel::<()>();
-    let server = tokio::spawn(blogread_server::run(listener, service.clone(), async {
-        let _ = rx.await;
-    }));
+    let server = tokio::spawn(blogread_server::Server::new(service.clone()).serve(
+        listener,
+        async {
+            let _ = rx.await;
+        },
+    ));
     TestApp {
         base: format!("http://{addr}"),
         http: reqwest::Client::builder()

@@ -725,6 +725,196 @@ async fn forms_without_the_sessions_form_token_are_refused_and_change_nothing() 
     assert_eq!(public_status(&app, &p.key).await, 401);
 }
 
+/// Posts `form` (urlencoded, the session's form token put first) to `path` from the server's
+/// own origin; returns the status and the page.
+async fn post_form(app: &TestApp, cookie: &str, path: &str, form: &str) -> (u16, String) {
+    let token = form_token(app, cookie, "/admin/projects").await;
+    let resp = plain_http()
+        .post(app.url(path))
+        .header("cookie", cookie)
+        .header("origin", &app.base)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("form_token={token}&{form}"))
+        .send()
+        .await
+        .unwrap();
+    (resp.status().as_u16(), resp.text().await.unwrap())
+}
+
+/// A project with a draft (its id), and the operator's session cookie.
+async fn a_draft_and_the_operator(app: &TestApp) -> (TestProject, String, String) {
+    let p = app.new_project(None).await;
+    let post = app
+        .create_blog(&p, json!({"title": "Post", "slug": "post"}))
+        .await;
+    let cookie = cookie_pair(&http_sign_in(app, OPERATOR_TOKEN, &[]).await);
+    (p, post, cookie)
+}
+
+/// A destructive button shows its question and a `Confirm` that posts it again; until then
+/// nothing changes.
+#[tokio::test]
+async fn destructive_buttons_ask_to_confirm_and_change_nothing_until_confirmed() {
+    let app = spawn_app().await;
+    let (p, post, cookie) = a_draft_and_the_operator(&app).await;
+    let agent = app
+        .send(Method::POST, &p.path("/agent-keys"), Some(&p.admin), None)
+        .await;
+    let agent_id = agent.json["id"].as_str().unwrap().to_owned();
+    let settings = format!("/admin/projects/{}", p.id);
+    for (path, form, question) in [
+        (
+            format!("{settings}/key/rotate"),
+            String::new(),
+            "Rotate the API key?",
+        ),
+        (
+            format!("{settings}/key/revoke"),
+            String::new(),
+            "Revoke the API key?",
+        ),
+        (
+            format!("{settings}/agent-key/delete"),
+            format!("id={agent_id}"),
+            "Delete this agent key?",
+        ),
+        (
+            format!("{settings}/posts/{post}/delete"),
+            String::new(),
+            "Delete this post?",
+        ),
+    ] {
+        let (status, page) = post_form(&app, &cookie, &path, &form).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(page.contains(question), "{path}: {page}");
+        let confirm = format!("action=\"{path}\"");
+        let confirm_form = page
+            .split("<form")
+            .find(|f| f.contains(&confirm) && f.contains("name=\"confirm\" value=\"yes\""));
+        assert!(confirm_form.is_some(), "{path}: a Confirm form: {page}");
+    }
+    assert_eq!(
+        public_status(&app, &p.key).await,
+        200,
+        "the key still works"
+    );
+    let keys = app.get(&p.path("/agent-keys"), Some(&p.admin)).await;
+    assert_eq!(keys.json["agent_keys"][0]["id"], agent_id.as_str());
+    let blog = app
+        .get(&p.path(&format!("/blogs/{post}")), Some(&p.admin))
+        .await;
+    assert_eq!(blog.status, 200, "the post is still there");
+
+    // Confirmed, the agent key goes.
+    let (status, page) = post_form(
+        &app,
+        &cookie,
+        &format!("{settings}/agent-key/delete"),
+        &format!("id={agent_id}&confirm=yes"),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Agent key deleted."), "{page}");
+    let keys = app.get(&p.path("/agent-keys"), Some(&p.admin)).await;
+    assert_eq!(keys.json["agent_keys"], json!([]));
+}
+
+/// An agent key or admin token id that is not one (malformed, or left out) is the API's 404
+/// detail, shown in its section of the settings page.
+#[tokio::test]
+async fn a_malformed_agent_key_or_admin_token_id_is_a_404_in_its_section() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let settings = format!("/admin/projects/{}", p.id);
+    for id in ["not-an-id", ""] {
+        for (button, section, detail) in [
+            ("agent-key/delete", "agent_key", "no agent key with this id"),
+            (
+                "admin-token/revoke",
+                "admin_token",
+                "no admin token with this id",
+            ),
+        ] {
+            let path = format!("{settings}/{button}");
+            let (status, page) =
+                post_form(&app, &cookie, &path, &format!("id={id}&confirm=yes")).await;
+            assert_eq!(status, 404, "{button} {id}");
+            let shown = format!("id=\"{section}-form-error\">{detail}");
+            assert!(page.contains(&shown), "{button} {id}: {page}");
+        }
+    }
+}
+
+/// A POST to a button that no page has changes nothing: under a project's settings it is the
+/// error page of an unknown project, under a post the post page says there is no such post
+/// action (404 both).
+#[tokio::test]
+async fn a_button_that_does_not_exist_is_a_404_and_changes_nothing() {
+    let app = spawn_app().await;
+    let (p, post, cookie) = a_draft_and_the_operator(&app).await;
+    let settings = format!("/admin/projects/{}", p.id);
+    for path in [
+        format!("{settings}/key/erase"),
+        format!("{settings}/keys/revoke"),
+        format!("{settings}/agent_key/create"),
+    ] {
+        let (status, page) = post_form(&app, &cookie, &path, "confirm=yes").await;
+        assert_eq!(status, 404, "{path}");
+        assert!(page.contains("no project with this id"), "{path}: {page}");
+    }
+    let (status, page) = post_form(
+        &app,
+        &cookie,
+        &format!("{settings}/posts/{post}/erase"),
+        "confirm=yes",
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert!(
+        page.contains("id=\"action-error\">no blog with this id in this project"),
+        "{page}"
+    );
+    assert!(page.contains("id=\"editor\""), "the post page: {page}");
+    assert_eq!(public_status(&app, &p.key).await, 200);
+    let keys = app.get(&p.path("/agent-keys"), Some(&p.admin)).await;
+    assert_eq!(keys.json["agent_keys"], json!([]));
+    let blog = app
+        .get(&p.path(&format!("/blogs/{post}")), Some(&p.admin))
+        .await;
+    assert_eq!(blog.json["status"], "draft");
+}
+
+/// A form that sends a field twice is ambiguous: refused with 400 naming the field, and
+/// nothing changes.
+#[tokio::test]
+async fn a_form_with_a_field_twice_is_refused_and_changes_nothing() {
+    let app = spawn_app().await;
+    let (p, post, cookie) = a_draft_and_the_operator(&app).await;
+    let settings = format!("/admin/projects/{}", p.id);
+    for (path, form, field) in [
+        (format!("{settings}/settings/save"), "name=A&name=B", "name"),
+        (
+            format!("{settings}/posts/{post}/save"),
+            "title=A&slug=a&slug=b",
+            "slug",
+        ),
+    ] {
+        let (status, page) = post_form(&app, &cookie, &path, form).await;
+        assert_eq!(status, 400, "{path}");
+        assert!(
+            page.contains(&format!("duplicate field `{field}`")),
+            "{path}: {page}"
+        );
+    }
+    let project = app.get(&p.path(""), Some(&p.admin)).await;
+    assert_eq!(project.json["name"], "Test project");
+    let blog = app
+        .get(&p.path(&format!("/blogs/{post}")), Some(&p.admin))
+        .await;
+    assert_eq!(blog.json["title"], "Post");
+}
+
 /// A refused sign-in never sends the typed credential back.
 #[tokio::test]
 async fn a_refused_sign_in_does_not_echo_the_credential() {
@@ -880,11 +1070,8 @@ async fn behind_an_https_public_url_the_cookie_is_secure_and_that_origin_is_acce
         public_url: Some("https://blog.example.com/".parse().unwrap()),
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(blogread_server::run_with(
+    let server = tokio::spawn(blogread_server::Server::new(service).admin(options).serve(
         listener,
-        service,
-        blogread_server::Limits::default(),
-        options,
         async move {
             let _ = stopped.await;
         },

@@ -183,7 +183,8 @@ async fn serve_blogread(database_url: &str, spec: &str, cache_mib: u64) -> Resul
         .map_err(|e| e.to_string())?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     announce(&Ready { addr, seeded })?;
-    blogread_server::run(listener, service, std::future::pending())
+    blogread_server::Server::new(service)
+        .serve(listener, std::future::pending())
         .await
         .map_err(|e| e.to_string())
 }

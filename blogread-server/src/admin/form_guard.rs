@@ -7,10 +7,10 @@
 use std::sync::Arc;
 
 use blogread_core::Error as CoreError;
-use poem::http::{Method, header};
+use poem::http::Method;
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 
-use super::http::{see_other, session_cookie, set_cookie};
+use super::http::{see_other, session_cookie};
 use super::pages::Admin;
 use crate::serve::BODY_LIMIT;
 
@@ -79,13 +79,7 @@ impl<E: Endpoint> Endpoint for FormGuardEndpoint<E> {
                 req.extensions_mut().insert(signed_in);
                 self.inner.call(req).await.map(IntoResponse::into_response)
             }
-            Err(CoreError::Unauthorized(_)) => {
-                let mut resp = see_other("/admin/?ended=1");
-                if let Ok(value) = set_cookie("", 0, self.admin.secure(&req)).parse() {
-                    resp.headers_mut().insert(header::SET_COOKIE, value);
-                }
-                Ok(resp)
-            }
+            Err(CoreError::Unauthorized(_)) => Ok(self.admin.session_ended(&req)),
             Err(err) => Ok(self.admin.error_page(&err)),
         }
     }
@@ -94,16 +88,7 @@ impl<E: Endpoint> Endpoint for FormGuardEndpoint<E> {
 #[cfg(test)]
 mod tests {
     use super::FIELD;
-
-    /// Every template the pages render.
-    const TEMPLATES: [(&str, &str); 6] = [
-        ("base.html", include_str!("templates/base.html")),
-        ("sign_in.html", include_str!("templates/sign_in.html")),
-        ("projects.html", include_str!("templates/projects.html")),
-        ("project.html", include_str!("templates/project.html")),
-        ("posts.html", include_str!("templates/posts.html")),
-        ("post.html", include_str!("templates/post.html")),
-    ];
+    use crate::admin::pages::TEMPLATES;
 
     #[test]
     fn every_form_but_sign_in_carries_the_form_token() {

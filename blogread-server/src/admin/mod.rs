@@ -8,14 +8,25 @@
 //! carries the session's form token (checked by the core before anything else, `form_guard`),
 //! and every answer carries a `Content-Security-Policy` without inline script. Authors are
 //! not trusted here: a post's preview is sanitised and shown in a sandboxed frame
-//! (`preview`). Handlers are thin:
-//! read the form, call one operation, render the page with its answer (a refused value keeps
-//! what was typed, with the API's detail next to the field).
+//! (`preview`).
+//!
+//! Each page has a module named after its template (`sign_in`, `projects`, `project`,
+//! `posts`, `post`; what they share is in `pages`), and each button of a page is an action
+//! type in `project_actions` or `post_actions`: the typed form it posts, its URL, and what it
+//! does. Handlers are thin: read the form, call one operation, render the page with its
+//! answer (a refused value keeps what was typed, with the API's detail next to the field).
 
 mod form_guard;
 pub mod http;
 mod pages;
+mod post;
+mod post_actions;
+mod posts;
 mod preview;
+mod project;
+mod project_actions;
+mod projects;
+mod sign_in;
 
 use std::sync::Arc;
 
@@ -61,32 +72,25 @@ pub fn routes(
     options: AdminOptions,
 ) -> impl Endpoint<Output = Response> + 'static {
     let admin = Arc::new(pages::Admin::new(service, options.public_https()));
-    Route::new()
-        .at("/", get(pages::home))
-        .at("/sign-in", post(pages::sign_in))
-        .at("/sign-out", post(pages::sign_out))
+    let pages = Route::new()
+        .at("/", get(sign_in::home))
+        .at("/sign-in", post(sign_in::sign_in))
+        .at("/sign-out", post(sign_in::sign_out))
         .at(
             "/projects",
-            get(pages::list_projects).post(pages::create_project),
+            get(projects::list_projects).post(projects::create_project),
         )
-        .at("/projects/:project", get(pages::show_project))
-        .at(
-            "/projects/:project/:section/:action",
-            post(pages::project_action),
-        )
+        .at("/projects/:project", get(project::show_project))
         .at(
             "/projects/:project/posts",
-            get(pages::list_posts).post(pages::create_post),
+            get(posts::list_posts).post(posts::create_post),
         )
-        .at("/projects/:project/posts/:post", get(pages::show_post))
+        .at("/projects/:project/posts/:post", get(post::show_post))
         .at(
             "/projects/:project/posts/:post/preview",
-            get(pages::show_preview),
-        )
-        .at(
-            "/projects/:project/posts/:post/:action",
-            post(pages::post_action),
-        )
+            get(post::show_preview),
+        );
+    post_actions::routes(project_actions::routes(pages))
         .at("/static/admin.css", get(stylesheet))
         .at("/static/copy.js", get(copy_script))
         .with(form_guard::FormGuard::new(Arc::clone(&admin)))

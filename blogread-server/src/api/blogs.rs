@@ -13,10 +13,11 @@ use poem_openapi::types::{Example, MaybeUndefined};
 use poem_openapi::{Enum, Object, OpenApi};
 use serde::Deserialize;
 
+use super::auth::ManagementAuth;
 use super::common::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
 use super::schema::{
-    DateTime, DateTimeText, JsonBody, LimitDoc, ManagementAuth, Nullable, OffsetDoc,
-    OptionalJsonBody, PathId, Raw, StatusDoc, raw,
+    DateTime, DateTimeText, JsonBody, LimitDoc, Nullable, OffsetDoc, OptionalJsonBody, PathId, Raw,
+    StatusDoc, raw,
 };
 use crate::error::{self, ApiError, Reply, reply};
 

@@ -8,8 +8,9 @@ use poem_openapi::param::Path;
 use poem_openapi::{Object, OpenApi};
 use serde::Deserialize;
 
+use super::auth::ManagementAuth;
 use super::common::{ApiTags, NoContent204, Ok200, ok, path_id};
-use super::schema::{DateTime, JsonBody, ManagementAuth, Nullable, PathId};
+use super::schema::{DateTime, JsonBody, Nullable, PathId};
 use crate::error::{self, Reply, reply};
 
 /// The deploy hook. The URL is a credential: only project admins see it.

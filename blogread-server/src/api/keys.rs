@@ -11,8 +11,9 @@ use poem_openapi::param::Path;
 use poem_openapi::types::Example;
 use poem_openapi::{Object, OpenApi};
 
+use super::auth::ManagementAuth;
 use super::common::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
-use super::schema::{DateTime, ManagementAuth, PathId};
+use super::schema::{DateTime, PathId};
 use crate::error::{self, Reply, reply};
 
 /// The project's public key.

@@ -1,6 +1,7 @@
 //! Every endpoint, declared through poem-openapi so that the document describes it. Each
 //! handler is HTTP in, one core call, HTTP out.
 
+pub mod auth;
 pub mod blogs;
 mod common;
 pub mod deploy_hook;

@@ -12,10 +12,9 @@ use poem_openapi::types::{Example, MaybeUndefined};
 use poem_openapi::{Object, OpenApi};
 use serde::Deserialize;
 
+use super::auth::ManagementAuth;
 use super::common::{ApiTags, Created201, NoContent204, Ok200, created, ok, path_id};
-use super::schema::{
-    DateTime, JsonBody, LimitDoc, ManagementAuth, Nullable, OffsetDoc, PathId, Raw, raw,
-};
+use super::schema::{DateTime, JsonBody, LimitDoc, Nullable, OffsetDoc, PathId, Raw, raw};
 use crate::error::{self, Reply, reply};
 
 /// A project.

@@ -14,8 +14,9 @@ use poem_openapi::registry::{MetaSchemaRef, Registry};
 use poem_openapi::types::{Example, Type};
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
+use super::auth::PublicAuth;
 use super::common::ApiTags;
-use super::schema::{BoolDoc, DateTime, LimitDoc, Nullable, OffsetDoc, PublicAuth, Raw, raw};
+use super::schema::{BoolDoc, DateTime, LimitDoc, Nullable, OffsetDoc, Raw, raw};
 use crate::error::{self, Reply, reply};
 
 /// One published blog of the list. `content` is present only with `include_content=true`.

@@ -1,19 +1,16 @@
 //! Types that describe themselves in the OpenAPI document the way the API behaves, where
 //! poem-openapi's defaults would not: timestamps as `date-time` strings, required-but-nullable
 //! fields, raw query parameters documented as integers (core parses and clamps them), path
-//! ids, the two security schemes (read as raw values: core decides every 401), and an optional
-//! JSON body.
+//! ids, and JSON bodies parsed with serde (required or optional). The credentials are in
+//! `auth.rs`.
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use blogread_core::auth::Caller;
 use blogread_core::domain::Timestamp;
 use blogread_core::read::{DEFAULT_LIMIT, MAX_LIMIT};
 use poem::{Request, RequestBody};
-use poem_openapi::registry::{
-    MetaMediaType, MetaRequest, MetaSchema, MetaSchemaRef, MetaSecurityScheme, Registry,
-};
+use poem_openapi::registry::{MetaMediaType, MetaRequest, MetaSchema, MetaSchemaRef, Registry};
 use poem_openapi::types::{
     ParseError, ParseFromJSON, ParseFromParameter, ParseResult, ToJSON, Type,
 };
@@ -357,143 +354,6 @@ impl ParamDoc for IdDoc {
 
 /// A path id, as sent.
 pub type PathId = Raw<IdDoc>;
-
-// ---- security ----
-
-/// The caller of a request, from its `Authorization` header (the core decides what it means).
-fn caller(req: &Request) -> Caller {
-    Caller::from_authorization(
-        req.headers()
-            .get(poem::http::header::AUTHORIZATION)
-            .map(|v| v.as_bytes()),
-    )
-}
-
-fn query_value(req: &Request, name: &str) -> Option<String> {
-    let query = req.uri().query()?;
-    url::form_urlencoded::parse(query.as_bytes())
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.into_owned())
-}
-
-/// Scheme name: the public key in `Authorization: Bearer`.
-pub const PUBLIC_KEY_BEARER: &str = "public_key_bearer";
-/// Scheme name: the public key in the `api_key` query parameter.
-pub const PUBLIC_KEY_QUERY: &str = "public_key_query";
-/// Scheme name: a management token in `Authorization: Bearer`.
-pub const MANAGEMENT_TOKEN: &str = "management_token";
-
-/// The caller of a public request: its `Authorization` header and its `api_key` query value.
-/// The core decides (the header, when present, is the only key considered).
-#[derive(Debug, Clone)]
-pub struct PublicAuth(pub Caller);
-
-impl PublicAuth {
-    /// The caller, as the core takes it.
-    pub fn caller(&self) -> &Caller {
-        &self.0
-    }
-}
-
-impl<'a> ApiExtractor<'a> for PublicAuth {
-    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::SecurityScheme];
-    type ParamType = ();
-    type ParamRawType = ();
-
-    fn register(registry: &mut Registry) {
-        registry.create_security_scheme(
-            PUBLIC_KEY_BEARER,
-            MetaSecurityScheme {
-                ty: "http",
-                description: Some(
-                    "The project's public key (pk_live_...) as `Authorization: Bearer <key>`. When this header is present it is the only key considered, even if api_key is also given.",
-                ),
-                name: None,
-                key_in: None,
-                scheme: Some("bearer"),
-                bearer_format: Some("pk_live_..."),
-                flows: None,
-                openid_connect_url: None,
-            },
-        );
-        registry.create_security_scheme(
-            PUBLIC_KEY_QUERY,
-            MetaSecurityScheme {
-                ty: "apiKey",
-                description: Some(
-                    "The project's public key (pk_live_...) as the api_key query parameter.",
-                ),
-                name: Some("api_key"),
-                key_in: Some("query"),
-                scheme: None,
-                bearer_format: None,
-                flows: None,
-                openid_connect_url: None,
-            },
-        );
-    }
-
-    fn security_schemes() -> Vec<&'static str> {
-        vec![PUBLIC_KEY_BEARER, PUBLIC_KEY_QUERY]
-    }
-
-    async fn from_request(
-        request: &'a Request,
-        _body: &mut RequestBody,
-        _param_opts: ExtractParamOptions<Self::ParamType>,
-    ) -> poem::Result<Self> {
-        Ok(Self(
-            caller(request).with_api_key(query_value(request, "api_key").as_deref()),
-        ))
-    }
-}
-
-/// The caller of a management request: its `Authorization` header, as the core takes it.
-#[derive(Debug, Clone)]
-pub struct ManagementAuth(pub Caller);
-
-impl ManagementAuth {
-    /// The caller, as the core takes it.
-    pub fn caller(&self) -> &Caller {
-        &self.0
-    }
-}
-
-impl<'a> ApiExtractor<'a> for ManagementAuth {
-    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::SecurityScheme];
-    type ParamType = ();
-    type ParamRawType = ();
-
-    fn register(registry: &mut Registry) {
-        registry.create_security_scheme(
-            MANAGEMENT_TOKEN,
-            MetaSecurityScheme {
-                ty: "http",
-                description: Some(
-                    "`Authorization: Bearer <token>`: the operator token (BLOGREAD_ADMIN_TOKEN), a project admin token (sk_admin_...), or, for blog writes, an agent key (sk_agent_...).",
-                ),
-                name: None,
-                key_in: None,
-                scheme: Some("bearer"),
-                bearer_format: None,
-                flows: None,
-                openid_connect_url: None,
-            },
-        );
-    }
-
-    fn security_schemes() -> Vec<&'static str> {
-        vec![MANAGEMENT_TOKEN]
-    }
-
-    async fn from_request(
-        request: &'a Request,
-        _body: &mut RequestBody,
-        _param_opts: ExtractParamOptions<Self::ParamType>,
-    ) -> poem::Result<Self> {
-        Ok(Self(caller(request)))
-    }
-}
 
 // ---- JSON bodies ----
 

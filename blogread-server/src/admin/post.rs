@@ -1,0 +1,251 @@
+//! A post's page (`post.html`): its facts, the buttons its status allows, the editor, and the
+//! preview (served by [`show_preview`] for the page's sandboxed frame, see `preview.rs`).
+//!
+//! Each button is an action type (they are in `post_actions.rs`): the form it posts (a struct
+//! deriving `Deserialize`, the action itself), its URL
+//! (`/admin/projects/{id}/posts/{post}/{action}`, from [`PostAction::ACTION`]) and what it
+//! does ([`PostAction::run`]). [`post_action`] serves them all: the session, the post, the
+//! run, the page.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use blogread_core::Error as CoreError;
+use blogread_core::auth::Caller;
+use blogread_core::domain::{BlogId, BlogStatus, ProjectId};
+use blogread_core::service::SignedIn;
+use minijinja::context;
+use poem::http::{StatusCode, header};
+use poem::web::{Data, Form, Path};
+use poem::{Request, Response, handler};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::http::html;
+use super::pages::{Admin, ProjectRow, me, status_of, time};
+
+/// The path of a post's page and of its buttons.
+#[derive(Debug, Deserialize)]
+pub(super) struct PostPath {
+    /// The project's id, as sent.
+    project: String,
+    /// The post's id, as sent.
+    post: String,
+}
+
+/// The editor's fields (and the go-live time of `Schedule`), as posted or as stored.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub(super) struct PostForm {
+    pub(super) title: String,
+    pub(super) slug: String,
+    pub(super) excerpt: String,
+    pub(super) content: String,
+    pub(super) meta_title: String,
+    pub(super) meta_description: String,
+    /// Blank for none.
+    pub(super) featured_image_url: String,
+    /// Comma-separated.
+    pub(super) categories: String,
+    /// Comma-separated.
+    pub(super) tags: String,
+    /// The `datetime-local` value of `Schedule` (UTC), or an RFC 3339 time.
+    published_at: String,
+}
+
+/// What an action on a post page leaves to show.
+#[derive(Debug, Default)]
+pub(super) struct PostShown {
+    /// The editor's fields as typed (kept when refused).
+    pub(super) typed: Option<PostForm>,
+    /// `Delete` waits for `Confirm`.
+    pub(super) confirm_delete: bool,
+    /// What was done.
+    pub(super) notice: Option<String>,
+    /// Errors by field (`""` for the editor as a whole, `action` for the buttons).
+    pub(super) errors: BTreeMap<&'static str, String>,
+}
+
+/// The page of post `id` with what an action left to show.
+async fn post_page(
+    admin: &Admin,
+    signed_in: &SignedIn,
+    project: ProjectId,
+    id: BlogId,
+    status: StatusCode,
+    shown: PostShown,
+) -> Response {
+    let service = admin.service();
+    let caller = &signed_in.caller;
+    let settings = match service.project(caller, project).await {
+        Ok(p) => p,
+        Err(err) => return admin.error_page(&err),
+    };
+    let blog = match service.blog(caller, project, id).await {
+        Ok(b) => b,
+        Err(err) => return admin.error_page(&err),
+    };
+    let form = shown.typed.unwrap_or_else(|| PostForm {
+        title: blog.title.clone(),
+        slug: blog.slug.clone(),
+        excerpt: blog.excerpt.clone(),
+        content: blog.content.clone(),
+        meta_title: blog.meta_title.clone(),
+        meta_description: blog.meta_description.clone(),
+        featured_image_url: blog.featured_image_url.clone().unwrap_or_default(),
+        categories: blog.categories.join(", "),
+        tags: blog.tags.join(", "),
+        published_at: String::new(),
+    });
+    let s = blog.status;
+    admin.render(
+        status,
+        "post.html",
+        context! {
+            me => me(signed_in),
+            project => ProjectRow::from(&settings),
+            post => context! {
+                id => blog.id.to_string(),
+                title => blog.title,
+                status => s.as_str(),
+                published_at => blog.published_at.map(time),
+                created_at => time(blog.created_at),
+                updated_at => time(blog.updated_at),
+            },
+            actions => context! {
+                publish => matches!(s, BlogStatus::Draft | BlogStatus::Unpublished | BlogStatus::Scheduled),
+                schedule => matches!(s, BlogStatus::Draft | BlogStatus::Unpublished | BlogStatus::Scheduled),
+                unschedule => s == BlogStatus::Scheduled,
+                unpublish => s == BlogStatus::Published,
+                resync => s == BlogStatus::Published,
+            },
+            form => form,
+            confirm_delete => shown.confirm_delete,
+            notice => shown.notice,
+            errors => shown.errors,
+        },
+    )
+}
+
+/// A post: its fields, the buttons its status allows, the editor and the preview.
+#[handler]
+pub(super) async fn show_post(
+    req: &Request,
+    admin: Data<&Arc<Admin>>,
+    Path(at): Path<PostPath>,
+) -> Response {
+    let (signed_in, project, post) = match admin.session_at_post(req, &at.project, &at.post).await {
+        Ok(found) => found,
+        Err(resp) => return resp,
+    };
+    post_page(
+        &admin,
+        &signed_in,
+        project,
+        post,
+        StatusCode::OK,
+        PostShown::default(),
+    )
+    .await
+}
+
+/// The preview of a post's working copy, internal links resolved as the public API would:
+/// sanitised, in a document of its own with a sandboxing policy, for the post page's
+/// `<iframe sandbox>` (see `preview.rs`).
+#[handler]
+pub(super) async fn show_preview(
+    req: &Request,
+    admin: Data<&Arc<Admin>>,
+    Path(at): Path<PostPath>,
+) -> Response {
+    let (signed_in, project, post) = match admin.session_at_post(req, &at.project, &at.post).await {
+        Ok(found) => found,
+        Err(resp) => return resp,
+    };
+    match admin
+        .service()
+        .preview_blog(&signed_in.caller, project, post)
+        .await
+    {
+        Ok(body) => {
+            let mut resp = html(StatusCode::OK, super::preview::document(&body));
+            let headers = resp.headers_mut();
+            headers.insert(
+                "content-security-policy",
+                header::HeaderValue::from_static(super::preview::CSP),
+            );
+            headers.insert(
+                "x-frame-options",
+                header::HeaderValue::from_static("SAMEORIGIN"),
+            );
+            resp
+        }
+        Err(err) => admin.error_page(&err),
+    }
+}
+
+// ---- the actions ----
+
+/// What an action acts on: the pages, as the signed-in caller, on the post of the page.
+pub(super) struct OnPost<'a> {
+    pub(super) admin: &'a Admin,
+    pub(super) caller: &'a Caller,
+    pub(super) project: ProjectId,
+    pub(super) post: BlogId,
+}
+
+/// Where an action leads.
+pub(super) enum Next {
+    /// The post page again, with what the action left to show.
+    Page,
+    /// Another answer: the post is gone.
+    Elsewhere(Response),
+}
+
+/// One button of a post page. The type is the form the button posts.
+pub(super) trait PostAction: DeserializeOwned + Send + Sync + 'static {
+    /// The last segment of its URL.
+    const ACTION: &'static str;
+
+    /// Where the page shows an error of this action: a key of its `errors`.
+    fn error_key(_err: &CoreError) -> &'static str {
+        "action"
+    }
+
+    /// Calls the service and fills what the page shows next.
+    fn run(
+        self,
+        on: &OnPost<'_>,
+        shown: &mut PostShown,
+    ) -> impl Future<Output = Result<Next, CoreError>> + Send;
+}
+
+/// Serves the button `A` of a post page: the post page again, with what it did or why not.
+#[handler]
+pub(super) async fn post_action<A: PostAction>(
+    req: &Request,
+    admin: Data<&Arc<Admin>>,
+    Path(at): Path<PostPath>,
+    Form(action): Form<A>,
+) -> Response {
+    let (signed_in, project, id) = match admin.session_at_post(req, &at.project, &at.post).await {
+        Ok(found) => found,
+        Err(resp) => return resp,
+    };
+    let on = OnPost {
+        admin: &admin,
+        caller: &signed_in.caller,
+        project,
+        post: id,
+    };
+    let mut shown = PostShown::default();
+    let status = match action.run(&on, &mut shown).await {
+        Ok(Next::Page) => StatusCode::OK,
+        Ok(Next::Elsewhere(resp)) => return resp,
+        Err(err) => {
+            shown.errors.insert(A::error_key(&err), err.public_detail());
+            status_of(&err)
+        }
+    };
+    post_page(&admin, &signed_in, project, id, status, shown).await
+}

@@ -1,0 +1,234 @@
+//! The buttons of a post page, one action type each (see `post.rs` for what an action is and
+//! how it is served).
+
+use blogread_core::Error as CoreError;
+use blogread_core::domain::{BlogPatch, BlogStatus, Timestamp};
+use blogread_core::error::{FieldError, NotFound};
+use poem::{Route, post};
+use serde::Deserialize;
+
+use super::http::see_other;
+use super::pages::{field_of, optional_url, time};
+use super::post::{Next, OnPost, PostAction, PostForm, PostShown, post_action};
+
+/// `route` with every button of a post page.
+pub(super) fn routes(route: Route) -> Route {
+    fn add<A: PostAction>(route: Route) -> Route {
+        route.at(
+            format!("/projects/:project/posts/:post/{}", A::ACTION),
+            post(post_action::<A>::default()),
+        )
+    }
+    let route = add::<Save>(route);
+    let route = add::<Publish>(route);
+    let route = add::<Resync>(route);
+    let route = add::<Schedule>(route);
+    let route = add::<Unschedule>(route);
+    let route = add::<Unpublish>(route);
+    let route = add::<Delete>(route);
+    add::<NoSuchAction>(route)
+}
+
+/// Splits a comma-separated list field.
+fn list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Reads the `datetime-local` value of `Schedule` (UTC) or an RFC 3339 time.
+fn go_live(value: &str) -> Result<Timestamp, CoreError> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(CoreError::Invalid(FieldError::new(
+            "published_at",
+            "is required to schedule: pick the go-live time (UTC)",
+        )));
+    }
+    let full = match value.len() {
+        16 => format!("{value}:00Z"),
+        19 => format!("{value}Z"),
+        _ => value.to_owned(),
+    };
+    Timestamp::parse_field("published_at", &full).map_err(CoreError::Invalid)
+}
+
+/// The editor's `Save`: the working copy, private until published.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+pub(super) struct Save(PostForm);
+
+impl PostAction for Save {
+    const ACTION: &'static str = "save";
+
+    /// The field the error names, else the editor as a whole.
+    fn error_key(err: &CoreError) -> &'static str {
+        field_of(err).unwrap_or("")
+    }
+
+    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+        let form = self.0;
+        let patch = BlogPatch {
+            title: Some(form.title.clone()),
+            slug: Some(form.slug.clone()),
+            content: Some(form.content.clone()),
+            excerpt: Some(form.excerpt.clone()),
+            meta_title: Some(form.meta_title.clone()),
+            meta_description: Some(form.meta_description.clone()),
+            featured_image_url: Some(optional_url(&form.featured_image_url)),
+            categories: Some(list(&form.categories)),
+            tags: Some(list(&form.tags)),
+        };
+        let edited = on
+            .admin
+            .service()
+            .edit_blog(on.caller, on.project, on.post, patch)
+            .await;
+        match edited {
+            Ok(_) => shown.notice = Some("Working copy saved.".into()),
+            Err(err) => {
+                shown.typed = Some(form);
+                return Err(err);
+            }
+        }
+        Ok(Next::Page)
+    }
+}
+
+/// `Publish`: the working copy goes public now.
+#[derive(Debug, Deserialize)]
+pub(super) struct Publish {}
+
+impl PostAction for Publish {
+    const ACTION: &'static str = "publish";
+
+    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+        on.admin
+            .service()
+            .publish_blog(on.caller, on.project, on.post, None)
+            .await?;
+        shown.notice = Some("Published: the public API shows it now.".into());
+        Ok(Next::Page)
+    }
+}
+
+/// `Re-sync` of a published post: its working copy goes public, as [`Publish`].
+#[derive(Debug, Deserialize)]
+pub(super) struct Resync {}
+
+impl PostAction for Resync {
+    const ACTION: &'static str = "resync";
+
+    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+        Publish {}.run(on, shown).await
+    }
+}
+
+/// `Schedule`: publish at the go-live time (at once when it has passed).
+#[derive(Debug, Deserialize)]
+pub(super) struct Schedule {
+    /// The go-live time.
+    #[serde(default)]
+    published_at: String,
+}
+
+impl PostAction for Schedule {
+    const ACTION: &'static str = "schedule";
+
+    /// An unreadable time shows next to the go-live field; any other error above the buttons.
+    fn error_key(err: &CoreError) -> &'static str {
+        field_of(err).map_or("action", |_| "published_at")
+    }
+
+    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+        let at = go_live(&self.published_at)?;
+        let written = on
+            .admin
+            .service()
+            .publish_blog(on.caller, on.project, on.post, Some(at))
+            .await?;
+        shown.notice = Some(match written.blog.status {
+            BlogStatus::Scheduled => format!("Scheduled for {}.", time(at)),
+            _ => "Published: its time has already come.".to_owned(),
+        });
+        Ok(Next::Page)
+    }
+}
+
+/// `Unschedule`: back to draft.
+#[derive(Debug, Deserialize)]
+pub(super) struct Unschedule {}
+
+impl PostAction for Unschedule {
+    const ACTION: &'static str = "unschedule";
+
+    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+        on.admin
+            .service()
+            .unschedule_blog(on.caller, on.project, on.post)
+            .await?;
+        shown.notice = Some("Unscheduled: back to draft.".into());
+        Ok(Next::Page)
+    }
+}
+
+/// `Unpublish`: the post leaves the public API.
+#[derive(Debug, Deserialize)]
+pub(super) struct Unpublish {}
+
+impl PostAction for Unpublish {
+    const ACTION: &'static str = "unpublish";
+
+    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+        on.admin
+            .service()
+            .unpublish_blog(on.caller, on.project, on.post)
+            .await?;
+        shown.notice = Some("Unpublished.".into());
+        Ok(Next::Page)
+    }
+}
+
+/// `Delete`, once `Confirm` is clicked: to the posts page, or the error page.
+#[derive(Debug, Deserialize)]
+pub(super) struct Delete {
+    /// `yes` once `Confirm` is clicked.
+    #[serde(default)]
+    confirm: String,
+}
+
+impl PostAction for Delete {
+    const ACTION: &'static str = "delete";
+
+    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+        if self.confirm != "yes" {
+            shown.confirm_delete = true;
+            return Ok(Next::Page);
+        }
+        let deleted = on
+            .admin
+            .service()
+            .delete_blog(on.caller, on.project, on.post)
+            .await;
+        Ok(Next::Elsewhere(match deleted {
+            Ok(_) => see_other(&format!("/admin/projects/{}/posts", on.project)),
+            Err(err) => on.admin.error_page(&err),
+        }))
+    }
+}
+
+/// Any other last segment (`:action`, a path parameter, so the route takes what the others
+/// do not): the post page says no such action exists (404).
+#[derive(Debug, Deserialize)]
+pub(super) struct NoSuchAction {}
+
+impl PostAction for NoSuchAction {
+    const ACTION: &'static str = ":action";
+
+    async fn run(self, _: &OnPost<'_>, _: &mut PostShown) -> Result<Next, CoreError> {
+        Err(CoreError::NotFound(NotFound::Blog))
+    }
+}

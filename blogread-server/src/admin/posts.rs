@@ -1,0 +1,182 @@
+//! A project's posts page (`posts.html`): the posts with their status, filterable by status,
+//! a hundred a page, and `Create draft`.
+
+use std::sync::Arc;
+
+use blogread_core::Error as CoreError;
+use blogread_core::domain::{BlogStatus, NewBlog, ProjectId};
+use blogread_core::read::RawListParams;
+use blogread_core::service::SignedIn;
+use minijinja::{Value, context};
+use poem::http::StatusCode;
+use poem::web::{Data, Form, Path, Query};
+use poem::{Request, Response, handler};
+use serde::Deserialize;
+
+use super::http::see_other;
+use super::pages::{Admin, ProjectRow, errors, me, status_of, time};
+
+/// The query of the posts page.
+#[derive(Debug, Deserialize)]
+pub(super) struct PostsQuery {
+    /// Only the posts with this status (any when absent or empty).
+    status: Option<String>,
+    /// Posts to skip: the page shows [`POSTS_PER_PAGE`] from there.
+    offset: Option<String>,
+}
+
+/// Posts listed on one page: a project of any size costs one management list call a page.
+const POSTS_PER_PAGE: u64 = 100;
+
+const STATUSES: [&str; 4] = ["draft", "scheduled", "published", "unpublished"];
+
+/// The posts page of `project`, filtered by `filter`, from `offset`, with what `create`
+/// holds for the `Create draft` form (a refused attempt: what was typed and why not).
+async fn posts_page(
+    admin: &Admin,
+    signed_in: &SignedIn,
+    project: ProjectId,
+    filter: Option<String>,
+    offset: Option<String>,
+    status: StatusCode,
+    create: Value,
+) -> Response {
+    let service = admin.service();
+    let settings = match service.project(&signed_in.caller, project).await {
+        Ok(p) => p,
+        Err(err) => return admin.error_page(&err),
+    };
+    let wanted = filter
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<BlogStatus>().map_err(CoreError::Invalid))
+        .transpose();
+    let wanted = match wanted {
+        Ok(w) => w,
+        Err(err) => return admin.error_page(&err),
+    };
+    // The same rules as the management list: a bad offset is the API's 400 detail.
+    let params = RawListParams {
+        limit: Some(POSTS_PER_PAGE.to_string()),
+        offset: offset.filter(|o| !o.is_empty()),
+        ..Default::default()
+    };
+    let page = match service
+        .blogs(&signed_in.caller, project, wanted, params)
+        .await
+    {
+        Ok(page) => page,
+        Err(err) => return admin.error_page(&err),
+    };
+    let offset = page.offset;
+    let shown = page.blogs.len() as u64;
+    let total = page.total;
+    let posts: Vec<Value> = page
+        .blogs
+        .into_iter()
+        .map(|b| {
+            context! {
+                id => b.id.to_string(),
+                title => b.title,
+                slug => b.slug,
+                status => b.status.as_str(),
+                published_at => b.published_at.map(time),
+                updated_at => time(b.updated_at),
+            }
+        })
+        .collect();
+    let pager = context! {
+        total => total,
+        first => if shown == 0 { offset } else { offset + 1 },
+        last => offset + shown,
+        newer => (offset > 0).then(|| offset.saturating_sub(POSTS_PER_PAGE)),
+        older => (offset + shown < total).then_some(offset + shown),
+    };
+    admin.render(
+        status,
+        "posts.html",
+        context! {
+            me => me(signed_in),
+            project => ProjectRow::from(&settings),
+            posts => posts,
+            filter => wanted.map(|s| s.as_str()),
+            pager => pager,
+            statuses => STATUSES,
+            create => create,
+        },
+    )
+}
+
+/// A project's posts with their status, filterable by status.
+#[handler]
+pub(super) async fn list_posts(
+    req: &Request,
+    admin: Data<&Arc<Admin>>,
+    Path(project): Path<String>,
+    Query(query): Query<PostsQuery>,
+) -> Response {
+    let (signed_in, project) = match admin.session_in(req, &project).await {
+        Ok(found) => found,
+        Err(resp) => return resp,
+    };
+    posts_page(
+        &admin,
+        &signed_in,
+        project,
+        query.status,
+        query.offset,
+        StatusCode::OK,
+        Value::UNDEFINED,
+    )
+    .await
+}
+
+/// The form of `Create draft`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct NewPostForm {
+    /// The title.
+    title: String,
+    /// The slug.
+    slug: String,
+}
+
+/// `Create draft`: a new draft with a title and a slug.
+#[handler]
+pub(super) async fn create_post(
+    req: &Request,
+    admin: Data<&Arc<Admin>>,
+    Path(project): Path<String>,
+    Form(form): Form<NewPostForm>,
+) -> Response {
+    let (signed_in, project) = match admin.session_in(req, &project).await {
+        Ok(found) => found,
+        Err(resp) => return resp,
+    };
+    let NewPostForm { title, slug } = form;
+    let input = NewBlog {
+        title: title.clone(),
+        slug: slug.clone(),
+        ..Default::default()
+    };
+    match admin
+        .service()
+        .create_blog(&signed_in.caller, project, input)
+        .await
+    {
+        Ok(blog) => see_other(&format!("/admin/projects/{project}/posts/{}", blog.id)),
+        Err(err) => {
+            let create = context! { title => title, slug => slug, errors => errors(&err) };
+            posts_page(
+                &admin,
+                &signed_in,
+                project,
+                None,
+                None,
+                status_of(&err),
+                create,
+            )
+            .await
+        }
+    }
+}
