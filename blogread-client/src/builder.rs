@@ -88,6 +88,15 @@ impl std::fmt::Debug for ClientBuilder {
     }
 }
 
+impl Client {
+    /// Starts building a client for the server at `base_url` (its root, for example
+    /// `https://blog.example.com`; the client appends `/blog/api/v1/public/...`) with the
+    /// project's public key (`pk_live_...`).
+    pub fn builder(base_url: impl Into<String>, key: impl Into<String>) -> ClientBuilder {
+        ClientBuilder::new(base_url, key)
+    }
+}
+
 impl ClientBuilder {
     pub(crate) fn new(base_url: impl Into<String>, key: impl Into<String>) -> Self {
         Self {

@@ -10,7 +10,6 @@ use reqwest::Url;
 use reqwest::header::{ACCEPT, AUTHORIZATION, ETAG, HeaderValue, IF_NONE_MATCH, USER_AGENT};
 use serde::de::DeserializeOwned;
 
-use crate::builder::ClientBuilder;
 use crate::cache::{CacheStats, EtagCache};
 use crate::error::{Error, Result};
 use crate::retry::{self, RetryEvent, RetryPolicy};
@@ -30,7 +29,7 @@ pub struct Client {
     pub(crate) inner: Arc<Inner>,
 }
 
-/// What [`ClientBuilder::on_retry`] calls.
+/// What [`crate::ClientBuilder::on_retry`] calls.
 pub(crate) type OnRetry = dyn Fn(&RetryEvent<'_>) + Send + Sync;
 
 pub(crate) struct Inner {
@@ -89,13 +88,6 @@ impl Call {
 }
 
 impl Client {
-    /// Starts building a client for the server at `base_url` (its root, for example
-    /// `https://blog.example.com`; the client appends `/blog/api/v1/public/...`) with the
-    /// project's public key (`pk_live_...`).
-    pub fn builder(base_url: impl Into<String>, key: impl Into<String>) -> ClientBuilder {
-        ClientBuilder::new(base_url, key)
-    }
-
     /// A client with every default.
     pub fn new(base_url: impl Into<String>, key: impl Into<String>) -> Result<Self> {
         Self::builder(base_url, key).build()
@@ -138,7 +130,7 @@ impl Client {
     /// Reads pages of 100 until `total` is reached, then checks the result against the sitemap.
     /// If `total` changes between pages, a page repeats a blog, a page comes back short, or the
     /// sitemap disagrees (a blog was published or unpublished mid-read), it starts again from
-    /// the first page, without conditional requests, up to [`ClientBuilder::max_restarts`]
+    /// the first page, without conditional requests, up to [`crate::ClientBuilder::max_restarts`]
     /// times, and then returns [`Error::Changed`]. It never returns duplicates or gaps.
     ///
     /// [`published`](Self::published) returns the same blogs with each one's `updated_at`, and
@@ -223,7 +215,7 @@ impl Client {
         self.inner.cache.as_ref()
     }
 
-    /// Saves the ETag cache to the file given to [`ClientBuilder::etag_cache_file`], keeping
+    /// Saves the ETag cache to the file given to [`crate::ClientBuilder::etag_cache_file`], keeping
     /// only the entries this client used (read or refreshed), so the file holds what this
     /// build read and nothing older. Call it after a successful build. Does nothing when the
     /// client has no cache file. Written atomically (a temporary file renamed over the old).

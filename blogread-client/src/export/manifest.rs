@@ -130,7 +130,7 @@ fn refuse_link(path: &Path) -> Result<(), ManifestError> {
 /// of the current export, so that switching formats on one output folder still removes the
 /// files of the earlier format.
 pub fn is_export_file(path: &str) -> bool {
-    super::render::parse_file_path(path).is_some_and(|(_, slug)| super::is_valid_slug(slug))
+    super::render::parse_file_path(path).is_some_and(|(_, slug)| crate::slug::is_valid_slug(slug))
 }
 
 /// A relative path of normal components only (no `..`, no root, no prefix, not empty). A

@@ -97,6 +97,7 @@ pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
 pub use render::{Inexact, Rendered, redirect_page, render, render_file, render_with_aliases};
 pub use state::DEFAULT_STATE_DIR;
 
+use crate::slug::is_valid_slug;
 use crate::{BlogDetail, Client, Error};
 use render::file_path;
 
@@ -273,20 +274,6 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
         path: path.to_owned(),
         source,
     }
-}
-
-/// A slug as the server defines it (lower-case ASCII letters and digits in groups joined by
-/// single hyphens, at most 200 bytes), so a file name made from it stays inside the output
-/// folder whatever the server sent.
-fn is_valid_slug(slug: &str) -> bool {
-    !slug.is_empty()
-        && slug.len() <= 200
-        && slug.split('-').all(|part| {
-            !part.is_empty()
-                && part
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
 }
 
 /// Reads the manifest at `manifest_path`. Writes nothing. Fails if a file it lists is or is

@@ -85,11 +85,20 @@ impl Service {
     /// waiting), else inline, the firings that writes to `project` recorded and nobody has
     /// claimed yet: the one the caller's write just recorded, and any other.
     pub(crate) async fn fire_recorded(&self, project: ProjectId) {
-        let guard = self.firings().start();
         let service = self.clone();
+        self.in_background(async move {
+            service.attempt_unclaimed(Some(project)).await;
+        })
+        .await;
+    }
+
+    /// Runs `firing` in the background when a tokio runtime is running (tracked, so that
+    /// shutdown waits for it: [`Service::wait_for_firings`]), else inline.
+    async fn in_background(&self, firing: impl std::future::Future<Output = ()> + Send + 'static) {
+        let guard = self.firings().start();
         let task = async move {
             let _guard = guard;
-            service.attempt_unclaimed(Some(project)).await;
+            firing.await;
         };
         match tokio::runtime::Handle::try_current() {
             Ok(handle) => {
@@ -188,18 +197,11 @@ impl Service {
                 "attempting deploy hook firings recorded before the last stop"
             );
         }
-        let guard = self.firings().start();
         let service = self.clone();
-        let task = async move {
-            let _guard = guard;
+        self.in_background(async move {
             service.attempt_claimed(claimed).await;
-        };
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => {
-                handle.spawn(task);
-            }
-            Err(_) => task.await,
-        }
+        })
+        .await;
         Ok(resumed)
     }
 
