@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use blogread_core::domain::{
-    Blog, BlogFields, BlogId, BlogState, NewBlog, Project, ProjectId, ProjectName,
+    Blog, BlogFields, BlogId, BlogInput, BlogState, Project, ProjectId, ProjectName,
     PublishedSnapshot, Timestamp,
 };
 use blogread_core::store::{PageQuery, PostgresStore, SqliteStore, Store};
@@ -76,16 +76,16 @@ fn blog(project: ProjectId, i: u64) -> Blog {
         "Engineering".to_owned(),
         format!("Series {}", i % 100),
     ];
-    let fields = BlogFields::new(NewBlog {
-        title: format!("Shipping a static blog, part {i}"),
-        slug: format!("post-{i}"),
+    let fields = BlogFields::new(BlogInput {
+        title: Some(format!("Shipping a static blog, part {i}")),
+        slug: Some(format!("post-{i}")),
         content: Some(body(i)),
         excerpt: Some(
             "What we changed, what we measured, and what we would do differently.".into(),
         ),
         meta_title: Some(format!("Static blog part {i}")),
         meta_description: Some("A build pipeline story with numbers.".into()),
-        featured_image_url: Some(format!("https://cdn.example.com/img/{i}.png")),
+        featured_image_url: Some(Some(format!("https://cdn.example.com/img/{i}.png"))),
         categories: Some(categories),
         tags: Some(vec!["rust".into(), "static-sites".into()]),
     })

@@ -3,7 +3,7 @@
 
 use blogread_core::Service;
 use blogread_core::auth::Caller;
-use blogread_core::domain::{NewBlog, ProjectId, Timestamp};
+use blogread_core::domain::{BlogInput, ProjectId, Timestamp};
 use blogread_core::error::Result;
 use blogread_core::lifecycle;
 
@@ -159,9 +159,9 @@ async fn seed_blogs(
         if spec.links_per_post > 0 {
             links.push(format!("[INTERNAL:retired-{i}]"));
         }
-        let input = NewBlog {
-            title: format!("Post {i}: what we learned shipping faster"),
-            slug: slug(i),
+        let input = BlogInput {
+            title: Some(format!("Post {i}: what we learned shipping faster")),
+            slug: Some(slug(i)),
             content: Some(post(&links)),
             excerpt: Some(
                 "Teams that deploy often recover faster and learn sooner. Here is what changed \
@@ -173,7 +173,7 @@ async fn seed_blogs(
                 "Lead time, rollbacks and review times before and after trunk-based development."
                     .to_owned(),
             ),
-            featured_image_url: Some(format!("https://cdn.example.com/images/post-{i}.jpg")),
+            featured_image_url: Some(Some(format!("https://cdn.example.com/images/post-{i}.jpg"))),
             categories: Some(vec![if i % 3 == 0 { CATEGORY } else { "Ops" }.to_owned()]),
             tags: Some(vec!["delivery".to_owned(), format!("tag-{}", i % 20)]),
         };

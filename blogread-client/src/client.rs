@@ -198,7 +198,7 @@ impl Client {
         let blogs = blogs
             .into_iter()
             .map(|blog| PublishedBlog {
-                updated_at: updated.get(&blog.slug).copied(),
+                updated_at: updated.get(&blog.fields.slug).copied(),
                 blog,
             })
             .collect();
@@ -348,7 +348,7 @@ impl Client {
         // names the newest 5000 in one answer and catches that.
         let sitemap = self.sitemap_in(call, conditional).await?;
         let n = blogs.len().min(SITEMAP_MAX_ENTRIES);
-        let ours: HashSet<&str> = blogs[..n].iter().map(|b| b.slug.as_str()).collect();
+        let ours: HashSet<&str> = blogs[..n].iter().map(|b| b.fields.slug.as_str()).collect();
         let theirs: HashSet<&str> = sitemap.blogs.iter().map(|e| e.slug.as_str()).collect();
         if sitemap.blogs.len() != n || ours != theirs {
             return Ok(None);

@@ -14,17 +14,11 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// One published blog as the list endpoint returns it (`docs/public-api.md#list-item`).
-///
-/// `content` is `Some` only when the page was read with
-/// [`ListParams::include_content`] (or through [`Client::all_blogs_with_content`]).
-///
-/// [`Client::all_blogs_with_content`]: crate::Client::all_blogs_with_content
+/// The fields of a published blog as the list and the single-blog endpoints show them, in
+/// both answers (flattened: the JSON has them at the top level of each blog).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
-pub struct BlogListItem {
-    /// Identifier of the blog (a UUID string).
-    pub id: String,
+pub struct BlogFields {
     /// Title.
     pub title: String,
     /// Slug, unique within the project; the path segment of [`Client::get`](crate::Client::get).
@@ -46,6 +40,22 @@ pub struct BlogListItem {
     pub categories: Vec<String>,
     /// Tags, in the author's order.
     pub tags: Vec<String>,
+}
+
+/// One published blog as the list endpoint returns it (`docs/public-api.md#list-item`).
+///
+/// `content` is `Some` only when the page was read with
+/// [`ListParams::include_content`] (or through [`Client::all_blogs_with_content`]).
+///
+/// [`Client::all_blogs_with_content`]: crate::Client::all_blogs_with_content
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BlogListItem {
+    /// Identifier of the blog (a UUID string).
+    pub id: String,
+    /// Title, slug, excerpt, meta title and description, featured image, categories, tags.
+    #[serde(flatten)]
+    pub fields: BlogFields,
     /// First publication time; the list is sorted by it, newest first.
     pub published_at: DateTime<Utc>,
     /// HTML body with internal links resolved; present only with `include_content=true`.
@@ -60,24 +70,9 @@ pub struct BlogListItem {
 pub struct BlogDetail {
     /// Identifier of the blog (a UUID string).
     pub id: String,
-    /// Title.
-    pub title: String,
-    /// Slug. Always matches the slug grammar, so it is safe as a file name or path segment
-    /// (see [`BlogListItem::slug`]).
-    #[serde(deserialize_with = "crate::slug::deserialize")]
-    pub slug: String,
-    /// Excerpt (`""` when none).
-    pub excerpt: String,
-    /// Meta title (`""` when none).
-    pub meta_title: String,
-    /// Meta description (`""` when none).
-    pub meta_description: String,
-    /// Featured image URL; `None` when the post has none.
-    pub featured_image_url: Option<String>,
-    /// Category names.
-    pub categories: Vec<String>,
-    /// Tags.
-    pub tags: Vec<String>,
+    /// The fields of the list item.
+    #[serde(flatten)]
+    pub fields: BlogFields,
     /// First publication time.
     pub published_at: DateTime<Utc>,
     /// HTML body with internal links resolved (`docs/content.md#internal-links`).
@@ -107,7 +102,7 @@ pub struct BlogList {
 #[non_exhaustive]
 pub struct SitemapEntry {
     /// Slug. Always matches the slug grammar, so it is safe as a file name or path segment
-    /// (see [`BlogListItem::slug`]).
+    /// (see [`BlogFields::slug`]).
     #[serde(deserialize_with = "crate::slug::deserialize")]
     pub slug: String,
     /// First publication time.
@@ -282,7 +277,7 @@ mod tests {
     #[test]
     fn list_round_trips_byte_for_byte() {
         let page: BlogList = serde_json::from_str(LIST).unwrap();
-        assert_eq!(page.blogs[0].featured_image_url, None);
+        assert_eq!(page.blogs[0].fields.featured_image_url, None);
         assert_eq!(page.blogs[0].content, None);
         assert_eq!(serde_json::to_string(&page).unwrap(), LIST);
     }

@@ -18,7 +18,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use blogread_core::auth::Caller;
-use blogread_core::domain::NewBlog;
+use blogread_core::domain::BlogInput;
 use blogread_core::error::error_chain;
 use blogread_core::read::{Answer, CACHE_CONTROL, Conditional, RawListParams};
 use blogread_core::{Bytes, Error, Service};
@@ -169,9 +169,9 @@ pub async fn prepare(service: &Service) -> Result<String, Error> {
         .create_blog(
             &me,
             project.id,
-            NewBlog {
-                title: "Hello from axum".into(),
-                slug: "hello".into(),
+            BlogInput {
+                title: Some("Hello from axum".into()),
+                slug: Some("hello".into()),
                 content: Some("<p>Served by axum, read rules from blogread-core.</p>".into()),
                 ..Default::default()
             },

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use blogread_core::Service;
 use blogread_core::auth::Caller;
-use blogread_core::domain::NewBlog;
+use blogread_core::domain::BlogInput;
 use blogread_core::read::RawListParams;
 use blogread_core::store::MemoryStore;
 
@@ -45,9 +45,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .create_blog(
                 auth,
                 project.id,
-                NewBlog {
-                    title: title.into(),
-                    slug: slug.into(),
+                BlogInput {
+                    title: Some(title.into()),
+                    slug: Some(slug.into()),
                     content: Some(content.into()),
                     categories: Some(vec!["Guides".into()]),
                     ..Default::default()

@@ -53,7 +53,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use blogread_core::auth::Caller;
-//! use blogread_core::domain::NewBlog;
+//! use blogread_core::domain::BlogInput;
 //! use blogread_core::read::RawListParams;
 //! use blogread_core::store::MemoryStore;
 //! use blogread_core::Service;
@@ -66,7 +66,7 @@
 //! let project = service.create_project(&me, "My blog".into(), None).await?;
 //! let public_key = service.generate_public_key(&me, project.id).await?.key;
 //!
-//! let draft = NewBlog {
+//! let draft = BlogInput {
 //!     title: "Hello, world".into(),
 //!     slug: "hello-world".into(),
 //!     content: Some("<p>First words.</p>".into()),

@@ -8,13 +8,13 @@
 //! these functions inside their write transaction (see [`crate::store::Store::update_blog`]).
 
 use crate::domain::{
-    Blog, BlogFields, BlogId, BlogPatch, BlogState, NewBlog, ProjectId, PublishedSnapshot,
-    Timestamp, Trigger,
+    Blog, BlogFields, BlogId, BlogInput, BlogState, ProjectId, PublishedSnapshot, Timestamp,
+    Trigger,
 };
 use crate::error::{Error, Result};
 
 /// Creates a new draft blog from validated input.
-pub fn create(project: ProjectId, input: NewBlog, now: Timestamp) -> Result<Blog> {
+pub fn create(project: ProjectId, input: BlogInput, now: Timestamp) -> Result<Blog> {
     Ok(Blog {
         id: BlogId::generate(),
         project_id: project,
@@ -114,7 +114,7 @@ pub fn unschedule(blog: &mut Blog, now: Timestamp) -> Result<Option<Trigger>> {
 
 /// Edits the working copy only; allowed from any status; never an event of its own (a
 /// scheduled blog whose go-live has come is published first, which is one).
-pub fn edit(blog: &mut Blog, patch: BlogPatch, now: Timestamp) -> Result<Option<Trigger>> {
+pub fn edit(blog: &mut Blog, patch: BlogInput, now: Timestamp) -> Result<Option<Trigger>> {
     let working = blog.working.patched(patch)?;
     let event = go_live(blog, now)?;
     blog.working = working;
@@ -174,9 +174,9 @@ mod tests {
     fn draft() -> Blog {
         create(
             ProjectId::generate(),
-            NewBlog {
-                title: "Hello".into(),
-                slug: "hello".into(),
+            BlogInput {
+                title: Some("Hello".into()),
+                slug: Some("hello".into()),
                 content: Some("<p>v1</p>".into()),
                 ..Default::default()
             },
@@ -209,7 +209,7 @@ mod tests {
         publish(&mut b, None, t("2026-01-02T00:00:00Z")).unwrap();
         let ev = edit(
             &mut b,
-            BlogPatch {
+            BlogInput {
                 content: Some("<p>v2</p>".into()),
                 ..Default::default()
             },
@@ -227,7 +227,7 @@ mod tests {
         publish(&mut b, None, t("2026-01-02T00:00:00Z")).unwrap();
         edit(
             &mut b,
-            BlogPatch {
+            BlogInput {
                 content: Some("<p>v2</p>".into()),
                 ..Default::default()
             },
@@ -350,7 +350,7 @@ mod tests {
         .unwrap();
         let ev = edit(
             &mut b,
-            BlogPatch {
+            BlogInput {
                 content: Some("<p>v2</p>".into()),
                 ..Default::default()
             },
@@ -455,7 +455,7 @@ mod tests {
         let after = t("2026-02-02T00:00:00Z");
         let mut edited = b.clone();
         assert_eq!(
-            edit(&mut edited, BlogPatch::default(), after).unwrap(),
+            edit(&mut edited, BlogInput::default(), after).unwrap(),
             Some(Trigger::Published),
             "the go-live is the edit's event"
         );

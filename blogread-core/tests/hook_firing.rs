@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use blogread_core::domain::{BlogPatch, Trigger};
+use blogread_core::domain::{BlogInput, Trigger};
 use blogread_core::error::{Error, NotFound};
 use blogread_core::hook::{AddressPolicy, HttpNotifier, StaticResolver};
 use blogread_core::store::MemoryStore;
@@ -57,7 +57,7 @@ async fn each_visible_change_posts_once_and_draft_edits_never() {
 
     let b = f.draft("post", "Post", "<p>v1</p>").await;
     let id = blog_id(&b);
-    let edit = || BlogPatch {
+    let edit = || BlogInput {
         content: Some("<p>edited</p>".into()),
         ..Default::default()
     };
@@ -295,7 +295,7 @@ async fn an_unpublish_is_logged_under_the_slug_the_public_saw() {
             auth,
             f.project,
             blog_id(&b),
-            BlogPatch {
+            BlogInput {
                 slug: Some("renamed-draft".into()),
                 ..Default::default()
             },

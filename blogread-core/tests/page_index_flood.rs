@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use blogread_core::domain::NewBlog;
+use blogread_core::domain::BlogInput;
 use blogread_core::store::{PageQuery, SqliteStore, Store};
 use blogread_core::testing::Fixture;
 
@@ -32,9 +32,9 @@ async fn a_flood_of_made_up_categories_holds_nothing_and_stays_within_the_bound(
     let f = Fixture::new(Arc::clone(&store), None).await;
     for i in 0..20 {
         let blog = f
-            .draft_with(NewBlog {
-                title: format!("Post {i}"),
-                slug: format!("post-{i}"),
+            .draft_with(BlogInput {
+                title: Some(format!("Post {i}")),
+                slug: Some(format!("post-{i}")),
                 categories: Some(vec!["real".into()]),
                 ..Default::default()
             })

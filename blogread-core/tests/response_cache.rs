@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use blogread_core::Service;
 use blogread_core::auth::Caller;
-use blogread_core::domain::{BlogPatch, OperatorToken};
+use blogread_core::domain::{BlogInput, OperatorToken};
 use blogread_core::error::{Error, NotFound, Unauthorized};
 use blogread_core::read::{Answer, Conditional, RawListParams};
 use blogread_core::service::ProjectUpdate;
@@ -162,7 +162,7 @@ async fn a_resync_of_the_blog_itself_changes_its_cached_body(store: Arc<dyn Stor
             &f.admin,
             f.project,
             blog_id(&a),
-            BlogPatch {
+            BlogInput {
                 content: Some("<p>second</p>".into()),
                 ..Default::default()
             },

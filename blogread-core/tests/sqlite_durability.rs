@@ -9,7 +9,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use blogread_core::domain::{NewBlog, Project, ProjectId, ProjectName, Timestamp};
+use blogread_core::domain::{BlogInput, Project, ProjectId, ProjectName, Timestamp};
 use blogread_core::lifecycle;
 use blogread_core::store::{SqliteStore, Store};
 use sqlx::{Connection, SqliteConnection};
@@ -33,9 +33,9 @@ async fn writer() {
         let slug = format!("post-{i}");
         let blog = lifecycle::create(
             project.id,
-            NewBlog {
-                title: format!("Post {i}"),
-                slug: slug.clone(),
+            BlogInput {
+                title: Some(format!("Post {i}")),
+                slug: Some(slug.clone()),
                 content: Some(body.clone()),
                 categories: Some(vec!["Durability".into()]),
                 ..Default::default()

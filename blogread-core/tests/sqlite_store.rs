@@ -77,7 +77,7 @@ async fn the_in_memory_database_runs_the_contract_basics() {
 /// publishing keeps every row and every reference to it.
 #[tokio::test]
 async fn a_database_from_before_scheduling_upgrades_with_its_posts_slugs_and_categories() {
-    use blogread_core::domain::{BlogId, NewBlog, ProjectId};
+    use blogread_core::domain::{BlogId, BlogInput, ProjectId};
     use blogread_core::store::PageQuery;
 
     let dir = tempfile::tempdir().unwrap();
@@ -154,9 +154,9 @@ async fn a_database_from_before_scheduling_upgrades_with_its_posts_slugs_and_cat
     assert_eq!(page.blogs[0].content.as_deref(), Some("<p>hi</p>"));
     let taken = blogread_core::lifecycle::create(
         project,
-        NewBlog {
-            title: "Again".into(),
-            slug: "hello".into(),
+        BlogInput {
+            title: Some("Again".into()),
+            slug: Some("hello".into()),
             ..Default::default()
         },
         blogread_core::domain::Timestamp::now(),

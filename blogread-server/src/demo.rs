@@ -8,7 +8,7 @@
 
 use blogread_core::Service;
 use blogread_core::auth::Caller;
-use blogread_core::domain::{BlogId, BlogPatch, NewBlog, ProjectId, Timestamp};
+use blogread_core::domain::{BlogId, BlogInput, ProjectId, Timestamp};
 use blogread_core::error::NotFound;
 use blogread_core::read::ListParams;
 
@@ -374,15 +374,16 @@ async fn seed_posts(
     let mut unpublished = None;
     let mut renamed = None;
     for (i, post) in POSTS.iter().enumerate() {
-        let input = NewBlog {
-            title: post.title.into(),
-            slug: post.old_slug.unwrap_or(post.slug).into(),
+        let input = BlogInput {
+            title: Some(post.title.into()),
+            slug: Some(post.old_slug.unwrap_or(post.slug).into()),
             content: Some(body(i)),
             excerpt: Some(post.excerpt.into()),
             meta_title: (i % 3 == 0).then(|| format!("{} | Demo blog", post.title)),
             meta_description: (i % 2 == 0).then(|| post.excerpt.to_owned()),
             featured_image_url: (i % 4 != 3)
-                .then(|| format!("https://images.example.com/demo/{}.jpg", post.slug)),
+                .then(|| format!("https://images.example.com/demo/{}.jpg", post.slug))
+                .map(Some),
             categories: Some(vec![post.category.into()]),
             tags: Some(post.tags.iter().map(|t| (*t).to_owned()).collect()),
         };
@@ -399,9 +400,9 @@ async fn seed_posts(
             .await?;
         if let Some(old) = post.old_slug {
             // Renamed after publication: the re-sync keeps the old slug as an alias.
-            let rename = BlogPatch {
+            let rename = BlogInput {
                 slug: Some(post.slug.to_owned()),
-                ..BlogPatch::default()
+                ..BlogInput::default()
             };
             service.edit_blog(auth, project, id, rename).await?;
             service.publish_blog(auth, project, id, None).await?;

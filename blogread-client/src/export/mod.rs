@@ -317,8 +317,8 @@ pub async fn export(
     let mut report = ExportReport::default();
 
     let summaries = client.all_blogs().await?;
-    if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.slug)) {
-        return Err(ExportError::UnsafeSlug(bad.slug.clone()));
+    if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.fields.slug)) {
+        return Err(ExportError::UnsafeSlug(bad.fields.slug.clone()));
     }
     // Former slugs of renamed posts, by current slug. A server without slug history has no
     // redirects endpoint: nothing to redirect then.
@@ -342,7 +342,7 @@ pub async fn export(
     let mut tasks = JoinSet::new();
     for (index, summary) in summaries.iter().enumerate() {
         let client = client.clone();
-        let slug = summary.slug.clone();
+        let slug = summary.fields.slug.clone();
         let semaphore = semaphore.clone();
         tasks.spawn(async move {
             let _permit = semaphore.acquire_owned().await.expect("never closed");
@@ -366,11 +366,11 @@ pub async fn export(
     let mut files: BTreeMap<String, String> = BTreeMap::new();
     let mut next = Manifest::new();
     for blog in details.into_iter().flatten() {
-        if !is_valid_slug(&blog.slug) {
-            return Err(ExportError::UnsafeSlug(blog.slug));
+        if !is_valid_slug(&blog.fields.slug) {
+            return Err(ExportError::UnsafeSlug(blog.fields.slug));
         }
         let former = aliases
-            .get(&blog.slug)
+            .get(&blog.fields.slug)
             .map(Vec::as_slice)
             .unwrap_or_default();
         let rendered = render_file(options.format, &blog, former);
@@ -378,11 +378,12 @@ pub async fn export(
         let mut inexact = Some(rendered.inexact);
         if options.format == Format::Html {
             // Plain HTML has no generator to write redirect pages: one page per former slug.
-            pages.extend(
-                former
-                    .iter()
-                    .map(|from| (file_path(Format::Html, from), redirect_page(&blog.slug))),
-            );
+            pages.extend(former.iter().map(|from| {
+                (
+                    file_path(Format::Html, from),
+                    redirect_page(&blog.fields.slug),
+                )
+            }));
         }
         for (i, (rel, text)) in pages.into_iter().enumerate() {
             debug_assert!(is_export_file(&rel));
@@ -393,7 +394,7 @@ pub async fn export(
                 report.conflicts.push(rel);
                 continue;
             }
-            next.files.insert(rel.clone(), blog.slug.clone());
+            next.files.insert(rel.clone(), blog.fields.slug.clone());
             files.insert(rel, text);
             if i == 0 {
                 report.blogs += 1;

@@ -94,14 +94,14 @@ pub fn render_file(format: Format, blog: &BlogDetail, aliases: &[String]) -> Ren
         .map(|finding| {
             let (line, message) = finding.message(&blog.content);
             Inexact {
-                slug: blog.slug.clone(),
+                slug: blog.fields.slug.clone(),
                 line,
                 message,
             }
         })
         .collect();
     Rendered {
-        path: file_path(format, &blog.slug),
+        path: file_path(format, &blog.fields.slug),
         text,
         inexact,
     }
@@ -144,10 +144,10 @@ pub(crate) fn parse_file_path(path: &str) -> Option<(Format, &str)> {
 
 /// The description a page shows: the meta description, else the excerpt.
 fn description(blog: &BlogDetail) -> &str {
-    if blog.meta_description.is_empty() {
-        &blog.excerpt
+    if blog.fields.meta_description.is_empty() {
+        &blog.fields.excerpt
     } else {
-        &blog.meta_description
+        &blog.fields.meta_description
     }
 }
 
@@ -215,24 +215,24 @@ struct Extra<'a> {
 fn extra(blog: &BlogDetail) -> Extra<'_> {
     Extra {
         id: &blog.id,
-        featured_image: blog.featured_image_url.as_deref(),
+        featured_image: blog.fields.featured_image_url.as_deref(),
         word_count: blog.word_count,
-        excerpt: &blog.excerpt,
-        meta_title: &blog.meta_title,
+        excerpt: &blog.fields.excerpt,
+        meta_title: &blog.fields.meta_title,
     }
 }
 
 fn zola(blog: &BlogDetail, aliases: &[String]) -> (String, Vec<Finding>) {
     let front = ZolaFront {
-        title: &blog.title,
+        title: &blog.fields.title,
         description: description(blog),
         date: toml_datetime(&blog.published_at),
         updated: toml_datetime(&blog.updated_at),
-        slug: &blog.slug,
+        slug: &blog.fields.slug,
         aliases,
         taxonomies: Taxonomies {
-            categories: zola_terms(&blog.categories),
-            tags: zola_terms(&blog.tags),
+            categories: zola_terms(&blog.fields.categories),
+            tags: zola_terms(&blog.fields.tags),
         },
         extra: extra(blog),
     };
@@ -340,15 +340,20 @@ struct HugoFront<'a> {
 
 fn hugo(blog: &BlogDetail, aliases: &[String]) -> (String, Vec<Finding>) {
     let front = HugoFront {
-        title: &blog.title,
+        title: &blog.fields.title,
         description: description(blog),
-        summary: &blog.excerpt,
+        summary: &blog.fields.excerpt,
         date: toml_datetime(&blog.published_at),
         lastmod: toml_datetime(&blog.updated_at),
-        slug: &blog.slug,
-        categories: &blog.categories,
-        tags: &blog.tags,
-        images: blog.featured_image_url.as_deref().into_iter().collect(),
+        slug: &blog.fields.slug,
+        categories: &blog.fields.categories,
+        tags: &blog.fields.tags,
+        images: blog
+            .fields
+            .featured_image_url
+            .as_deref()
+            .into_iter()
+            .collect(),
         aliases,
         params: extra(blog),
     };
@@ -377,10 +382,10 @@ fn html(blog: &BlogDetail) -> String {
     let e = escape_html;
     let published = blog.published_at.to_rfc3339_opts(SecondsFormat::Secs, true);
     let updated = blog.updated_at.to_rfc3339_opts(SecondsFormat::Secs, true);
-    let title = if blog.meta_title.is_empty() {
-        &blog.title
+    let title = if blog.fields.meta_title.is_empty() {
+        &blog.fields.title
     } else {
-        &blog.meta_title
+        &blog.fields.meta_title
     };
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
@@ -392,25 +397,25 @@ fn html(blog: &BlogDetail) -> String {
             e(description(blog))
         ));
     }
-    if let Some(img) = &blog.featured_image_url {
+    if let Some(img) = &blog.fields.featured_image_url {
         out.push_str(&format!(
             "<meta property=\"og:image\" content=\"{}\">\n",
             e(img)
         ));
     }
-    if !blog.tags.is_empty() {
+    if !blog.fields.tags.is_empty() {
         out.push_str(&format!(
             "<meta name=\"keywords\" content=\"{}\">\n",
-            e(&blog.tags.join(", "))
+            e(&blog.fields.tags.join(", "))
         ));
     }
     out.push_str(&format!(
         "<meta name=\"blogread:slug\" content=\"{}\">\n<meta name=\"blogread:word-count\" content=\"{}\">\n",
-        e(&blog.slug),
+        e(&blog.fields.slug),
         blog.word_count
     ));
     out.push_str("</head>\n<body>\n<article>\n<header>\n");
-    out.push_str(&format!("<h1>{}</h1>\n", e(&blog.title)));
+    out.push_str(&format!("<h1>{}</h1>\n", e(&blog.fields.title)));
     out.push_str(&format!(
         "<p><time datetime=\"{published}\">{}</time>",
         blog.published_at.format("%Y-%m-%d")
@@ -422,8 +427,9 @@ fn html(blog: &BlogDetail) -> String {
         ));
     }
     out.push_str(&format!(" · {} words</p>\n", blog.word_count));
-    if !blog.categories.is_empty() {
+    if !blog.fields.categories.is_empty() {
         let cats: Vec<String> = blog
+            .fields
             .categories
             .iter()
             .map(|c| format!("<li>{}</li>", e(c)))
@@ -433,14 +439,15 @@ fn html(blog: &BlogDetail) -> String {
             cats.concat()
         ));
     }
-    if let Some(img) = &blog.featured_image_url {
+    if let Some(img) = &blog.fields.featured_image_url {
         out.push_str(&format!("<img src=\"{}\" alt=\"\">\n", e(img)));
     }
     out.push_str("</header>\n");
     out.push_str(&blog.content);
     out.push('\n');
-    if !blog.tags.is_empty() {
+    if !blog.fields.tags.is_empty() {
         let tags: Vec<String> = blog
+            .fields
             .tags
             .iter()
             .map(|t| format!("<li>{}</li>", e(t)))
@@ -488,7 +495,7 @@ mod tests {
         let (path, text) = render(Format::Zola, &blog());
         assert_eq!(path, "hello-world.md");
         let (front, body) = split_front(&text);
-        assert_eq!(front["title"].as_str(), Some(blog().title.as_str()));
+        assert_eq!(front["title"].as_str(), Some(blog().fields.title.as_str()));
         assert_eq!(front["description"].as_str(), Some("An excerpt"));
         assert_eq!(
             front["date"].as_datetime().unwrap().to_string(),
@@ -536,8 +543,8 @@ mod tests {
     #[test]
     fn zola_front_matter_follows_zolas_page_rules() {
         let mut b = blog();
-        b.tags = vec!["  ".into(), "b".into()];
-        b.categories = vec![" ".into()];
+        b.fields.tags = vec!["  ".into(), "b".into()];
+        b.fields.categories = vec![" ".into()];
         let (_, text) = render(Format::Zola, &b);
         let (front, _) = split_front(&text);
         for key in front.keys() {
@@ -586,9 +593,9 @@ mod tests {
     #[test]
     fn zola_omits_empty_taxonomies_and_missing_image() {
         let mut b = blog();
-        b.categories.clear();
-        b.tags.clear();
-        b.featured_image_url = None;
+        b.fields.categories.clear();
+        b.fields.tags.clear();
+        b.fields.featured_image_url = None;
         let (_, text) = render(Format::Zola, &b);
         let (front, _) = split_front(&text);
         assert!(!front.contains_key("taxonomies"));
@@ -621,7 +628,7 @@ mod tests {
                 "title"
             ]
         );
-        assert_eq!(front["title"].as_str(), Some(blog().title.as_str()));
+        assert_eq!(front["title"].as_str(), Some(blog().fields.title.as_str()));
         // No meta description: the excerpt describes the page.
         assert_eq!(front["description"].as_str(), Some("An excerpt"));
         assert_eq!(front["summary"].as_str(), Some("An excerpt"));
@@ -677,8 +684,8 @@ mod tests {
     #[test]
     fn hugo_omits_what_the_blog_does_not_have() {
         let mut b = blog();
-        b.featured_image_url = None;
-        b.excerpt.clear();
+        b.fields.featured_image_url = None;
+        b.fields.excerpt.clear();
         let (_, text) = render(Format::Hugo, &b);
         let (front, _) = split_front(&text);
         assert!(!front.contains_key("images"));
@@ -733,9 +740,9 @@ mod tests {
     #[test]
     fn a_line_of_plus_signs_in_a_title_or_excerpt_does_not_end_the_front_matter() {
         let mut b = blog();
-        b.title = "Intro\n+++\nRest +++\n\"quoted\" \\ and \u{7f}".into();
-        b.excerpt = "a\n+++".into();
-        b.tags = vec!["t\n+++\n".into(), "plain".into()];
+        b.fields.title = "Intro\n+++\nRest +++\n\"quoted\" \\ and \u{7f}".into();
+        b.fields.excerpt = "a\n+++".into();
+        b.fields.tags = vec!["t\n+++\n".into(), "plain".into()];
         // Zola's front matter pattern, and Hugo's rule (the first line that starts with `+++`).
         let zola_front = regex::Regex::new(
             r"^[[:space:]]*\+\+\+(\r?\n(?s).*?(?-s))\+\+\+[[:space:]]*(?:$|(?:\r?\n((?s).*(?-s))$))",
@@ -749,7 +756,7 @@ mod tests {
             for front in [zola, hugo] {
                 assert_eq!(
                     front["title"].as_str(),
-                    Some(b.title.as_str()),
+                    Some(b.fields.title.as_str()),
                     "{format:?}"
                 );
                 let tags = front

@@ -82,13 +82,18 @@ impl FromStr for BlogStatus {
     }
 }
 
-/// The fields of a blog as an author sends them on create (raw, unvalidated).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct NewBlog {
-    /// Title (required).
-    pub title: String,
-    /// Slug (required).
-    pub slug: String,
+/// The fields of a blog as an author sends them, unvalidated. On create, `title` and `slug`
+/// are required and an absent field is empty (no image, no category...); on an edit, each
+/// field present replaces that field of the working copy, and `featured_image_url:
+/// Some(None)` removes the image.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct BlogInput {
+    /// Title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Slug.
+    #[serde(default)]
+    pub slug: Option<String>,
     /// HTML body.
     #[serde(default)]
     pub content: Option<String>,
@@ -101,9 +106,9 @@ pub struct NewBlog {
     /// Meta description.
     #[serde(default)]
     pub meta_description: Option<String>,
-    /// Featured image URL.
+    /// Featured image URL (`Some(None)`: none).
     #[serde(default)]
-    pub featured_image_url: Option<String>,
+    pub featured_image_url: Option<Option<String>>,
     /// Category names, in order.
     #[serde(default)]
     pub categories: Option<Vec<String>>,
@@ -112,36 +117,29 @@ pub struct NewBlog {
     pub tags: Option<Vec<String>>,
 }
 
-/// A partial edit of a blog's working copy: each `Some` replaces that field.
-/// `featured_image_url: Some(None)` clears the image.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct BlogPatch {
-    /// New title.
-    pub title: Option<String>,
-    /// New slug.
-    pub slug: Option<String>,
-    /// New body.
-    pub content: Option<String>,
-    /// New excerpt.
-    pub excerpt: Option<String>,
-    /// New meta title.
-    pub meta_title: Option<String>,
-    /// New meta description.
-    pub meta_description: Option<String>,
-    /// New featured image (`Some(None)` clears it).
-    pub featured_image_url: Option<Option<String>>,
-    /// New categories.
-    pub categories: Option<Vec<String>>,
-    /// New tags.
-    pub tags: Option<Vec<String>>,
+impl BlogInput {
+    /// The input of a new blog with `title` and `slug` (the rest absent: empty).
+    pub fn new(title: impl Into<String>, slug: impl Into<String>) -> Self {
+        Self {
+            title: Some(title.into()),
+            slug: Some(slug.into()),
+            ..Self::default()
+        }
+    }
 }
 
 /// The validated fields of a blog: a working copy or a published snapshot. It cannot hold a
 /// value that breaks a rule of `docs/content.md#fields-and-their-limits`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Serialised as the public API shows a post's fields, in its order, without the body: the
+/// public answers carry the body (links resolved) beside these. Read back through the same
+/// rules, as stored fields are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "BlogInput")]
 pub struct BlogFields {
     title: String,
     slug: Slug,
+    #[serde(skip_serializing)]
     content: String,
     excerpt: String,
     meta_title: String,
@@ -151,87 +149,112 @@ pub struct BlogFields {
     tags: Vec<String>,
 }
 
+impl TryFrom<BlogInput> for BlogFields {
+    type Error = FieldError;
+
+    fn try_from(input: BlogInput) -> Result<Self, FieldError> {
+        Self::from_stored(input)
+    }
+}
+
 impl BlogFields {
-    /// Validates the fields of a new blog. Missing optional text fields become `""`.
-    pub fn new(input: NewBlog) -> Result<Self, FieldError> {
-        let fields = BlogFields {
-            title: input.title,
-            slug: Slug::parse(&input.slug).map_err(FieldError::from)?,
-            content: input.content.unwrap_or_default(),
-            excerpt: input.excerpt.unwrap_or_default(),
-            meta_title: input.meta_title.unwrap_or_default(),
-            meta_description: input.meta_description.unwrap_or_default(),
-            featured_image_url: input.featured_image_url,
-            categories: input.categories.unwrap_or_default(),
-            tags: input.tags.unwrap_or_default(),
-        };
+    /// Validates the fields of a new blog: `title` and `slug` are required; a missing
+    /// optional field is empty (`""`, no image, no entries).
+    pub fn new(input: BlogInput) -> Result<Self, FieldError> {
+        let slug = input
+            .slug
+            .as_deref()
+            .ok_or_else(|| FieldError::new("slug", "is required"))?;
+        let slug = Slug::parse(slug).map_err(FieldError::from)?;
+        Self::with_slug(input, slug)
+    }
+
+    /// Rebuilds fields read back from storage (or from an answer this crate wrote), checking
+    /// them again; the slug is read as stored (a name reserved since is kept).
+    pub fn from_stored(input: BlogInput) -> Result<Self, FieldError> {
+        let slug = input.slug.as_deref().unwrap_or_default();
+        let slug = Slug::from_stored(slug).map_err(FieldError::from)?;
+        Self::with_slug(input, slug)
+    }
+
+    /// Rebuilds the fields of a published snapshot for a public read: only the slug's
+    /// pattern and the title's presence are checked. The write checked every rule, and a
+    /// public read does not pay for checking them again ([`BlogFields::from_stored`] does,
+    /// for every other read).
+    pub(crate) fn from_published(input: BlogInput) -> Result<Self, FieldError> {
+        let slug = input.slug.as_deref().unwrap_or_default();
+        let slug = Slug::from_stored(slug).map_err(FieldError::from)?;
+        Self::unchecked(input, slug)
+    }
+
+    /// These fields without their body: a public answer carries the body (links resolved)
+    /// apart.
+    pub fn without_body(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            slug: self.slug.clone(),
+            content: String::new(),
+            excerpt: self.excerpt.clone(),
+            meta_title: self.meta_title.clone(),
+            meta_description: self.meta_description.clone(),
+            featured_image_url: self.featured_image_url.clone(),
+            categories: self.categories.clone(),
+            tags: self.tags.clone(),
+        }
+    }
+
+    /// The fields of `input` with `slug` (already checked), every rule checked.
+    fn with_slug(input: BlogInput, slug: Slug) -> Result<Self, FieldError> {
+        let fields = Self::unchecked(input, slug)?;
         fields.validate()?;
         Ok(fields)
     }
 
-    /// Applies a patch, validating the result; `self` is unchanged on error.
-    pub fn patched(&self, patch: BlogPatch) -> Result<Self, FieldError> {
+    /// The fields of `input` with `slug`, the title required, no other rule checked.
+    fn unchecked(input: BlogInput, slug: Slug) -> Result<Self, FieldError> {
+        Ok(BlogFields {
+            title: input
+                .title
+                .ok_or_else(|| FieldError::new("title", "is required"))?,
+            slug,
+            content: input.content.unwrap_or_default(),
+            excerpt: input.excerpt.unwrap_or_default(),
+            meta_title: input.meta_title.unwrap_or_default(),
+            meta_description: input.meta_description.unwrap_or_default(),
+            featured_image_url: input.featured_image_url.flatten(),
+            categories: input.categories.unwrap_or_default(),
+            tags: input.tags.unwrap_or_default(),
+        })
+    }
+
+    /// Applies an edit: each field `patch` holds replaces this one's; validated, and `self`
+    /// is unchanged on error.
+    pub fn patched(&self, patch: BlogInput) -> Result<Self, FieldError> {
         let mut next = self.clone();
-        if let Some(title) = patch.title {
-            next.title = title;
-        }
         if let Some(slug) = patch.slug {
             next.slug = Slug::parse(&slug).map_err(FieldError::from)?;
         }
-        if let Some(content) = patch.content {
-            next.content = content;
-        }
-        if let Some(excerpt) = patch.excerpt {
-            next.excerpt = excerpt;
-        }
-        if let Some(meta_title) = patch.meta_title {
-            next.meta_title = meta_title;
-        }
-        if let Some(meta_description) = patch.meta_description {
-            next.meta_description = meta_description;
-        }
-        if let Some(image) = patch.featured_image_url {
-            next.featured_image_url = image;
-        }
-        if let Some(categories) = patch.categories {
-            next.categories = categories;
-        }
-        if let Some(tags) = patch.tags {
-            next.tags = tags;
-        }
+        let BlogInput {
+            title,
+            content,
+            excerpt,
+            meta_title,
+            meta_description,
+            featured_image_url,
+            categories,
+            tags,
+            ..
+        } = patch;
+        next.title = title.unwrap_or(next.title);
+        next.content = content.unwrap_or(next.content);
+        next.excerpt = excerpt.unwrap_or(next.excerpt);
+        next.meta_title = meta_title.unwrap_or(next.meta_title);
+        next.meta_description = meta_description.unwrap_or(next.meta_description);
+        next.featured_image_url = featured_image_url.unwrap_or(next.featured_image_url);
+        next.categories = categories.unwrap_or(next.categories);
+        next.tags = tags.unwrap_or(next.tags);
         next.validate()?;
         Ok(next)
-    }
-
-    /// Rebuilds fields read back from storage, checking them again.
-    #[allow(clippy::too_many_arguments)]
-    pub fn from_stored(
-        title: String,
-        slug: String,
-        content: String,
-        excerpt: String,
-        meta_title: String,
-        meta_description: String,
-        featured_image_url: Option<String>,
-        categories: Vec<String>,
-        tags: Vec<String>,
-    ) -> Result<Self, FieldError> {
-        let stored = Slug::from_stored(&slug).map_err(FieldError::from)?;
-        let mut fields = Self::new(NewBlog {
-            title,
-            // Validated above; a placeholder passes the write-side check, then the stored
-            // slug goes in.
-            slug: "x".into(),
-            content: Some(content),
-            excerpt: Some(excerpt),
-            meta_title: Some(meta_title),
-            meta_description: Some(meta_description),
-            featured_image_url,
-            categories: Some(categories),
-            tags: Some(tags),
-        })?;
-        fields.slug = stored;
-        Ok(fields)
     }
 
     fn validate(&self) -> Result<(), FieldError> {
@@ -499,30 +522,14 @@ impl Blog {
 }
 
 /// A blog as the management API shows it: the working copy and its lifecycle data.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ManagedBlog {
     /// Id.
     pub id: BlogId,
-    /// Title (working copy).
-    pub title: String,
-    /// Slug (working copy).
-    pub slug: String,
-    /// Body as written, placeholders unresolved.
-    pub content: String,
-    /// Excerpt.
-    pub excerpt: String,
-    /// Meta title.
-    pub meta_title: String,
-    /// Meta description.
-    pub meta_description: String,
-    /// Featured image URL or null.
-    pub featured_image_url: Option<String>,
-    /// Categories.
-    pub categories: Vec<String>,
-    /// Tags.
-    pub tags: Vec<String>,
-    /// `draft`, `published` or `unpublished`.
+    /// The working copy (body as written, placeholders unresolved).
+    pub working: BlogFields,
+    /// `draft`, `published`, `unpublished` or `scheduled`.
     pub status: BlogStatus,
     /// First publication time, null if never published.
     pub published_at: Option<Timestamp>,
@@ -534,18 +541,9 @@ pub struct ManagedBlog {
 
 impl From<&Blog> for ManagedBlog {
     fn from(b: &Blog) -> Self {
-        let w = &b.working;
         ManagedBlog {
             id: b.id,
-            title: w.title.clone(),
-            slug: w.slug.to_string(),
-            content: w.content.clone(),
-            excerpt: w.excerpt.clone(),
-            meta_title: w.meta_title.clone(),
-            meta_description: w.meta_description.clone(),
-            featured_image_url: w.featured_image_url.clone(),
-            categories: w.categories.clone(),
-            tags: w.tags.clone(),
+            working: b.working.clone(),
             status: b.state.status(),
             published_at: b.state.published_at(),
             updated_at: b.updated_at,
@@ -558,12 +556,8 @@ impl From<&Blog> for ManagedBlog {
 mod tests {
     use super::*;
 
-    fn new(title: &str, slug: &str) -> NewBlog {
-        NewBlog {
-            title: title.into(),
-            slug: slug.into(),
-            ..Default::default()
-        }
+    fn new(title: &str, slug: &str) -> BlogInput {
+        BlogInput::new(title, slug)
     }
 
     #[test]
@@ -610,14 +604,14 @@ mod tests {
     #[test]
     fn featured_image_must_be_an_absolute_http_url() {
         let mut b = new("T", "t");
-        b.featured_image_url = Some("/relative.png".into());
+        b.featured_image_url = Some(Some("/relative.png".into()));
         assert_eq!(
             BlogFields::new(b.clone()).unwrap_err().to_string(),
             "featured_image_url: must be an absolute http or https URL such as https://images.example.com/cover.png"
         );
-        b.featured_image_url = Some("ftp://x.example/a.png".into());
+        b.featured_image_url = Some(Some("ftp://x.example/a.png".into()));
         assert!(BlogFields::new(b.clone()).is_err());
-        b.featured_image_url = Some("https://cdn.example.com/a.png".into());
+        b.featured_image_url = Some(Some("https://cdn.example.com/a.png".into()));
         assert!(BlogFields::new(b).is_ok());
     }
 
@@ -625,7 +619,7 @@ mod tests {
     fn placeholder_outside_content_is_rejected() {
         let mut b = new("See [INTERNAL:x]", "t");
         assert_eq!(BlogFields::new(b.clone()).unwrap_err().field, "title");
-        b.title = "T".into();
+        b.title = Some("T".into());
         b.tags = Some(vec!["[INTERNAL:x]".into()]);
         assert_eq!(BlogFields::new(b.clone()).unwrap_err().field, "tags");
         b.tags = None;
@@ -645,7 +639,7 @@ mod tests {
     fn patch_changes_only_given_fields_and_validates() {
         let f = BlogFields::new(new("T", "t")).unwrap();
         let p = f
-            .patched(BlogPatch {
+            .patched(BlogInput {
                 excerpt: Some("E".into()),
                 ..Default::default()
             })
@@ -653,11 +647,46 @@ mod tests {
         assert_eq!(p.title(), "T");
         assert_eq!(p.excerpt(), "E");
         assert!(
-            f.patched(BlogPatch {
+            f.patched(BlogInput {
                 title: Some(String::new()),
                 ..Default::default()
             })
             .is_err()
         );
+    }
+
+    #[test]
+    fn a_new_blog_needs_a_title_and_a_slug() {
+        let no_title = BlogInput {
+            slug: Some("t".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            BlogFields::new(no_title).unwrap_err().to_string(),
+            "title: is required"
+        );
+        let no_slug = BlogInput {
+            title: Some("T".into()),
+            ..Default::default()
+        };
+        assert_eq!(BlogFields::new(no_slug).unwrap_err().field, "slug");
+    }
+
+    #[test]
+    fn fields_serialise_as_the_public_api_shows_them_and_read_back() {
+        let mut input = new("T", "t");
+        input.content = Some("<p>body</p>".into());
+        input.categories = Some(vec!["A".into()]);
+        let fields = BlogFields::new(input).unwrap();
+        let json = serde_json::to_string(&fields).unwrap();
+        assert_eq!(
+            json,
+            r#"{"title":"T","slug":"t","excerpt":"","meta_title":"","meta_description":"","featured_image_url":null,"categories":["A"],"tags":[]}"#,
+            "the public order, without the body"
+        );
+        let back: BlogFields = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.title(), "T");
+        assert_eq!(back.content(), "");
+        assert!(serde_json::from_str::<BlogFields>(r#"{"title":"","slug":"t"}"#).is_err());
     }
 }

@@ -11,7 +11,7 @@ pub mod slug;
 pub mod time;
 
 pub use blog::{
-    Blog, BlogFields, BlogPatch, BlogState, BlogStatus, ManagedBlog, NewBlog, PublishedSnapshot,
+    Blog, BlogFields, BlogInput, BlogState, BlogStatus, ManagedBlog, PublishedSnapshot,
 };
 pub use delivery::{Delivery, DeployHookTestResult, DeployHookView, PendingFiring, Trigger};
 pub use ids::{AdminTokenId, AgentKeyId, BlogId, DeliveryId, FiringId, IdError, ProjectId};

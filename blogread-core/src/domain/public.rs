@@ -3,32 +3,20 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::blog::BlogFields;
 use super::ids::BlogId;
 use super::time::Timestamp;
 
-/// A published blog as a store returns it for public reads: the published snapshot's fields.
-/// `content` and `template` are `None` when the caller did not ask for bodies (so stores need
-/// not load them); when asked for, one of them is set.
+/// A published blog as a store returns it for public reads: the published snapshot's fields
+/// (their `content` is empty: the body is apart). `content` and `template` are `None` when the
+/// caller did not ask for bodies (so stores need not load them); when asked for, one of them
+/// is set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PublishedBlog {
     /// Id.
     pub id: BlogId,
-    /// Published title.
-    pub title: String,
-    /// Published slug.
-    pub slug: String,
-    /// Excerpt.
-    pub excerpt: String,
-    /// Meta title.
-    pub meta_title: String,
-    /// Meta description.
-    pub meta_description: String,
-    /// Featured image URL.
-    pub featured_image_url: Option<String>,
-    /// Category names.
-    pub categories: Vec<String>,
-    /// Tags.
-    pub tags: Vec<String>,
+    /// The published fields, without the body.
+    pub fields: BlogFields,
     /// First publication time (the sort key).
     pub published_at: Timestamp,
     /// Last publish time.
@@ -46,22 +34,10 @@ pub struct PublishedBlog {
 pub struct BlogListItem {
     /// Identifier of the blog.
     pub id: BlogId,
-    /// Title.
-    pub title: String,
-    /// Slug, unique within the project.
-    pub slug: String,
-    /// Excerpt (`""` when none).
-    pub excerpt: String,
-    /// Meta title (`""` when none).
-    pub meta_title: String,
-    /// Meta description (`""` when none).
-    pub meta_description: String,
-    /// Featured image URL, `null` when none.
-    pub featured_image_url: Option<String>,
-    /// Category names.
-    pub categories: Vec<String>,
-    /// Tags.
-    pub tags: Vec<String>,
+    /// Title, slug, excerpt, meta title and description, featured image, categories and tags
+    /// (`""`, `null` or `[]` when none).
+    #[serde(flatten)]
+    pub fields: BlogFields,
     /// First publication time; the sort key.
     pub published_at: Timestamp,
     /// HTML body with internal links resolved; present only with `include_content=true`.
@@ -76,22 +52,9 @@ pub struct BlogListItem {
 pub struct BlogDetail {
     /// Identifier of the blog.
     pub id: BlogId,
-    /// Title.
-    pub title: String,
-    /// Slug.
-    pub slug: String,
-    /// Excerpt.
-    pub excerpt: String,
-    /// Meta title.
-    pub meta_title: String,
-    /// Meta description.
-    pub meta_description: String,
-    /// Featured image URL, `null` when none.
-    pub featured_image_url: Option<String>,
-    /// Category names.
-    pub categories: Vec<String>,
-    /// Tags.
-    pub tags: Vec<String>,
+    /// The fields of the list item.
+    #[serde(flatten)]
+    pub fields: BlogFields,
     /// First publication time.
     pub published_at: Timestamp,
     /// HTML body with internal links resolved.

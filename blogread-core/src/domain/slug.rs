@@ -62,6 +62,18 @@ impl From<SlugError> for FieldError {
 #[serde(try_from = "String", into = "String")]
 pub struct Slug(String);
 
+impl PartialEq<str> for Slug {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Slug {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
 impl Slug {
     /// The longest slug allowed, in characters.
     pub const MAX_LEN: usize = 200;

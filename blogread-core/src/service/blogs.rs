@@ -1,11 +1,7 @@
 //! Blogs: create, list, read, edit, publish, unpublish, delete (the management API).
 
-use serde::{Deserialize, Serialize};
-
 use crate::auth::{Access, Caller};
-use crate::domain::{
-    BlogId, BlogPatch, BlogStatus, ManagedBlog, NewBlog, ProjectId, Timestamp, Trigger,
-};
+use crate::domain::{BlogId, BlogInput, BlogStatus, ManagedBlog, ProjectId, Timestamp, Trigger};
 use crate::error::{Error, NotFound, Result};
 use crate::lifecycle;
 use crate::links::CompiledBody;
@@ -24,7 +20,7 @@ pub struct BlogWrite {
 }
 
 /// A page of the management blog list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ManagedBlogList {
     /// The page.
@@ -45,7 +41,7 @@ impl Service {
         &self,
         caller: &Caller,
         project: ProjectId,
-        input: NewBlog,
+        input: BlogInput,
     ) -> Result<ManagedBlog> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
@@ -102,7 +98,7 @@ impl Service {
         caller: &Caller,
         project: ProjectId,
         id: BlogId,
-        patch: BlogPatch,
+        patch: BlogInput,
     ) -> Result<BlogWrite> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;

@@ -246,14 +246,7 @@ impl Service {
         };
         Ok(BlogDetail {
             id: blog.id,
-            title: blog.title,
-            slug: blog.slug,
-            excerpt: blog.excerpt,
-            meta_title: blog.meta_title,
-            meta_description: blog.meta_description,
-            featured_image_url: blog.featured_image_url,
-            categories: blog.categories,
-            tags: blog.tags,
+            fields: blog.fields,
             published_at: blog.published_at,
             content,
             updated_at: blog.updated_at,
@@ -365,10 +358,11 @@ impl Service {
         let blog = self.blog(caller, project, id).await?;
         let settings = self.existing_project(project).await?;
         let site_url = settings.site_url.as_ref().map(|u| u.as_str());
+        let content = blog.working.content();
         let ctx = self
-            .link_context_of(project, site_url, std::iter::once(blog.content.as_str()))
+            .link_context_of(project, site_url, std::iter::once(content))
             .await?;
-        Ok(links::resolve(&blog.content, &ctx).into_owned())
+        Ok(links::resolve(content, &ctx).into_owned())
     }
 }
 
@@ -394,14 +388,7 @@ fn resolve_body(blog: &mut PublishedBlog, ctx: &LinkContext) {
 fn list_item(b: PublishedBlog) -> BlogListItem {
     BlogListItem {
         id: b.id,
-        title: b.title,
-        slug: b.slug,
-        excerpt: b.excerpt,
-        meta_title: b.meta_title,
-        meta_description: b.meta_description,
-        featured_image_url: b.featured_image_url,
-        categories: b.categories,
-        tags: b.tags,
+        fields: b.fields,
         published_at: b.published_at,
         content: b.content,
     }

@@ -190,21 +190,13 @@ fn published_blog(
     content: bool,
     template: Option<&LinkTemplate>,
 ) -> PublishedBlog {
-    let f = &s.fields;
     let template = template.filter(|_| content).cloned();
     PublishedBlog {
         id: b.id,
-        title: f.title().to_owned(),
-        slug: f.slug().to_string(),
-        excerpt: f.excerpt().to_owned(),
-        meta_title: f.meta_title().to_owned(),
-        meta_description: f.meta_description().to_owned(),
-        featured_image_url: f.featured_image_url().map(str::to_owned),
-        categories: f.categories().to_vec(),
-        tags: f.tags().to_vec(),
+        fields: s.fields.without_body(),
         published_at: s.published_at,
         updated_at: s.updated_at,
-        content: (content && template.is_none()).then(|| f.content().to_owned()),
+        content: (content && template.is_none()).then(|| s.fields.content().to_owned()),
         template,
     }
 }

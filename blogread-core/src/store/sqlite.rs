@@ -174,7 +174,8 @@ impl SqlDialect for SqliteDialect {
          AND a.slug IN (SELECT value FROM json_each($2))";
 
     /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.
-    const LOCK_BLOG: &'static str = sql::BLOG;
+    const BLOG: &'static str = sql::blog_query!("json_object", "");
+    const LOCK_BLOG: &'static str = Self::BLOG;
     const LOCK_DUE: &'static str = sql::due_query!();
 
     fn rows_affected(result: &sqlx::sqlite::SqliteQueryResult) -> u64 {
@@ -382,7 +383,7 @@ mod tests {
     /// calling thread, and exactly as the sqlx pool answers them.
     #[tokio::test]
     async fn public_rows_are_answered_without_sqlx_and_match_the_pool() {
-        use crate::domain::{BlogPatch, NewBlog};
+        use crate::domain::BlogInput;
         use crate::store::sql::{self, Bind, DbId, PublishedRow, bind_all};
 
         let (store, _url, _dir) = file_store().await;
@@ -390,9 +391,9 @@ mod tests {
         for i in 0..5 {
             f.clock.advance(1);
             let draft = f
-                .draft_with(NewBlog {
-                    title: format!("Post {i}"),
-                    slug: format!("post-{i}"),
+                .draft_with(BlogInput {
+                    title: Some(format!("Post {i}")),
+                    slug: Some(format!("post-{i}")),
                     content: Some(format!("<p>[INTERNAL:post-{}] é</p>", (i + 1) % 5)),
                     categories: Some(vec!["News".into()]),
                     ..Default::default()
@@ -408,7 +409,7 @@ mod tests {
                 &f.admin,
                 f.project,
                 blog_id(&renamed),
-                BlogPatch {
+                BlogInput {
                     slug: Some("new-name".into()),
                     ..Default::default()
                 },
@@ -544,7 +545,7 @@ mod tests {
             .await
             .expect("the list reads the working copy only");
         assert_eq!(list.blogs.len(), 1);
-        assert_eq!(list.blogs[0].content, "<p>published body</p>");
+        assert_eq!(list.blogs[0].working.content(), "<p>published body</p>");
     }
 
     #[tokio::test]

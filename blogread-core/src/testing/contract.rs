@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::auth::Caller;
 use crate::domain::{
-    BlogId, BlogPatch, BlogStatus, Delivery, DeliveryId, NewBlog, SecretHash, Timestamp, Trigger,
+    BlogId, BlogInput, BlogStatus, Delivery, DeliveryId, SecretHash, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Unauthorized};
 use crate::read::{Answer, Conditional, ListParams, RawListParams};
@@ -30,7 +30,10 @@ async fn list(f: &Fixture, raw: RawListParams) -> crate::domain::BlogList {
 }
 
 fn slugs(list: &crate::domain::BlogList) -> Vec<&str> {
-    list.blogs.iter().map(|b| b.slug.as_str()).collect()
+    list.blogs
+        .iter()
+        .map(|b| b.fields.slug().as_str())
+        .collect()
 }
 
 /// Lists show only published blogs, newest first, with `total` independent of paging.
@@ -95,9 +98,9 @@ pub async fn deep_pages_under_ties_never_repeat_or_skip(store: Arc<dyn Store>) {
     let mut blogs = Vec::new();
     for i in 0..N {
         let b = f
-            .draft_with(NewBlog {
-                title: format!("Deep {i}"),
-                slug: format!("deep-{i}"),
+            .draft_with(BlogInput {
+                title: Some(format!("Deep {i}")),
+                slug: Some(format!("deep-{i}")),
                 categories: Some(vec![if i % 2 == 0 { "Deep" } else { "Other" }.into()]),
                 ..Default::default()
             })
@@ -191,9 +194,9 @@ pub async fn deep_pages_under_ties_never_repeat_or_skip(store: Arc<dyn Store>) {
     check(&f, &blogs, "first read").await;
     // A newest post on top and one taken out of the middle move every later page by one.
     let top = f
-        .draft_with(NewBlog {
-            title: "Top".into(),
-            slug: "top".into(),
+        .draft_with(BlogInput {
+            title: Some("Top".into()),
+            slug: Some("top".into()),
             categories: Some(vec!["Deep".into()]),
             ..Default::default()
         })
@@ -249,9 +252,9 @@ pub async fn category_filter_is_case_insensitive_with_filtered_total(store: Arc<
     ] {
         f.clock.advance(1);
         let b = f
-            .draft_with(NewBlog {
-                title: slug.into(),
-                slug: slug.into(),
+            .draft_with(BlogInput {
+                title: Some(slug.into()),
+                slug: Some(slug.into()),
                 categories: Some(cats.into_iter().map(String::from).collect()),
                 ..Default::default()
             })
@@ -318,7 +321,7 @@ pub async fn single_blog_has_content_updated_at_and_word_count(store: Arc<dyn St
     f.published("hello", "Hello", "<p>one two <b>three</b></p>")
         .await;
     let b = fresh(f.service.get_blog(&f.key(), "hello", None).await.unwrap());
-    assert_eq!(b.slug, "hello");
+    assert_eq!(b.fields.slug(), "hello");
     assert_eq!(b.content, "<p>one two <b>three</b></p>");
     assert_eq!(b.word_count, 3);
     assert_eq!(b.updated_at, b.published_at);
@@ -352,7 +355,7 @@ pub async fn projects_are_isolated_even_with_the_same_slug(store: Arc<dyn Store>
     b.published("same", "B's post", "<p>b</p>").await;
     b.published("only-b", "Only B", "").await;
     let got = fresh(a.service.get_blog(&a.key(), "same", None).await.unwrap());
-    assert_eq!(got.title, "A's post");
+    assert_eq!(got.fields.title(), "A's post");
     let l = list(&a, RawListParams::default()).await;
     assert_eq!(slugs(&l), ["same"]);
     let s = fresh(a.service.sitemap(&a.key(), None).await.unwrap());
@@ -381,7 +384,7 @@ pub async fn lifecycle_moves_report_their_events(store: Arc<dyn Store>) {
     let b = f.draft("life", "Life", "<p>v1</p>").await;
     let id = blog_id(&b);
     let s = &f.service;
-    let edit = BlogPatch {
+    let edit = BlogInput {
         content: Some("<p>v2</p>".into()),
         ..Default::default()
     };
@@ -442,7 +445,7 @@ pub async fn edits_stay_private_until_resync(store: Arc<dyn Store>) {
             &f.admin,
             f.project,
             blog_id(&b),
-            BlogPatch {
+            BlogInput {
                 title: Some("New title".into()),
                 slug: Some("new-slug".into()),
                 content: Some("<p>new</p>".into()),
@@ -453,7 +456,7 @@ pub async fn edits_stay_private_until_resync(store: Arc<dyn Store>) {
         .unwrap();
     let got = f.service.get_blog(&f.key(), "post", None).await.unwrap();
     assert_eq!(got.etag(), etag, "public output did not change");
-    assert_eq!(fresh(got).title, "Old title");
+    assert_eq!(fresh(got).fields.title(), "Old title");
     assert!(
         f.service
             .get_blog(&f.key(), "new-slug", None)
@@ -468,7 +471,7 @@ pub async fn edits_stay_private_until_resync(store: Arc<dyn Store>) {
             .await
             .unwrap(),
     );
-    assert_eq!(got.title, "New title");
+    assert_eq!(got.fields.title(), "New title");
     assert!(got.updated_at > got.published_at);
     assert!(f.service.get_blog(&f.key(), "post", None).await.is_err());
 }
@@ -484,9 +487,9 @@ pub async fn duplicate_slug_is_a_conflict_within_a_project_only(store: Arc<dyn S
         .create_blog(
             &f.admin,
             f.project,
-            NewBlog {
-                title: "B".into(),
-                slug: "taken".into(),
+            BlogInput {
+                title: Some("B".into()),
+                slug: Some("taken".into()),
                 ..Default::default()
             },
         )
@@ -498,7 +501,7 @@ pub async fn duplicate_slug_is_a_conflict_within_a_project_only(store: Arc<dyn S
             &f.admin,
             f.project,
             blog_id(&a),
-            BlogPatch {
+            BlogInput {
                 slug: Some("renamed".into()),
                 ..Default::default()
             },
@@ -510,9 +513,9 @@ pub async fn duplicate_slug_is_a_conflict_within_a_project_only(store: Arc<dyn S
         .create_blog(
             &f.admin,
             f.project,
-            NewBlog {
-                title: "B".into(),
-                slug: "taken".into(),
+            BlogInput {
+                title: Some("B".into()),
+                slug: Some("taken".into()),
                 ..Default::default()
             },
         )
@@ -592,9 +595,9 @@ pub async fn agent_keys_and_admin_tokens_are_looked_up_by_hash(store: Arc<dyn St
         .create_blog(
             &agent_caller,
             f.project,
-            NewBlog {
-                title: "By agent".into(),
-                slug: "by-agent".into(),
+            BlogInput {
+                title: Some("By agent".into()),
+                slug: Some("by-agent".into()),
                 ..Default::default()
             },
         )
@@ -686,37 +689,37 @@ pub async fn bad_key_is_401_never_304(store: Arc<dyn Store>) {
 pub async fn unicode_round_trips_in_every_text_field(store: Arc<dyn Store>) {
     let f = Fixture::new(store, None).await;
     let b = f
-        .draft_with(NewBlog {
-            title: "Ünïcödé 日本語 🚀".into(),
-            slug: "unicode".into(),
+        .draft_with(BlogInput {
+            title: Some("Ünïcödé 日本語 🚀".into()),
+            slug: Some("unicode".into()),
             content: Some("<p>Ελληνικά — עברית — 中文 🚀</p>".into()),
             excerpt: Some("Résumé ✓".into()),
             meta_title: Some("Mëta 标题".into()),
             meta_description: Some("Désc 🌍".into()),
-            featured_image_url: Some("https://cdn.example/ü.png".into()),
+            featured_image_url: Some(Some("https://cdn.example/ü.png".into())),
             categories: Some(vec!["Catégorie".into(), "分类".into()]),
             tags: Some(vec!["étiquette".into(), "🏷".into()]),
         })
         .await;
     f.publish(&b, None).await;
     let got = fresh(f.service.get_blog(&f.key(), "unicode", None).await.unwrap());
-    assert_eq!(got.title, "Ünïcödé 日本語 🚀");
+    assert_eq!(got.fields.title(), "Ünïcödé 日本語 🚀");
     assert_eq!(got.content, "<p>Ελληνικά — עברית — 中文 🚀</p>");
-    assert_eq!(got.excerpt, "Résumé ✓");
-    assert_eq!(got.meta_title, "Mëta 标题");
-    assert_eq!(got.meta_description, "Désc 🌍");
+    assert_eq!(got.fields.excerpt(), "Résumé ✓");
+    assert_eq!(got.fields.meta_title(), "Mëta 标题");
+    assert_eq!(got.fields.meta_description(), "Désc 🌍");
     assert_eq!(
-        got.featured_image_url.as_deref(),
+        got.fields.featured_image_url(),
         Some("https://cdn.example/ü.png")
     );
-    assert_eq!(got.categories, ["Catégorie", "分类"]);
-    assert_eq!(got.tags, ["étiquette", "🏷"]);
+    assert_eq!(got.fields.categories(), ["Catégorie", "分类"]);
+    assert_eq!(got.fields.tags(), ["étiquette", "🏷"]);
     let managed = f
         .service
         .blog(&f.admin, f.project, blog_id(&b))
         .await
         .unwrap();
-    assert_eq!(managed.title, "Ünïcödé 日本語 🚀");
+    assert_eq!(managed.working.title(), "Ünïcödé 日本語 🚀");
 }
 
 /// The largest allowed body (2 MiB) is stored and returned whole.
@@ -825,7 +828,13 @@ async fn category_total(f: &Fixture, category: &str) -> (u64, Vec<String>) {
         },
     )
     .await;
-    (l.total, l.blogs.into_iter().map(|b| b.slug).collect())
+    (
+        l.total,
+        l.blogs
+            .into_iter()
+            .map(|b| b.fields.slug().to_string())
+            .collect(),
+    )
 }
 
 /// Deleting a published blog bumps the content version (in the same write); deleting a
@@ -841,7 +850,7 @@ pub async fn delete_bumps_the_content_version_only_when_published(store: Arc<dyn
             auth,
             f.project,
             blog_id(&published),
-            BlogPatch {
+            BlogInput {
                 title: Some("Edited".into()),
                 ..Default::default()
             },
@@ -922,7 +931,7 @@ pub async fn failed_changes_write_nothing(store: Arc<dyn Store>) {
             &f.admin,
             f.project,
             id,
-            BlogPatch {
+            BlogInput {
                 slug: Some("theirs".into()),
                 title: Some("Changed".into()),
                 ..Default::default()
@@ -939,7 +948,7 @@ pub async fn failed_changes_write_nothing(store: Arc<dyn Store>) {
             &f.admin,
             f.project,
             id,
-            BlogPatch {
+            BlogInput {
                 slug: Some("free".into()),
                 ..Default::default()
             },
@@ -966,9 +975,9 @@ pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store
     let f = Fixture::new(store, None).await;
     let auth = &f.admin;
     let b = f
-        .draft_with(NewBlog {
-            title: "B".into(),
-            slug: "b".into(),
+        .draft_with(BlogInput {
+            title: Some("B".into()),
+            slug: Some("b".into()),
             categories: Some(vec!["Rust".into(), "rust".into(), "Web".into()]),
             ..Default::default()
         })
@@ -977,9 +986,9 @@ pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store
     // `b` is created first (the smaller id) but first published later than `other`.
     f.publish(&b, Some("2025-01-03T00:00:00Z")).await;
     let other = f
-        .draft_with(NewBlog {
-            title: "Other".into(),
-            slug: "other".into(),
+        .draft_with(BlogInput {
+            title: Some("Other".into()),
+            slug: Some("other".into()),
             categories: Some(vec!["RUST".into()]),
             ..Default::default()
         })
@@ -995,7 +1004,7 @@ pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store
             auth,
             f.project,
             id,
-            BlogPatch {
+            BlogInput {
                 categories: Some(vec!["Go".into()]),
                 ..Default::default()
             },
@@ -1014,7 +1023,7 @@ pub async fn category_filter_follows_the_published_snapshot(store: Arc<dyn Store
             auth,
             f.project,
             id,
-            BlogPatch {
+            BlogInput {
                 categories: Some(vec!["Rust".into()]),
                 ..Default::default()
             },
@@ -1058,7 +1067,7 @@ pub async fn slugs_are_freed_by_delete_and_by_resync(store: Arc<dyn Store>) {
             auth,
             f.project,
             blog_id(&a),
-            BlogPatch {
+            BlogInput {
                 slug: Some("new-name".into()),
                 ..Default::default()
             },
@@ -1112,9 +1121,9 @@ pub async fn concurrent_creates_with_one_slug_let_exactly_one_win(store: Arc<dyn
                     .create_blog(
                         &f.admin,
                         f.project,
-                        NewBlog {
-                            title: format!("Racer {i}"),
-                            slug: "contested".into(),
+                        BlogInput {
+                            title: Some(format!("Racer {i}")),
+                            slug: Some("contested".into()),
                             ..Default::default()
                         },
                     )
@@ -1146,7 +1155,11 @@ pub async fn management_list_is_newest_created_first(store: Arc<dyn Store>) {
         .blogs(&f.admin, f.project, None, RawListParams::default())
         .await
         .unwrap();
-    let got: Vec<_> = all.blogs.iter().map(|b| b.slug.as_str()).collect();
+    let got: Vec<_> = all
+        .blogs
+        .iter()
+        .map(|b| b.working.slug().as_str())
+        .collect();
     assert_eq!(
         got,
         ["d", "c", "b", "a"],
@@ -1167,7 +1180,7 @@ pub async fn management_list_is_newest_created_first(store: Arc<dyn Store>) {
         .await
         .unwrap();
     assert_eq!((page.total, page.blogs.len()), (4, 1));
-    assert_eq!(page.blogs[0].slug, "a");
+    assert_eq!(page.blogs[0].working.slug(), "a");
 }
 
 /// Two concurrent project updates of different fields (one the name, one the site URL) both
@@ -1538,7 +1551,7 @@ pub async fn a_projects_due_posts_go_live_together_in_one_write(store: Arc<dyn S
             &f.admin,
             f.project,
             blog_id(&renamed),
-            BlogPatch {
+            BlogInput {
                 slug: Some("renamed".into()),
                 ..Default::default()
             },
@@ -1557,9 +1570,9 @@ pub async fn a_projects_due_posts_go_live_together_in_one_write(store: Arc<dyn S
             format!("post-{i}")
         };
         let post = f
-            .draft_with(NewBlog {
-                title: format!("Post {i}"),
-                slug,
+            .draft_with(BlogInput {
+                title: Some(format!("Post {i}")),
+                slug: Some(slug),
                 categories: Some(vec!["Launch".into(), format!("c{}", i % 3)]),
                 ..Default::default()
             })
@@ -1631,7 +1644,7 @@ pub async fn a_projects_due_posts_go_live_together_in_one_write(store: Arc<dyn S
     assert_eq!(c1.total, (0..MANY).filter(|i| i % 3 == 1).count() as u64);
     let single = f.service.get_blog(&f.key(), "launch", None).await.unwrap();
     assert_eq!(
-        fresh(single).title,
+        fresh(single).fields.title(),
         "Post 0",
         "the alias was freed for the new post"
     );
@@ -1732,7 +1745,7 @@ pub async fn unschedule_returns_to_draft_and_frees_the_scheduled_slug(store: Arc
             &f.admin,
             f.project,
             blog_id(&post),
-            BlogPatch {
+            BlogInput {
                 slug: Some("launch-day".into()),
                 ..Default::default()
             },
@@ -1744,9 +1757,9 @@ pub async fn unschedule_returns_to_draft_and_frees_the_scheduled_slug(store: Arc
         .create_blog(
             &f.admin,
             f.project,
-            NewBlog {
-                title: "Other".into(),
-                slug: "launch".into(),
+            BlogInput {
+                title: Some("Other".into()),
+                slug: Some("launch".into()),
                 ..Default::default()
             },
         )
@@ -1786,7 +1799,7 @@ async fn rename(f: &Fixture, blog: &crate::domain::ManagedBlog, to: &str) {
             &f.admin,
             f.project,
             blog_id(blog),
-            BlogPatch {
+            BlogInput {
                 slug: Some(to.into()),
                 ..Default::default()
             },
@@ -1856,7 +1869,7 @@ pub async fn renamed_posts_keep_their_old_slug_for_links_and_redirects(store: Ar
         "the slug now names the newcomer: {}",
         linker.content
     );
-    assert_eq!(taker.slug, "old-name");
+    assert_eq!(taker.working.slug(), "old-name");
 }
 
 /// Bodies are compiled at publish and linked at read: whatever the state of the targets
@@ -1884,7 +1897,11 @@ pub async fn compiled_bodies_link_like_the_full_resolver_at_every_read(store: Ar
                     .await
                     .unwrap(),
             );
-            let item = list.blogs.iter().find(|b| b.slug == "linker").unwrap();
+            let item = list
+                .blogs
+                .iter()
+                .find(|b| b.fields.slug() == "linker")
+                .unwrap();
             assert_eq!(item.content.as_deref(), Some(want.as_str()));
         }
     };
@@ -1923,7 +1940,7 @@ pub async fn compiled_bodies_link_like_the_full_resolver_at_every_read(store: Ar
             &f.admin,
             f.project,
             blog_id(&linker),
-            BlogPatch {
+            BlogInput {
                 content: Some(second.into()),
                 ..Default::default()
             },
@@ -2232,7 +2249,7 @@ pub async fn preview_resolves_the_working_copy_links_as_the_public_api_would(
     let published = f.published("twin", "Twin", body).await;
     let public = fresh(
         f.service
-            .get_blog(&f.key(), &published.slug, None)
+            .get_blog(&f.key(), published.working.slug().as_str(), None)
             .await
             .unwrap(),
     );

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::auth::Caller;
 use crate::clock::ManualClock;
-use crate::domain::{BlogId, ManagedBlog, NewBlog, OperatorToken, ProjectId, Timestamp};
+use crate::domain::{BlogId, BlogInput, ManagedBlog, OperatorToken, ProjectId, Timestamp};
 use crate::service::Service;
 use crate::store::Store;
 
@@ -107,9 +107,9 @@ impl Fixture {
 
     /// Creates a draft.
     pub async fn draft(&self, slug: &str, title: &str, content: &str) -> ManagedBlog {
-        self.draft_with(NewBlog {
-            title: title.into(),
-            slug: slug.into(),
+        self.draft_with(BlogInput {
+            title: Some(title.into()),
+            slug: Some(slug.into()),
             content: Some(content.into()),
             ..Default::default()
         })
@@ -117,7 +117,7 @@ impl Fixture {
     }
 
     /// Creates a draft from full input.
-    pub async fn draft_with(&self, input: NewBlog) -> ManagedBlog {
+    pub async fn draft_with(&self, input: BlogInput) -> ManagedBlog {
         self.service
             .create_blog(&self.admin, self.project, input)
             .await

@@ -85,16 +85,17 @@ async fn post_page(
         Ok(b) => b,
         Err(err) => return admin.error_page(&err),
     };
+    let w = &blog.working;
     let form = shown.typed.unwrap_or_else(|| PostForm {
-        title: blog.title.clone(),
-        slug: blog.slug.clone(),
-        excerpt: blog.excerpt.clone(),
-        content: blog.content.clone(),
-        meta_title: blog.meta_title.clone(),
-        meta_description: blog.meta_description.clone(),
-        featured_image_url: blog.featured_image_url.clone().unwrap_or_default(),
-        categories: blog.categories.join(", "),
-        tags: blog.tags.join(", "),
+        title: w.title().to_owned(),
+        slug: w.slug().to_string(),
+        excerpt: w.excerpt().to_owned(),
+        content: w.content().to_owned(),
+        meta_title: w.meta_title().to_owned(),
+        meta_description: w.meta_description().to_owned(),
+        featured_image_url: w.featured_image_url().unwrap_or_default().to_owned(),
+        categories: w.categories().join(", "),
+        tags: w.tags().join(", "),
         published_at: String::new(),
     });
     let s = blog.status;
@@ -106,7 +107,7 @@ async fn post_page(
             project => ProjectRow::from(&settings),
             post => context! {
                 id => blog.id.to_string(),
-                title => blog.title,
+                title => blog.working.title(),
                 status => s.as_str(),
                 published_at => blog.published_at.map(time),
                 created_at => time(blog.created_at),

@@ -2,7 +2,7 @@
 //! how it is served).
 
 use blogread_core::Error as CoreError;
-use blogread_core::domain::{BlogPatch, BlogStatus, Timestamp};
+use blogread_core::domain::{BlogInput, BlogStatus, Timestamp};
 use blogread_core::error::{FieldError, NotFound};
 use poem::{Route, post};
 use serde::Deserialize;
@@ -71,7 +71,7 @@ impl PostAction for Save {
 
     async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
         let form = self.0;
-        let patch = BlogPatch {
+        let patch = BlogInput {
             title: Some(form.title.clone()),
             slug: Some(form.slug.clone()),
             content: Some(form.content.clone()),

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use blogread_core::Error as CoreError;
-use blogread_core::domain::{BlogStatus, NewBlog, ProjectId};
+use blogread_core::domain::{BlogInput, BlogStatus, ProjectId};
 use blogread_core::read::RawListParams;
 use blogread_core::service::SignedIn;
 use minijinja::{Value, context};
@@ -77,8 +77,8 @@ async fn posts_page(
         .map(|b| {
             context! {
                 id => b.id.to_string(),
-                title => b.title,
-                slug => b.slug,
+                title => b.working.title(),
+                slug => b.working.slug(),
                 status => b.status.as_str(),
                 published_at => b.published_at.map(time),
                 updated_at => time(b.updated_at),
@@ -154,9 +154,9 @@ pub(super) async fn create_post(
         Err(resp) => return resp,
     };
     let NewPostForm { title, slug } = form;
-    let input = NewBlog {
-        title: title.clone(),
-        slug: slug.clone(),
+    let input = BlogInput {
+        title: Some(title.clone()),
+        slug: Some(slug.clone()),
         ..Default::default()
     };
     match admin

@@ -3,7 +3,7 @@
 //! deleting a published blog fire the deploy hook; edits never do.
 
 use blogread_core::Service;
-use blogread_core::domain::{self, BlogPatch, NewBlog};
+use blogread_core::domain::{self, BlogInput};
 use blogread_core::error::NotFound;
 use blogread_core::read::RawListParams;
 use blogread_core::service::ManagedBlogList as CoreManagedBlogList;
@@ -86,21 +86,23 @@ pub struct ManagedBlog {
 
 impl From<domain::ManagedBlog> for ManagedBlog {
     fn from(b: domain::ManagedBlog) -> Self {
+        let w = b.working;
         Self {
             id: b.id.to_string(),
-            title: b.title,
-            slug: b.slug,
-            content: b.content,
-            excerpt: b.excerpt,
-            meta_title: b.meta_title,
-            meta_description: b.meta_description,
-            featured_image_url: b.featured_image_url.into(),
-            categories: b.categories,
-            tags: b.tags,
+            title: w.title().to_owned(),
+            slug: w.slug().to_string(),
+            excerpt: w.excerpt().to_owned(),
+            meta_title: w.meta_title().to_owned(),
+            meta_description: w.meta_description().to_owned(),
+            featured_image_url: w.featured_image_url().map(str::to_owned).into(),
+            categories: w.categories().to_vec(),
+            tags: w.tags().to_vec(),
             status: b.status.into(),
             published_at: b.published_at.map(DateTime).into(),
             updated_at: b.updated_at.into(),
             created_at: b.created_at.into(),
+            // Last: the body is moved out of the fields, not copied.
+            content: w.into_content(),
         }
     }
 }
@@ -279,14 +281,14 @@ impl BlogsApi {
         reply(async {
             let id = path_id(&project_id, NotFound::Project)?;
             let JsonBody(b) = body;
-            let input = NewBlog {
-                title: b.title,
-                slug: b.slug,
+            let input = BlogInput {
+                title: Some(b.title),
+                slug: Some(b.slug),
                 content: b.content,
                 excerpt: b.excerpt,
                 meta_title: b.meta_title,
                 meta_description: b.meta_description,
-                featured_image_url: b.featured_image_url,
+                featured_image_url: b.featured_image_url.map(Some),
                 categories: b.categories,
                 tags: b.tags,
             };
@@ -376,7 +378,7 @@ impl BlogsApi {
         reply(async {
             let (project, blog) = ids(&project_id, &blog_id)?;
             let JsonBody(b) = body;
-            let patch = BlogPatch {
+            let patch = BlogInput {
                 title: b.title,
                 slug: b.slug,
                 content: b.content,

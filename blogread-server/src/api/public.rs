@@ -19,12 +19,9 @@ use super::common::ApiTags;
 use super::schema::{BoolDoc, DateTime, LimitDoc, Nullable, OffsetDoc, Raw, raw};
 use crate::error::{self, Reply, reply};
 
-/// One published blog of the list. `content` is present only with `include_content=true`.
+/// The fields a published blog shows in the list and on its own (flattened into both).
 #[derive(Debug, Clone, Object)]
-#[oai(example)]
-pub struct BlogListItem {
-    /// Identifier of the blog (a UUID).
-    pub id: String,
+pub struct PublicBlogFields {
     /// Title.
     pub title: String,
     /// Slug, unique within the project; used in the single-blog path.
@@ -42,6 +39,32 @@ pub struct BlogListItem {
     pub categories: Vec<String>,
     /// Tags, in the author's order.
     pub tags: Vec<String>,
+}
+
+impl From<domain::BlogFields> for PublicBlogFields {
+    fn from(f: domain::BlogFields) -> Self {
+        Self {
+            title: f.title().to_owned(),
+            slug: f.slug().to_string(),
+            excerpt: f.excerpt().to_owned(),
+            meta_title: f.meta_title().to_owned(),
+            meta_description: f.meta_description().to_owned(),
+            featured_image_url: f.featured_image_url().map(str::to_owned).into(),
+            categories: f.categories().to_vec(),
+            tags: f.tags().to_vec(),
+        }
+    }
+}
+
+/// One published blog of the list. `content` is present only with `include_content=true`.
+#[derive(Debug, Clone, Object)]
+#[oai(example)]
+pub struct BlogListItem {
+    /// Identifier of the blog (a UUID).
+    pub id: String,
+    /// The fields: title, slug, excerpt, meta title and description, image, terms.
+    #[oai(flatten)]
+    pub fields: PublicBlogFields,
     /// First publication time (UTC); the sort key, newest first.
     pub published_at: DateTime,
     /// HTML body with internal links resolved. Present only when `include_content=true`;
@@ -54,14 +77,7 @@ impl From<domain::BlogListItem> for BlogListItem {
     fn from(b: domain::BlogListItem) -> Self {
         Self {
             id: b.id.to_string(),
-            title: b.title,
-            slug: b.slug,
-            excerpt: b.excerpt,
-            meta_title: b.meta_title,
-            meta_description: b.meta_description,
-            featured_image_url: b.featured_image_url.into(),
-            categories: b.categories,
-            tags: b.tags,
+            fields: b.fields.into(),
             published_at: b.published_at.into(),
             content: b.content,
         }
@@ -72,14 +88,17 @@ impl Example for BlogListItem {
     fn example() -> Self {
         Self {
             id: "0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f".into(),
-            title: "Choosing a static site generator".into(),
-            slug: "choosing-a-static-site-generator".into(),
-            excerpt: "What to weigh before you pick one.".into(),
-            meta_title: "Choosing a static site generator in 2026".into(),
-            meta_description: "Build speed, templating and content sources compared.".into(),
-            featured_image_url: Some("https://cdn.example.com/images/ssg.jpg".to_owned()).into(),
-            categories: vec!["Engineering".into()],
-            tags: vec!["static-sites".into(), "tooling".into()],
+            fields: PublicBlogFields {
+                title: "Choosing a static site generator".into(),
+                slug: "choosing-a-static-site-generator".into(),
+                excerpt: "What to weigh before you pick one.".into(),
+                meta_title: "Choosing a static site generator in 2026".into(),
+                meta_description: "Build speed, templating and content sources compared.".into(),
+                featured_image_url: Some("https://cdn.example.com/images/ssg.jpg".to_owned())
+                    .into(),
+                categories: vec!["Engineering".into()],
+                tags: vec!["static-sites".into(), "tooling".into()],
+            },
             published_at: DateTime(
                 domain::Timestamp::parse("2026-11-21T09:30:00Z").expect("valid"),
             ),
@@ -95,22 +114,9 @@ impl Example for BlogListItem {
 pub struct BlogDetail {
     /// Identifier of the blog (a UUID).
     pub id: String,
-    /// Title.
-    pub title: String,
-    /// Slug.
-    pub slug: String,
-    /// Excerpt; `""` when none.
-    pub excerpt: String,
-    /// Meta title; `""` when none.
-    pub meta_title: String,
-    /// Meta description; `""` when none.
-    pub meta_description: String,
-    /// Featured image URL; `null` when none.
-    pub featured_image_url: Nullable<String>,
-    /// Category names.
-    pub categories: Vec<String>,
-    /// Tags.
-    pub tags: Vec<String>,
+    /// The fields of the list item.
+    #[oai(flatten)]
+    pub fields: PublicBlogFields,
     /// First publication time (UTC).
     pub published_at: DateTime,
     /// HTML body with internal links (`[INTERNAL:slug]`) resolved.
@@ -125,14 +131,7 @@ impl From<domain::BlogDetail> for BlogDetail {
     fn from(b: domain::BlogDetail) -> Self {
         Self {
             id: b.id.to_string(),
-            title: b.title,
-            slug: b.slug,
-            excerpt: b.excerpt,
-            meta_title: b.meta_title,
-            meta_description: b.meta_description,
-            featured_image_url: b.featured_image_url.into(),
-            categories: b.categories,
-            tags: b.tags,
+            fields: b.fields.into(),
             published_at: b.published_at.into(),
             content: b.content,
             updated_at: b.updated_at.into(),
@@ -146,14 +145,7 @@ impl Example for BlogDetail {
         let item = BlogListItem::example();
         Self {
             id: item.id,
-            title: item.title,
-            slug: item.slug,
-            excerpt: item.excerpt,
-            meta_title: item.meta_title,
-            meta_description: item.meta_description,
-            featured_image_url: item.featured_image_url,
-            categories: item.categories,
-            tags: item.tags,
+            fields: item.fields,
             published_at: item.published_at,
             content: "<h2>Start with your content</h2><p>See <a href=\"https://www.example.com/blog/markdown-vs-html/\">Markdown or HTML?</a> first.</p>".into(),
             updated_at: DateTime(domain::Timestamp::parse("2026-11-22T08:00:00Z").expect("valid")),

@@ -28,9 +28,13 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// first; PostgreSQL: `BEGIN`) and how a connection is proven clean after a failed one.
     const TRANSACTIONS: &'static Transactions;
 
-    /// Selects the columns of blog `$1` in project `$2` (a `BlogRow`), holding the blog for
-    /// the rest of the write transaction (SQLite: a plain select, since `BEGIN IMMEDIATE`
-    /// holds the write lock already; PostgreSQL: `FOR UPDATE`).
+    /// Selects blog `$1` in project `$2` (a `BlogRow`, its snapshot's fields as one JSON
+    /// object: `queries::blog_query!` with the dialect's JSON function).
+    const BLOG: &'static str;
+
+    /// [`SqlDialect::BLOG`], holding the blog for the rest of the write transaction (SQLite:
+    /// a plain select, since `BEGIN IMMEDIATE` holds the write lock already; PostgreSQL:
+    /// `FOR UPDATE`).
     const LOCK_BLOG: &'static str;
 
     /// Selects the scheduled blogs of project `$1` due at `$2` (`DueRow`s, see

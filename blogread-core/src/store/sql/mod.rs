@@ -32,15 +32,13 @@ pub(crate) use dialect::SqlDialect;
 pub(crate) use errors::storage;
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
-pub(crate) use queries::due_query;
+pub(crate) use queries::{blog_query, due_query};
 pub(crate) use rows::PublicProjectRow;
 pub use store::SqlStore;
 pub(crate) use values::DbId;
 
 #[cfg(feature = "sqlite")]
 pub(crate) use errors::corrupt;
-#[cfg(feature = "sqlite")]
-pub(crate) use queries::BLOG;
 #[cfg(feature = "sqlite")]
 pub(crate) use quick::QuickRow;
 #[cfg(feature = "sqlite")]
@@ -50,7 +48,5 @@ pub(crate) use values::{Bind, bind_all};
 #[cfg(all(test, feature = "sqlite"))]
 pub(crate) use {queries::*, rows::PublishedRow};
 
-#[cfg(feature = "postgres")]
-pub(crate) use queries::BLOG_FOR_UPDATE;
 #[cfg(feature = "postgres")]
 pub(crate) use rows::SitemapRow;

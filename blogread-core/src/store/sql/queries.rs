@@ -207,19 +207,27 @@ pub(crate) const INSERT_BLOG: &str = concat!(
     ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
      $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
 );
-/// Blog `$1` of project `$2` (`BlogRow`).
-pub(crate) const BLOG: &str = concat!(
-    "SELECT ",
-    blog_columns!(),
-    " FROM blogs WHERE id = $1 AND project_id = $2"
-);
-/// [`BLOG`], its row locked for the rest of the transaction (PostgreSQL).
-#[cfg(feature = "postgres")]
-pub(crate) const BLOG_FOR_UPDATE: &str = concat!(
-    "SELECT ",
-    blog_columns!(),
-    " FROM blogs WHERE id = $1 AND project_id = $2 FOR UPDATE"
-);
+/// Blog `$1` of project `$2` (a `BlogRow`), its published or scheduled snapshot's fields as
+/// one JSON object built by `$object` (the dialect's JSON object function), with `$tail`
+/// after (a lock). The dialects' `SqlDialect::BLOG` and `LOCK_BLOG`.
+macro_rules! blog_query {
+    ($object:literal, $tail:literal) => {
+        concat!(
+            "SELECT id, project_id, status, created_at, updated_at, published_at, \
+             published_updated_at, title, slug, excerpt, meta_title, meta_description, \
+             featured_image_url, categories, tags, content, CASE WHEN pub_slug IS NULL THEN NULL \
+             ELSE ",
+            $object,
+            "('title', pub_title, 'slug', pub_slug, 'excerpt', pub_excerpt, \
+             'meta_title', pub_meta_title, 'meta_description', pub_meta_description, \
+             'featured_image_url', pub_featured_image_url, 'categories', pub_categories, \
+             'tags', pub_tags) END AS snapshot, pub_content FROM blogs \
+             WHERE id = $1 AND project_id = $2",
+            $tail
+        )
+    };
+}
+pub(crate) use blog_query;
 /// Writes every column of blog `$1` of project `$2` from its columns in table order (see
 /// `rows::bind_blog`).
 pub(crate) const UPDATE_BLOG: &str = "UPDATE blogs SET status = $3, created_at = $4, \

@@ -2,6 +2,7 @@
 //! that a query reads (each with its conversion to domain values, checking stored data again),
 //! and the column values of a blog to write.
 
+use serde::Deserialize;
 use sqlx::query::Query;
 use sqlx::{Database, FromRow};
 use uuid::Uuid;
@@ -10,9 +11,9 @@ use super::errors::corrupt;
 use super::values::{DbId, Value};
 use crate::domain::{
     AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields,
-    BlogId, BlogState, Delivery, DeliveryId, ManagedBlog, Project, ProjectId, ProjectName,
-    PublicKey, PublicProject, PublishedBlog, PublishedSnapshot, SecretHash, SessionCredential,
-    SiteUrl, StoredPublicKey, Timestamp, Trigger,
+    BlogId, BlogInput, BlogState, Delivery, DeliveryId, ManagedBlog, Project, ProjectId,
+    ProjectName, PublicKey, PublicProject, PublishedBlog, PublishedSnapshot, SecretHash,
+    SessionCredential, SiteUrl, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 use crate::links::LinkTemplate;
@@ -76,6 +77,46 @@ impl FiringRow {
     }
 }
 
+/// A post's fields as the columns of the working copy are named: the working copy's own
+/// columns, a published snapshot's read under the same names (`pub_title AS title`...), or a
+/// snapshot's as one JSON object with those keys (`SqlDialect::BLOG`). The one row shape of a
+/// post's fields; the body is read apart.
+#[derive(Debug, FromRow, Deserialize)]
+pub(crate) struct FieldsRow {
+    title: String,
+    slug: String,
+    excerpt: String,
+    meta_title: String,
+    meta_description: String,
+    featured_image_url: Option<String>,
+    /// A JSON array of strings, as stored.
+    categories: String,
+    /// A JSON array of strings, as stored.
+    tags: String,
+}
+
+impl FieldsRow {
+    /// The fields with `content` as their body (`""` when `None`), as an input.
+    fn into_input(self, content: Option<String>) -> Result<BlogInput> {
+        Ok(BlogInput {
+            title: Some(self.title),
+            slug: Some(self.slug),
+            content,
+            excerpt: Some(self.excerpt),
+            meta_title: Some(self.meta_title),
+            meta_description: Some(self.meta_description),
+            featured_image_url: Some(self.featured_image_url),
+            categories: Some(parse_list("categories", &self.categories)?),
+            tags: Some(parse_list("tags", &self.tags)?),
+        })
+    }
+
+    /// The domain fields, checked again by every rule (`what` names the row for the error).
+    fn into_fields(self, content: Option<String>, what: &'static str) -> Result<BlogFields> {
+        BlogFields::from_stored(self.into_input(content)?).map_err(|e| corrupt(what, e))
+    }
+}
+
 /// A row of the management list: the working copy and the lifecycle data, no published
 /// snapshot.
 #[derive(Debug, FromRow)]
@@ -85,14 +126,8 @@ pub(crate) struct ManagedRow {
     created_at: i64,
     updated_at: i64,
     published_at: Option<i64>,
-    title: String,
-    slug: String,
-    excerpt: String,
-    meta_title: String,
-    meta_description: String,
-    featured_image_url: Option<String>,
-    categories: String,
-    tags: String,
+    #[sqlx(flatten)]
+    working: FieldsRow,
     content: String,
 }
 
@@ -101,15 +136,7 @@ impl ManagedRow {
     pub(crate) fn into_managed(self) -> Result<ManagedBlog> {
         Ok(ManagedBlog {
             id: BlogId::from_uuid(self.id.0),
-            title: self.title,
-            slug: self.slug,
-            content: self.content,
-            excerpt: self.excerpt,
-            meta_title: self.meta_title,
-            meta_description: self.meta_description,
-            featured_image_url: self.featured_image_url,
-            categories: parse_list("categories", &self.categories)?,
-            tags: parse_list("tags", &self.tags)?,
+            working: self.working.into_fields(Some(self.content), "blog")?,
             status: self
                 .status
                 .parse()
@@ -124,7 +151,7 @@ impl ManagedRow {
     }
 }
 
-/// A row of `blogs`.
+/// A row of `blogs`, as `SqlDialect::BLOG` reads it.
 #[derive(Debug, FromRow)]
 pub(crate) struct BlogRow {
     id: DbId,
@@ -134,24 +161,13 @@ pub(crate) struct BlogRow {
     updated_at: i64,
     published_at: Option<i64>,
     published_updated_at: Option<i64>,
-    pub_title: Option<String>,
-    pub_slug: Option<String>,
-    pub_excerpt: Option<String>,
-    pub_meta_title: Option<String>,
-    pub_meta_description: Option<String>,
-    pub_featured_image_url: Option<String>,
-    pub_categories: Option<String>,
-    pub_tags: Option<String>,
-    title: String,
-    slug: String,
-    excerpt: String,
-    meta_title: String,
-    meta_description: String,
-    featured_image_url: Option<String>,
-    categories: String,
-    tags: String,
-    pub_content: Option<String>,
+    #[sqlx(flatten)]
+    working: FieldsRow,
     content: String,
+    /// The published or scheduled snapshot's fields as one JSON object ([`FieldsRow`]),
+    /// `NULL` when the blog holds none.
+    snapshot: Option<String>,
+    pub_content: Option<String>,
 }
 
 fn required<T>(value: Option<T>, column: &'static str) -> Result<T> {
@@ -161,18 +177,7 @@ fn required<T>(value: Option<T>, column: &'static str) -> Result<T> {
 impl BlogRow {
     /// The domain blog, its fields checked again.
     pub(crate) fn into_blog(self) -> Result<Blog> {
-        let working = BlogFields::from_stored(
-            self.title,
-            self.slug,
-            self.content,
-            self.excerpt,
-            self.meta_title,
-            self.meta_description,
-            self.featured_image_url,
-            parse_list("categories", &self.categories)?,
-            parse_list("tags", &self.tags)?,
-        )
-        .map_err(|e| corrupt("blog", e))?;
+        let working = self.working.into_fields(Some(self.content), "blog")?;
         let state = match self.status.as_str() {
             "draft" => BlogState::Draft,
             "unpublished" => BlogState::Unpublished {
@@ -182,21 +187,13 @@ impl BlogRow {
                 )?,
             },
             "published" | "scheduled" => {
-                let fields = BlogFields::from_stored(
-                    required(self.pub_title, "pub_title")?,
-                    required(self.pub_slug, "pub_slug")?,
-                    required(self.pub_content, "pub_content")?,
-                    required(self.pub_excerpt, "pub_excerpt")?,
-                    required(self.pub_meta_title, "pub_meta_title")?,
-                    required(self.pub_meta_description, "pub_meta_description")?,
-                    self.pub_featured_image_url,
-                    parse_list(
-                        "pub_categories",
-                        &required(self.pub_categories, "pub_categories")?,
-                    )?,
-                    parse_list("pub_tags", &required(self.pub_tags, "pub_tags")?)?,
-                )
-                .map_err(|e| corrupt("published snapshot", e))?;
+                let snapshot: FieldsRow =
+                    serde_json::from_str(&required(self.snapshot, "pub_slug")?)
+                        .map_err(|e| corrupt("published snapshot", e))?;
+                let fields = snapshot.into_fields(
+                    Some(required(self.pub_content, "pub_content")?),
+                    "published snapshot",
+                )?;
                 let snapshot = Box::new(PublishedSnapshot {
                     fields,
                     published_at: timestamp(
@@ -341,14 +338,8 @@ pub(crate) struct PendingTemplateRow {
 #[derive(Debug, FromRow)]
 pub(crate) struct PublishedRow {
     id: DbId,
-    title: String,
-    slug: String,
-    excerpt: String,
-    meta_title: String,
-    meta_description: String,
-    featured_image_url: Option<String>,
-    categories: String,
-    tags: String,
+    #[sqlx(flatten)]
+    fields: FieldsRow,
     published_at: i64,
     updated_at: i64,
     #[sqlx(default)]
@@ -364,8 +355,8 @@ pub(crate) struct PublishedRow {
 }
 
 impl super::quick::QuickRow for PublishedRow {
-    /// Column positions: the eleven always there, then content, template, total, version
-    /// when the statement selects them.
+    /// Column positions: the eleven always there (the id, the fields' eight, the two times),
+    /// then content, template, total, version when the statement selects them.
     type Layout = ([usize; 11], [Option<usize>; 4]);
 
     #[cfg(feature = "sqlite")]
@@ -413,14 +404,16 @@ impl super::quick::QuickRow for PublishedRow {
         })?;
         Ok(PublishedRow {
             id: DbId(id),
-            title: row.get(at[1])?,
-            slug: row.get(at[2])?,
-            excerpt: row.get(at[3])?,
-            meta_title: row.get(at[4])?,
-            meta_description: row.get(at[5])?,
-            featured_image_url: row.get(at[6])?,
-            categories: row.get(at[7])?,
-            tags: row.get(at[8])?,
+            fields: FieldsRow {
+                title: row.get(at[1])?,
+                slug: row.get(at[2])?,
+                excerpt: row.get(at[3])?,
+                meta_title: row.get(at[4])?,
+                meta_description: row.get(at[5])?,
+                featured_image_url: row.get(at[6])?,
+                categories: row.get(at[7])?,
+                tags: row.get(at[8])?,
+            },
             published_at: row.get(at[9])?,
             updated_at: row.get(at[10])?,
             content: maybe(row, optional[0])?,
@@ -444,16 +437,13 @@ pub(crate) struct MarkRow {
 
 impl PublishedRow {
     pub(crate) fn into_published(self) -> Result<PublishedBlog> {
+        // Public reads trust what the writes checked: the hot path does not check every
+        // field's rules again (`BlogFields::from_published`).
+        let fields = BlogFields::from_published(self.fields.into_input(None)?)
+            .map_err(|e| corrupt("published snapshot", e))?;
         Ok(PublishedBlog {
             id: BlogId::from_uuid(self.id.0),
-            title: self.title,
-            slug: self.slug,
-            excerpt: self.excerpt,
-            meta_title: self.meta_title,
-            meta_description: self.meta_description,
-            featured_image_url: self.featured_image_url,
-            categories: parse_list("pub_categories", &self.categories)?,
-            tags: parse_list("pub_tags", &self.tags)?,
+            fields,
             published_at: timestamp("published_at", self.published_at)?,
             updated_at: timestamp("published_updated_at", self.updated_at)?,
             template: self

@@ -926,7 +926,7 @@ where
     }
 
     async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
-        let row: Option<BlogRow> = sqlx::query_as(queries::BLOG)
+        let row: Option<BlogRow> = sqlx::query_as(D::BLOG)
             .bind(DbId::from(id))
             .bind(DbId::from(project))
             .fetch_optional(&self.read)
