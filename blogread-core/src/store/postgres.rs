@@ -118,8 +118,8 @@ impl SqlDialect for PostgresDialect {
 
     /// The blog's row stays locked until the transaction ends, so concurrent writes to one
     /// blog apply one after the other.
-    const BLOG: &'static str = sql::blog_query!("json_build_object", "");
-    const LOCK_BLOG: &'static str = sql::blog_query!("json_build_object", " FOR UPDATE");
+    const BLOG: &'static str = sql::blog_query!("json_build_object", "::text", "");
+    const LOCK_BLOG: &'static str = sql::blog_query!("json_build_object", "::text", " FOR UPDATE");
     const LOCK_DUE: &'static str = concat!(sql::due_query!(), " FOR UPDATE");
 
     fn rows_affected(result: &sqlx::postgres::PgQueryResult) -> u64 {

@@ -174,7 +174,7 @@ impl SqlDialect for SqliteDialect {
          AND a.slug IN (SELECT value FROM json_each($2))";
 
     /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.
-    const BLOG: &'static str = sql::blog_query!("json_object", "");
+    const BLOG: &'static str = sql::blog_query!("json_object", "", "");
     const LOCK_BLOG: &'static str = Self::BLOG;
     const LOCK_DUE: &'static str = sql::due_query!();
 

@@ -208,10 +208,10 @@ pub(crate) const INSERT_BLOG: &str = concat!(
      $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
 );
 /// Blog `$1` of project `$2` (a `BlogRow`), its published or scheduled snapshot's fields as
-/// one JSON object built by `$object` (the dialect's JSON object function), with `$tail`
-/// after (a lock). The dialects' `SqlDialect::BLOG` and `LOCK_BLOG`.
+/// one JSON object built by `$object` (the dialect's JSON object function) and read as text
+/// through `$cast`, with `$tail` after (a lock). The dialects' `SqlDialect::BLOG` and `LOCK_BLOG`.
 macro_rules! blog_query {
-    ($object:literal, $tail:literal) => {
+    ($object:literal, $cast:literal, $tail:literal) => {
         concat!(
             "SELECT id, project_id, status, created_at, updated_at, published_at, \
              published_updated_at, title, slug, excerpt, meta_title, meta_description, \
@@ -221,8 +221,9 @@ macro_rules! blog_query {
             "('title', pub_title, 'slug', pub_slug, 'excerpt', pub_excerpt, \
              'meta_title', pub_meta_title, 'meta_description', pub_meta_description, \
              'featured_image_url', pub_featured_image_url, 'categories', pub_categories, \
-             'tags', pub_tags) END AS snapshot, pub_content FROM blogs \
-             WHERE id = $1 AND project_id = $2",
+             'tags', pub_tags)",
+            $cast,
+            " END AS snapshot, pub_content FROM blogs WHERE id = $1 AND project_id = $2",
             $tail
         )
     };
