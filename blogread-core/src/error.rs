@@ -186,6 +186,10 @@ pub enum Error {
     /// slug, a key that already exists (409).
     #[error("{0}")]
     Conflict(String),
+    /// A well-formed value that broke no rule when it was issued but names what is gone: a
+    /// changes-feed cursor older than the deletions kept (410).
+    #[error("{0}")]
+    Gone(String),
     /// A well-formed value that breaks a rule (422).
     #[error(transparent)]
     Invalid(#[from] FieldError),
@@ -209,7 +213,7 @@ impl Error {
     }
 
     /// The HTTP status this error answers with, so that any HTTP adapter maps errors in one
-    /// line: 400, 401, 403, 404, 409, 422, 503 (the database is busy or unreachable), 507
+    /// line: 400, 401, 403, 404, 409, 410, 422, 503 (the database is busy or unreachable), 507
     /// (the disk is full) or 500 (storage failure, configuration).
     pub fn http_status(&self) -> u16 {
         match self {
@@ -218,6 +222,7 @@ impl Error {
             Error::Forbidden(_) => 403,
             Error::NotFound(_) => 404,
             Error::Conflict(_) => 409,
+            Error::Gone(_) => 410,
             Error::Invalid(_) => 422,
             Error::Unavailable(Unavailable::DiskFull) => 507,
             Error::Unavailable(Unavailable::Busy | Unavailable::Unreachable) => 503,

@@ -174,6 +174,82 @@ impl ListParams {
     }
 }
 
+/// The changes feed's query parameters as received (see [`RawListParams`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct RawChangeParams {
+    /// `since`: a cursor of an earlier answer.
+    pub since: Option<String>,
+    /// `limit`.
+    pub limit: Option<String>,
+}
+
+/// What a changes-feed call asks for: typed [`ChangeParams`], or [`RawChangeParams`] to
+/// parse (a bad value is 400, decided after the key is checked).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeRequest {
+    /// Parameters already typed.
+    Params(ChangeParams),
+    /// Query values as received.
+    Raw(RawChangeParams),
+}
+
+impl From<ChangeParams> for ChangeRequest {
+    fn from(params: ChangeParams) -> Self {
+        ChangeRequest::Params(params)
+    }
+}
+
+impl From<RawChangeParams> for ChangeRequest {
+    fn from(raw: RawChangeParams) -> Self {
+        ChangeRequest::Raw(raw)
+    }
+}
+
+impl ChangeRequest {
+    /// The parameters applied.
+    pub fn into_params(self) -> Result<ChangeParams> {
+        match self {
+            ChangeRequest::Params(params) => Ok(params),
+            ChangeRequest::Raw(raw) => ChangeParams::parse(&raw),
+        }
+    }
+}
+
+/// The changes feed's parameters after parsing and clamping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeParams {
+    /// The cursor to go on from; `None` is the initial sync.
+    pub since: Option<String>,
+    /// 1..=100, default 100.
+    pub limit: u32,
+}
+
+impl Default for ChangeParams {
+    fn default() -> Self {
+        Self {
+            since: None,
+            limit: MAX_LIMIT,
+        }
+    }
+}
+
+impl ChangeParams {
+    /// Parses raw values as [`ListParams::parse`] does: an empty value counts as absent, a
+    /// `limit` is any integer and is clamped into 1..=100. The cursor is read later, against
+    /// the key's project.
+    pub fn parse(raw: &RawChangeParams) -> Result<Self> {
+        let limit = match present(&raw.limit) {
+            None => MAX_LIMIT,
+            Some(v) => parse_integer("limit", v)?.clamp(1, i128::from(MAX_LIMIT)) as u32,
+        };
+        Ok(Self {
+            since: present(&raw.since).map(str::to_owned),
+            limit,
+        })
+    }
+}
+
 /// Parses `-?[0-9]+` of any length, saturating far outside every range we clamp to.
 fn parse_integer(name: &str, value: &str) -> Result<i128> {
     let (negative, digits) = match value.strip_prefix('-') {

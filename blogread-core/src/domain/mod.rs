@@ -1,6 +1,7 @@
 //! Domain types. Each validates on construction and cannot hold an invalid value.
 
 pub mod blog;
+pub mod changes;
 pub mod delivery;
 pub mod ids;
 pub mod keys;
@@ -13,6 +14,7 @@ pub mod time;
 pub use blog::{
     Blog, BlogFields, BlogInput, BlogState, BlogStatus, ManagedBlog, PublishedSnapshot,
 };
+pub use changes::{ChangeCursor, ChangeEntry, ChangeFeed, ChangePosition, CursorError};
 pub use delivery::{Delivery, DeployHookTestResult, DeployHookView, PendingFiring, Trigger};
 pub use ids::{AdminTokenId, AgentKeyId, BlogId, DeliveryId, FiringId, IdError, ProjectId};
 pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretHash, SessionId};

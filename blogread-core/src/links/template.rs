@@ -110,6 +110,27 @@ impl Compiled {
             Compiled::Plain | Compiled::Refused => None,
         }
     }
+
+    /// The slugs a public read of `body` (what this was compiled from) looks up: its
+    /// template's, or for a body not compiled every slug its placeholders name (see
+    /// [`super::referenced_slugs`]), sorted and without repeats. A write that changes what
+    /// one of them resolves to changes the body's public answer.
+    pub fn referenced_slugs(&self, body: &str) -> Vec<String> {
+        match self {
+            Compiled::Plain => Vec::new(),
+            Compiled::Template(template) => {
+                let mut slugs = template.slugs().to_vec();
+                slugs.sort_unstable();
+                slugs.dedup();
+                slugs
+            }
+            Compiled::Refused => {
+                let mut slugs = std::collections::BTreeSet::new();
+                super::referenced_slugs(body, &mut slugs);
+                slugs.into_iter().collect()
+            }
+        }
+    }
 }
 
 /// A body and what [`compile`] made of it: compiled before a write's transaction by the

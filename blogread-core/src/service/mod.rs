@@ -29,6 +29,9 @@ use crate::hook::{AddressPolicy, Notifier, Resolver, SystemResolver};
 use crate::response_cache::ResponseCache;
 use crate::store::Store;
 
+/// How long the changes feed keeps deletions unless told otherwise: 90 days.
+pub const DEFAULT_CHANGE_RETENTION: Duration = Duration::from_secs(90 * 86_400);
+
 /// The operations of blogread over a [`Store`].
 #[derive(Clone)]
 pub struct Service {
@@ -46,6 +49,10 @@ pub struct Service {
     scheduler_wake: Arc<tokio::sync::Notify>,
     /// Turns of a project's public reads at recording a go-live.
     go_live_gate: Arc<schedule::GoLiveGate>,
+    /// How long the changes feed keeps deletions.
+    change_retention: Duration,
+    /// When deletions older than that were last forgotten (Unix seconds).
+    last_prune: Arc<std::sync::atomic::AtomicI64>,
 }
 
 impl Service {
@@ -65,6 +72,8 @@ impl Service {
             etag_epoch: Arc::default(),
             scheduler_wake: Arc::default(),
             go_live_gate: Arc::default(),
+            change_retention: DEFAULT_CHANGE_RETENTION,
+            last_prune: Arc::default(),
         }
     }
 
@@ -128,6 +137,37 @@ impl Service {
     pub fn with_operator_token(mut self, token: OperatorToken) -> Self {
         self.operator = Some(token);
         self
+    }
+
+    /// How long the changes feed keeps the slugs it deleted ([`DEFAULT_CHANGE_RETENTION`],
+    /// 90 days, by default): a cursor older than that is answered 410 and the reader syncs
+    /// from the start. The scheduler ([`Service::run_scheduler`]) forgets older ones hourly.
+    pub fn with_change_retention(mut self, retention: Duration) -> Self {
+        self.change_retention = retention;
+        self
+    }
+
+    /// The changes feed's retention in whole days.
+    pub(crate) fn change_retention_days(&self) -> u64 {
+        self.change_retention.as_secs() / 86_400
+    }
+
+    /// Forgets the changes feed's deletions older than the retention; returns how many.
+    pub async fn prune_changes(&self) -> Result<u64> {
+        let now = self.now();
+        let retention = i64::try_from(self.change_retention.as_secs()).unwrap_or(i64::MAX);
+        let before = Timestamp::from_unix_seconds(now.unix_seconds().saturating_sub(retention))
+            .unwrap_or(now);
+        let pruned = self.store.prune_changes(before).await?;
+        self.last_prune
+            .store(now.unix_seconds(), std::sync::atomic::Ordering::Relaxed);
+        Ok(pruned)
+    }
+
+    /// Whether the last [`Service::prune_changes`] was an hour ago or more.
+    pub(crate) fn prune_due(&self) -> bool {
+        let last = self.last_prune.load(std::sync::atomic::Ordering::Relaxed);
+        self.now().unix_seconds().saturating_sub(last) >= 3600
     }
 
     /// Replaces the response cache of the public reads (the default holds up to

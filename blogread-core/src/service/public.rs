@@ -5,15 +5,20 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::auth::{Caller, authenticate_public};
 use crate::domain::{
-    BlogDetail, BlogId, BlogList, BlogListItem, ProjectId, PublicProject, PublishedBlog, Redirects,
-    Sitemap,
+    BlogDetail, BlogId, BlogList, BlogListItem, ChangeCursor, ChangeEntry, ChangeFeed,
+    ChangePosition, ProjectId, PublicProject, PublishedBlog, Redirects, Sitemap,
 };
-use crate::error::{NotFound, Result};
+use crate::error::{Error, NotFound, Result};
 use crate::links::{self, LinkContext};
 use crate::read::{
-    Answer, Conditional, ListParams, ListRequest, SITEMAP_CAP, etag, not_modified, to_json,
+    Answer, ChangeRequest, Conditional, ListParams, ListRequest, SITEMAP_CAP, etag, not_modified,
+    to_json,
 };
-use crate::store::{PageQuery, category_key};
+use crate::store::{ChangeQuery, PageQuery, StoredChange, category_key};
+
+/// The bytes of bodies after which a page of the changes feed stops (it always holds at
+/// least one entry).
+pub const CHANGES_BODY_BUDGET: usize = 8 << 20;
 use crate::word_count::word_count;
 
 use super::Service;
@@ -229,29 +234,122 @@ impl Service {
     }
 
     async fn compute_blog(&self, project: &PublicProject, slug: &str) -> Result<BlogDetail> {
-        let Some(mut blog) = self.store().published_by_slug(project.id, slug).await? else {
+        let Some(blog) = self.store().published_by_slug(project.id, slug).await? else {
             return Err(self.not_published(project, slug).await);
         };
         let ctx = self
             .link_context(project, std::slice::from_ref(&blog))
             .await?;
-        let (content, words) = match blog.template.take() {
-            Some(template) => template.fill_counted(&ctx),
-            None => {
-                resolve_body(&mut blog, &ctx);
-                let content = blog.content.take().unwrap_or_default();
-                let words = word_count(&content);
-                (content, words)
+        Ok(detail(blog, &ctx))
+    }
+
+    /// What changed in the key's project since a cursor (`docs/public-api.md#changes-feed`):
+    /// the published posts whose answer or aliases changed, as the single-blog endpoint
+    /// answers them now, and the slugs no published post has any more, in the order to apply
+    /// them, with the cursor to go on from (typed and as JSON, as [`Service::list_blogs`]).
+    ///
+    /// A cursor that does not parse, or of another project or database, is 400; one older
+    /// than the deletions kept (see [`Service::with_change_retention`]) is 410.
+    pub async fn changes(
+        &self,
+        caller: &Caller,
+        request: impl Into<ChangeRequest>,
+        if_none_match: Option<&str>,
+    ) -> Result<Conditional<Answer<ChangeFeed>>> {
+        let project = self.public_project(caller).await?;
+        let params = request.into().into_params()?;
+        let epoch = self.etag_epoch().await?;
+        let since = params
+            .since
+            .as_deref()
+            .map(|text| ChangeCursor::decode(text, epoch, project.id))
+            .transpose()
+            .map_err(|e| Error::BadRequest(e.to_string()))?;
+        let limit = params.limit.to_string();
+        let etag = etag(
+            epoch,
+            &project,
+            &["changes", params.since.as_deref().unwrap_or(""), &limit],
+        );
+        self.conditional(
+            &etag,
+            if_none_match,
+            None,
+            self.compute_changes(&project, since, params.limit),
+        )
+        .await
+    }
+
+    async fn compute_changes(
+        &self,
+        project: &PublicProject,
+        since: Option<ChangeCursor>,
+        limit: u32,
+    ) -> Result<ChangeFeed> {
+        let after = since.map_or(ChangePosition::Start, |c| c.position().clone());
+        let read = self
+            .store()
+            .changes(
+                project.id,
+                &ChangeQuery {
+                    after: after.clone(),
+                    limit,
+                    body_budget: CHANGES_BODY_BUDGET,
+                },
+            )
+            .await?;
+        if after != ChangePosition::Start {
+            if after.change() > read.head {
+                return Err(Error::Gone(
+                    "`since` is ahead of this database's changes (was it restored from a backup?); \
+                     omit `since` to sync from the start"
+                        .to_owned(),
+                ));
             }
+            if after.change() < read.floor {
+                return Err(Error::Gone(format!(
+                    "`since` is older than the deletions this server keeps ({} days); omit \
+                     `since` to sync from the start",
+                    self.change_retention_days()
+                )));
+            }
+        }
+        let cursor = match (read.has_more, read.entries.last()) {
+            (true, Some((position, _))) => position.clone(),
+            _ => ChangePosition::End { change: read.head },
         };
-        Ok(BlogDetail {
-            id: blog.id,
-            fields: blog.fields,
-            published_at: blog.published_at,
-            content,
-            updated_at: blog.updated_at,
-            word_count: words,
-        })
+        let mut blogs = Vec::new();
+        let mut entries = Vec::with_capacity(read.entries.len());
+        for (_, stored) in read.entries {
+            match stored {
+                StoredChange::Upsert(blog, aliases) => {
+                    entries.push(Err((blogs.len(), aliases)));
+                    blogs.push(*blog);
+                }
+                StoredChange::Delete(slug) => entries.push(Ok(ChangeEntry::Delete { slug })),
+            }
+        }
+        let ctx = self.link_context(project, &blogs).await?;
+        let mut details: Vec<Option<BlogDetail>> = blogs
+            .into_iter()
+            .map(|blog| Some(detail(blog, &ctx)))
+            .collect();
+        let changes = entries
+            .into_iter()
+            .map(|entry| match entry {
+                Ok(delete) => delete,
+                Err((at, aliases)) => ChangeEntry::Upsert {
+                    blog: Box::new(details[at].take().expect("each detail once")),
+                    aliases,
+                },
+            })
+            .collect();
+        let epoch = self.etag_epoch().await?;
+        Ok(ChangeFeed::new(
+            changes,
+            ChangeCursor::new(cursor).encode(epoch, project.id),
+            read.has_more,
+        ))
     }
 
     /// The redirects of the key's project: the old slugs of its published posts and where
@@ -382,6 +480,28 @@ fn resolve_body(blog: &mut PublishedBlog, ctx: &LinkContext) {
         && let std::borrow::Cow::Owned(resolved) = links::resolve(content, ctx)
     {
         *content = resolved;
+    }
+}
+
+/// The single-blog answer of `blog`: its body filled from its template (with the word count
+/// the template keeps) or resolved in full and counted.
+fn detail(mut blog: PublishedBlog, ctx: &LinkContext) -> BlogDetail {
+    let (content, words) = match blog.template.take() {
+        Some(template) => template.fill_counted(ctx),
+        None => {
+            resolve_body(&mut blog, ctx);
+            let content = blog.content.take().unwrap_or_default();
+            let words = word_count(&content);
+            (content, words)
+        }
+    };
+    BlogDetail {
+        id: blog.id,
+        fields: blog.fields,
+        published_at: blog.published_at,
+        content,
+        updated_at: blog.updated_at,
+        word_count: words,
     }
 }
 

@@ -124,6 +124,12 @@ impl Service {
         if recorded > 0 {
             tracing::info!(recorded, "scheduled blogs went live");
         }
+        if self.prune_due() {
+            let pruned = self.prune_changes().await?;
+            if pruned > 0 {
+                tracing::info!(pruned, "forgot changes-feed deletions past the retention");
+            }
+        }
         let pause = match self.store().next_go_live().await? {
             None => SCHEDULER_MAX_SLEEP,
             Some(next) => {

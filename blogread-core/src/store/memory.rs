@@ -6,17 +6,17 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use async_trait::async_trait;
 
-use super::rules::{Conflict, SlugHistory, VisibleChange};
+use super::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use super::{
-    BlogUpdate, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
-    category_key,
+    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, ManagedPage, PageQuery, ProjectChange,
+    ProjectPage, PublishedPage, Store, StoredChange, category_key,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
     AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-    BlogStatus, Delivery, FiringId, ManagedBlog, PendingFiring, Project, ProjectId, PublicProject,
-    PublishedBlog, Redirect, SecretHash, SessionCredential, SitemapEntry, StoredPublicKey,
-    Timestamp, Trigger,
+    BlogStatus, ChangePosition, Delivery, FiringId, ManagedBlog, PendingFiring, Project, ProjectId,
+    PublicProject, PublishedBlog, Redirect, SecretHash, SessionCredential, SitemapEntry,
+    StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 use crate::links::{CompiledBody, LinkTemplate};
@@ -31,6 +31,12 @@ struct ProjectEntry {
     /// The go-live times of the project's scheduled blogs, so that the key check reads the
     /// next one without walking the blogs.
     go_lives: std::collections::BTreeSet<(Timestamp, BlogId)>,
+    /// The last number of the project's change sequence (see [`Store::changes`]).
+    change_seq: u64,
+    /// The highest change number whose deletions were pruned.
+    changes_floor: u64,
+    /// The public slugs lost, with the change that lost them and when.
+    tombstones: HashMap<String, (u64, Timestamp)>,
 }
 
 #[derive(Default)]
@@ -49,6 +55,8 @@ struct Inner {
     /// The link template of each held body that has one (see `links::compile`), as the SQL
     /// stores keep it: public reads fill it rather than resolve the body.
     templates: HashMap<BlogId, LinkTemplate>,
+    /// The number of the last change to each blog's public answer (absent: 0).
+    change_nos: HashMap<BlogId, u64>,
 }
 
 /// The body `blog` holds for the public: its published or scheduled snapshot's.
@@ -116,6 +124,94 @@ impl Inner {
             None => self.blogs.remove(&id),
         };
         Ok(())
+    }
+
+    /// Takes the next number of `project`'s change sequence.
+    fn take_change(&mut self, project: ProjectId) -> Result<u64> {
+        let entry = self.entry(project)?;
+        entry.change_seq += 1;
+        Ok(entry.change_seq)
+    }
+
+    /// The slugs a public read of `blog`'s held body looks up (see
+    /// `Compiled::referenced_slugs`): its template's, or its body's.
+    fn links_of(&self, blog: &Blog) -> Vec<String> {
+        match (self.templates.get(&blog.id), held_body(blog)) {
+            (Some(template), _) => template.slugs().to_vec(),
+            (None, Some(body)) if crate::links::contains_placeholder(body) => {
+                let mut slugs = std::collections::BTreeSet::new();
+                crate::links::referenced_slugs(body, &mut slugs);
+                slugs.into_iter().collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Stamps change `n` on the published blogs of `project` that `linked` says link to what
+    /// changed (given the slugs each one's body references).
+    fn stamp_linkers(&mut self, project: ProjectId, n: u64, linked: impl Fn(&[String]) -> bool) {
+        let linkers: Vec<BlogId> = self
+            .blogs
+            .values()
+            .filter(|b| b.project_id == project && b.state.snapshot().is_some())
+            .filter(|b| linked(&self.links_of(b)))
+            .map(|b| b.id)
+            .collect();
+        for id in linkers {
+            self.change_nos.insert(id, n);
+        }
+    }
+
+    /// Stamps change `n` where `stamp` says a write of blog `id` changed the feed (as the
+    /// SQL stores do), and keeps its lost slug as a deletion lost at `at`.
+    fn stamp(
+        &mut self,
+        project: ProjectId,
+        id: BlogId,
+        stamp: &ChangeStamp,
+        n: u64,
+        at: Timestamp,
+    ) -> Result<()> {
+        if stamp.own
+            && self
+                .blogs
+                .get(&id)
+                .is_some_and(|b| b.state.snapshot().is_some())
+        {
+            self.change_nos.insert(id, n);
+        }
+        if !stamp.touched.is_empty() || stamp.aliases {
+            let mut slugs: std::collections::HashSet<String> =
+                stamp.touched.iter().cloned().collect();
+            if stamp.aliases {
+                slugs.extend(
+                    self.aliases
+                        .iter()
+                        .filter(|((p, _), (blog, _))| *p == project && *blog == id)
+                        .map(|((_, alias), _)| alias.clone()),
+                );
+            }
+            self.stamp_linkers(project, n, |links| links.iter().any(|s| slugs.contains(s)));
+        }
+        if let Some(slug) = &stamp.lost {
+            self.entry(project)?
+                .tombstones
+                .insert(slug.clone(), (n, at));
+        }
+        Ok(())
+    }
+
+    /// Stamps change `n` on the published blog that holds `alias` in `project`, whose aliases
+    /// change when it is freed.
+    fn stamp_alias_owner(&mut self, project: ProjectId, alias: &str, n: u64) {
+        if let Some((owner, _)) = self.aliases.get(&(project, alias.to_owned()))
+            && self
+                .blogs
+                .get(owner)
+                .is_some_and(|b| b.state.snapshot().is_some())
+        {
+            self.change_nos.insert(*owner, n);
+        }
     }
 
     fn entry(&mut self, id: ProjectId) -> Result<&mut ProjectEntry> {
@@ -275,6 +371,9 @@ impl Store for MemoryStore {
         let project = project.clone();
         if moved {
             entry.content_version += 1;
+            // A new site URL changes every resolved link.
+            let n = inner.take_change(id)?;
+            inner.stamp_linkers(id, n, |links| !links.is_empty());
         }
         Ok(project)
     }
@@ -439,12 +538,19 @@ impl Store for MemoryStore {
         if inner.slug_taken(blog) {
             return Err(Conflict::slug_taken(blog).into());
         }
-        if VisibleChange::of_insert(blog).bumps_version {
+        let bumps = VisibleChange::of_insert(blog).bumps_version;
+        if bumps {
             inner.entry(blog.project_id)?.content_version += 1;
         }
         let body = held_body(blog);
         inner.put_template(blog.id, None, body, None);
-        inner.put_blog(blog.project_id, blog.id, Some(blog.clone()))
+        inner.put_blog(blog.project_id, blog.id, Some(blog.clone()))?;
+        if bumps {
+            let n = inner.take_change(blog.project_id)?;
+            let stamp = ChangeStamp::of_blog_write(None, blog.state.snapshot());
+            inner.stamp(blog.project_id, blog.id, &stamp, n, blog.updated_at)?;
+        }
+        Ok(())
     }
 
     async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
@@ -496,6 +602,7 @@ impl Store for MemoryStore {
             .cloned()
             .ok_or(Error::NotFound(NotFound::Blog))?;
         let before = blog.state.snapshot().map(|s| s.fields.slug().to_string());
+        let before_snapshot = blog.state.snapshot().cloned();
         let body_before = held_body(&blog).map(str::to_owned);
         let was_published = before.is_some();
         let event = (update.change)(&mut blog)?;
@@ -504,16 +611,22 @@ impl Store for MemoryStore {
         }
         let after = blog.state.snapshot().map(|s| s.fields.slug().to_string());
         let history = SlugHistory::of_blog_write(before.as_deref(), after.as_deref());
+        let visible =
+            VisibleChange::of_blog_write(was_published, blog.state.snapshot().is_some(), event);
+        let change_no = if visible.bumps_version {
+            inner.entry(project)?.content_version += 1;
+            Some(inner.take_change(project)?)
+        } else {
+            None
+        };
         if let Some(free) = history.free {
+            if let Some(n) = change_no {
+                inner.stamp_alias_owner(project, &free, n);
+            }
             inner.aliases.remove(&(project, free));
         }
         if let Some(old) = history.add {
             inner.aliases.insert((project, old), (id, blog.updated_at));
-        }
-        let visible =
-            VisibleChange::of_blog_write(was_published, blog.state.snapshot().is_some(), event);
-        if visible.bumps_version {
-            inner.entry(project)?.content_version += 1;
         }
         inner.record_firing(&blog, event, crate::lifecycle::firing_slug(before, &blog));
         inner.put_template(
@@ -523,11 +636,15 @@ impl Store for MemoryStore {
             update.compiled.as_ref(),
         );
         inner.put_blog(project, id, Some(blog.clone()))?;
+        if let Some(n) = change_no {
+            let stamp = ChangeStamp::of_blog_write(before_snapshot.as_ref(), blog.state.snapshot());
+            inner.stamp(project, id, &stamp, n, update.at)?;
+        }
         Ok((blog, event))
     }
 
-    /// (This store keeps firings without a time: `at` is not needed.)
-    async fn delete_blog(&self, project: ProjectId, id: BlogId, _at: Timestamp) -> Result<Blog> {
+    /// (This store keeps firings without a time: `at` is the time of the lost slug only.)
+    async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog> {
         let mut inner = self.write();
         if inner.blogs.get(&id).is_none_or(|b| b.project_id != project) {
             return Err(Error::NotFound(NotFound::Blog));
@@ -537,13 +654,18 @@ impl Store for MemoryStore {
             .get(&id)
             .cloned()
             .ok_or(Error::NotFound(NotFound::Blog))?;
-        inner.put_blog(project, id, None)?;
-        inner.templates.remove(&id);
-        inner.aliases.retain(|_, (blog_id, _)| *blog_id != id);
         let event = crate::lifecycle::deletion_event(&blog);
         if VisibleChange::of_delete(&blog, event).bumps_version {
             inner.entry(project)?.content_version += 1;
+            let n = inner.take_change(project)?;
+            // Before the blog goes: its links and aliases are found through it.
+            let stamp = ChangeStamp::of_blog_write(blog.state.snapshot(), None);
+            inner.stamp(project, id, &stamp, n, at)?;
         }
+        inner.put_blog(project, id, None)?;
+        inner.templates.remove(&id);
+        inner.change_nos.remove(&id);
+        inner.aliases.retain(|_, (blog_id, _)| *blog_id != id);
         let slug = crate::lifecycle::firing_slug(None, &blog);
         inner.record_firing(&blog, event, slug);
         Ok(blog)
@@ -622,29 +744,49 @@ impl Store for MemoryStore {
             .take_while(|(at, _)| *at <= now)
             .map(|(_, id)| *id)
             .collect();
-        let mut went_live = 0u64;
+        let mut live = Vec::new();
         for id in due {
             let Some(mut blog) = inner.blogs.get(&id).cloned() else {
                 continue;
             };
-            if crate::lifecycle::go_live(&mut blog, now)?.is_none() {
-                continue;
+            if crate::lifecycle::go_live(&mut blog, now)?.is_some() {
+                live.push(blog);
             }
+        }
+        if live.is_empty() {
+            return Ok(0);
+        }
+        inner.entry(project)?.content_version += 1;
+        let n = inner.take_change(project)?;
+        let mut slugs = std::collections::HashSet::new();
+        let mut ids = Vec::new();
+        for blog in live {
             let slug = blog
                 .state
                 .snapshot()
                 .map(|s| s.fields.slug().to_string())
                 .unwrap_or_default();
             // Publishing a slug frees it as an alias of whichever blog held it.
+            inner.stamp_alias_owner(project, &slug, n);
             inner.aliases.remove(&(project, slug.clone()));
-            inner.record_firing(&blog, Some(Trigger::Published), slug);
-            inner.put_blog(project, id, Some(blog))?;
-            went_live += 1;
+            inner.record_firing(&blog, Some(Trigger::Published), slug.clone());
+            slugs.insert(slug);
+            ids.push(blog.id);
+            inner.put_blog(project, blog.id, Some(blog))?;
         }
-        if went_live > 0 {
-            inner.entry(project)?.content_version += 1;
+        // The posts that link to them (by slug or alias) change, and so do they.
+        slugs.extend(
+            inner
+                .aliases
+                .iter()
+                .filter(|(_, (blog, _))| ids.contains(blog))
+                .map(|((_, alias), _)| alias.clone()),
+        );
+        inner.stamp_linkers(project, n, |links| links.iter().any(|s| slugs.contains(s)));
+        for id in &ids {
+            inner.change_nos.insert(*id, n);
         }
-        Ok(went_live)
+        Ok(ids.len() as u64)
     }
 
     async fn next_go_live(&self) -> Result<Option<Timestamp>> {
@@ -654,6 +796,109 @@ impl Store for MemoryStore {
             .values()
             .filter_map(|e| e.go_lives.first().map(|(at, _)| *at))
             .min())
+    }
+
+    async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead> {
+        let inner = self.read();
+        let entry = inner
+            .projects
+            .get(&project)
+            .ok_or(Error::NotFound(NotFound::Project))?;
+        let mut read = ChangeRead {
+            head: entry.change_seq,
+            floor: entry.changes_floor,
+            entries: Vec::new(),
+            has_more: false,
+        };
+        let after = &query.after;
+        let initial = *after == ChangePosition::Start;
+        if !initial && (after.change() < read.floor || after.change() > read.head) {
+            return Ok(read);
+        }
+        let mut all: Vec<(ChangePosition, Option<&Blog>)> = Vec::new();
+        if !initial {
+            all.extend(
+                entry
+                    .tombstones
+                    .iter()
+                    .filter(|(_, (change, _))| *change <= read.head)
+                    .map(|(slug, (change, _))| {
+                        let position = ChangePosition::Delete {
+                            change: *change,
+                            slug: slug.clone(),
+                        };
+                        (position, None)
+                    }),
+            );
+        }
+        all.extend(
+            inner
+                .blogs
+                .values()
+                .filter(|b| b.project_id == project && b.state.snapshot().is_some())
+                .filter_map(|b| {
+                    let change = inner.change_nos.get(&b.id).copied().unwrap_or(0);
+                    let position = ChangePosition::Upsert { change, id: b.id };
+                    (change <= read.head).then_some((position, Some(b)))
+                }),
+        );
+        all.retain(|(position, _)| position.is_after(after));
+        all.sort_by(|(a, _), (b, _)| {
+            if a.is_after(b) {
+                std::cmp::Ordering::Greater
+            } else if b.is_after(a) {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
+        let limit = query.limit.clamp(1, 100) as usize;
+        let mut bytes = 0usize;
+        let mut rest = all.into_iter().peekable();
+        while let Some((position, blog)) = rest.next() {
+            let change = match (blog, &position) {
+                (Some(b), _) => {
+                    let s = b.state.snapshot().expect("published");
+                    let published = published_blog(b, s, true, inner.templates.get(&b.id));
+                    bytes += s.fields.content().len();
+                    let mut aliases: Vec<(Timestamp, &String)> = inner
+                        .aliases
+                        .iter()
+                        .filter(|((p, _), (owner, _))| *p == project && *owner == b.id)
+                        .map(|((_, alias), (_, at))| (*at, alias))
+                        .collect();
+                    aliases.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+                    let aliases = aliases.into_iter().map(|(_, a)| a.clone()).collect();
+                    StoredChange::Upsert(Box::new(published), aliases)
+                }
+                (None, ChangePosition::Delete { slug, .. }) => StoredChange::Delete(slug.clone()),
+                (None, _) => unreachable!("only deletes have no blog"),
+            };
+            read.entries.push((position, change));
+            if read.entries.len() == limit || bytes > query.body_budget {
+                read.has_more = rest.peek().is_some();
+                break;
+            }
+        }
+        Ok(read)
+    }
+
+    async fn prune_changes(&self, before: Timestamp) -> Result<u64> {
+        let mut inner = self.write();
+        let mut pruned = 0u64;
+        for entry in inner.projects.values_mut() {
+            let mut floor = entry.changes_floor;
+            entry.tombstones.retain(|_, (change, at)| {
+                let keep = *at >= before;
+                if !keep {
+                    floor = floor.max(*change);
+                    pruned += 1;
+                }
+                keep
+            });
+            entry.changes_floor = floor;
+        }
+        Ok(pruned)
     }
 
     async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {

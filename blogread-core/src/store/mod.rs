@@ -41,9 +41,9 @@ pub use sqlite::SqliteStore;
 
 use crate::domain::{
     AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-    BlogStatus, Delivery, ManagedBlog, PendingFiring, Project, ProjectId, ProjectName,
-    PublicProject, PublishedBlog, Redirect, SecretHash, SiteUrl, SitemapEntry, StoredPublicKey,
-    Timestamp, Trigger,
+    BlogStatus, ChangePosition, Delivery, ManagedBlog, PendingFiring, Project, ProjectId,
+    ProjectName, PublicProject, PublishedBlog, Redirect, SecretHash, SiteUrl, SitemapEntry,
+    StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 use crate::links::CompiledBody;
@@ -237,6 +237,45 @@ impl BlogUpdate {
     }
 }
 
+/// One page of a project's changes feed to read (see [`Store::changes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeQuery {
+    /// Read the entries after this position. [`ChangePosition::Start`] is the initial sync:
+    /// every published post, as upserts, and no deletes.
+    pub after: ChangePosition,
+    /// Entries at most (1..=100).
+    pub limit: u32,
+    /// Stop after the entry whose bodies bring the page past this many bytes (always at
+    /// least one entry).
+    pub body_budget: usize,
+}
+
+/// What a store holds for one entry of the feed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoredChange {
+    /// A published post, with its body (`content` or `template`), and its aliases, newest
+    /// rename first.
+    Upsert(Box<PublishedBlog>, Vec<String>),
+    /// A slug that was a published post's and is not now.
+    Delete(String),
+}
+
+/// One page of a project's changes feed, as a store reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeRead {
+    /// The project's last change number when the read began: the page holds no entry of a
+    /// later change, and a position of a later change is not this database's.
+    pub head: u64,
+    /// The highest change number whose deletes were pruned: a position below it can no
+    /// longer be served.
+    pub floor: u64,
+    /// The entries after the query's position (none when it is below `floor` or above
+    /// `head`), each with its own position, in order.
+    pub entries: Vec<(ChangePosition, StoredChange)>,
+    /// Whether entries of changes up to `head` follow the last one.
+    pub has_more: bool,
+}
+
 /// Storage for projects, credentials, blogs and deploy hooks.
 ///
 /// Every method is one atomic operation. Backends map a missing row to the `Ok(None)` /
@@ -396,6 +435,20 @@ pub trait Store: Send + Sync + 'static {
         project: ProjectId,
         slugs: &[String],
     ) -> Result<HashMap<String, String>>;
+
+    /// One page of the project's changes feed (`docs/public-api.md#changes-feed`): the
+    /// published posts whose change number puts them after `query.after` (each in its state
+    /// now) and the slugs lost by later changes, in change order, up to the project's last
+    /// change when the read began. Every write that changes public answers takes the next
+    /// number of its project's sequence in its own transaction and stamps it on every
+    /// published post whose answer or aliases it changed: the post written, and every
+    /// published post whose body names a slug whose resolution it changed (found through
+    /// the slugs the post's link template references); a public slug it takes from the
+    /// published posts is kept as a deletion with the number.
+    async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead>;
+    /// Forgets the deletions recorded before `before` (the feed's retention), raising each
+    /// project's floor to the highest change number forgotten. Returns how many.
+    async fn prune_changes(&self, before: Timestamp) -> Result<u64>;
 
     // ---- deploy hook ----
 

@@ -92,6 +92,7 @@ impl PostgresStore {
         let store = SqlStore::new(pool.clone(), pool, dialect);
         store.upgrade_stored_templates().await;
         store.compile_pending_templates().await;
+        store.index_stored_links().await?;
         Ok(store)
     }
 
@@ -108,6 +109,14 @@ impl SqlDialect for PostgresDialect {
          AND a.slug IN (SELECT jsonb_array_elements_text($2::jsonb))";
 
     type Db = Postgres;
+
+    const LOCK_PROJECT: &'static str =
+        "SELECT change_seq FROM projects WHERE id = $1 FOR NO KEY UPDATE";
+    const STAMP_LINKERS: &'static str =
+        sql::stamp_linkers!("SELECT jsonb_array_elements_text($3::jsonb)");
+    const CHANGE_ALIASES: &'static str =
+        sql::change_aliases!("SELECT (jsonb_array_elements_text($1::jsonb))::uuid");
+    const RAISE_CHANGES_FLOOR: &'static str = sql::raise_changes_floor!("GREATEST");
 
     /// A plain `BEGIN`. PostgreSQL accepts `ROLLBACK` in any state of a live connection, so a
     /// connection whose `ROLLBACK` failed is broken and closed.

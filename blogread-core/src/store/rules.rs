@@ -5,7 +5,7 @@
 //! The SQL store and the memory store both apply these; no backend words a conflict or
 //! decides a bump on its own.
 
-use crate::domain::{Blog, Slug, Trigger};
+use crate::domain::{Blog, PublishedSnapshot, Slug, Trigger};
 use crate::error::Error;
 
 /// A write refused because of something already stored.
@@ -120,6 +120,58 @@ impl SlugHistory {
                 (Some(old), Some(new)) if old != new => Some(old.to_owned()),
                 _ => None,
             },
+        }
+    }
+}
+
+/// What a write of one blog changes in the changes feed, when it takes a change number:
+/// whose answers it changed and which public slug it lost.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct ChangeStamp {
+    /// Whether the blog written is published after the write, with an answer (or aliases)
+    /// the write changed: it is stamped.
+    pub(crate) own: bool,
+    /// The slugs whose resolution the write changed (the blog's published slug before and
+    /// after, when its publication, slug or title changed): the published posts whose bodies
+    /// name one of them are stamped, and so are those that name one of the blog's aliases
+    /// (`aliases`).
+    pub(crate) touched: Vec<String>,
+    /// Whether links through the blog's aliases resolve differently after the write.
+    pub(crate) aliases: bool,
+    /// The public slug the write took from the published posts (unpublished, deleted or
+    /// renamed away from): kept as a deletion.
+    pub(crate) lost: Option<String>,
+}
+
+impl ChangeStamp {
+    /// The rule, from the blog's published snapshot before and after the write (`None`
+    /// when not published).
+    pub(crate) fn of_blog_write(
+        before: Option<&PublishedSnapshot>,
+        after: Option<&PublishedSnapshot>,
+    ) -> Self {
+        if before == after {
+            return Self::default();
+        }
+        fn target(s: Option<&PublishedSnapshot>) -> Option<(&str, &str)> {
+            s.map(|s| (s.fields.slug().as_str(), s.fields.title()))
+        }
+        let mut touched = Vec::new();
+        let retargeted = target(before) != target(after);
+        if retargeted {
+            touched.extend(before.map(|s| s.fields.slug().as_str().to_owned()));
+            touched.extend(after.map(|s| s.fields.slug().as_str().to_owned()));
+            touched.dedup();
+        }
+        let before_slug = before.map(|s| s.fields.slug().as_str());
+        let after_slug = after.map(|s| s.fields.slug().as_str());
+        ChangeStamp {
+            own: after.is_some(),
+            touched,
+            aliases: retargeted,
+            lost: before_slug
+                .filter(|slug| after_slug != Some(*slug))
+                .map(str::to_owned),
         }
     }
 }

@@ -84,6 +84,7 @@ impl SqliteStore {
             let store = SqlStore::new(pool.clone(), pool, dialect);
             store.upgrade_stored_templates().await;
             store.compile_pending_templates().await;
+            store.index_stored_links().await?;
             return Ok(store);
         }
         let options = options
@@ -124,6 +125,7 @@ impl SqliteStore {
         let store = SqlStore::new(ClosingPool::new(reader), ClosingPool::new(writer), dialect);
         store.upgrade_stored_templates().await;
         store.compile_pending_templates().await;
+        store.index_stored_links().await?;
         Ok(store)
     }
 
@@ -172,6 +174,11 @@ impl SqlDialect for SqliteDialect {
          FROM blog_aliases a JOIN blogs b ON b.id = a.blog_id \
          WHERE a.project_id = $1 AND b.status = 'published' \
          AND a.slug IN (SELECT value FROM json_each($2))";
+
+    const LOCK_PROJECT: &'static str = "SELECT change_seq FROM projects WHERE id = $1";
+    const STAMP_LINKERS: &'static str = sql::stamp_linkers!("SELECT value FROM json_each($3)");
+    const CHANGE_ALIASES: &'static str = sql::change_aliases!("SELECT value FROM json_each($1)");
+    const RAISE_CHANGES_FLOOR: &'static str = sql::raise_changes_floor!("max");
 
     /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.
     const BLOG: &'static str = sql::blog_query!("json_object", "", "");

@@ -16,6 +16,12 @@ use crate::service::ProjectUpdate;
 use crate::store::{PageQuery, Store};
 use crate::testing::{Fixture, blog_id};
 
+pub use super::changes_contract::{
+    changes_feed_cursors_are_checked_and_expire_with_the_retention,
+    following_the_changes_feed_ends_equal_to_a_full_read,
+    the_changes_feed_names_what_changed_and_only_that,
+};
+
 fn fresh<T: serde::de::DeserializeOwned>(c: Conditional<Answer<T>>) -> T {
     c.into_value().expect("a fresh response").value()
 }
@@ -2314,6 +2320,9 @@ macro_rules! store_contract_tests {
             preview_resolves_the_working_copy_links_as_the_public_api_would,
             compiled_bodies_link_like_the_full_resolver_at_every_read,
             every_store_reads_a_published_body_through_its_template,
+            following_the_changes_feed_ends_equal_to_a_full_read,
+            the_changes_feed_names_what_changed_and_only_that,
+            changes_feed_cursors_are_checked_and_expire_with_the_retention,
         );
     };
     ($make:expr) => {

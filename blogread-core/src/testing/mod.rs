@@ -2,6 +2,7 @@
 //! any [`Store`], and the store contract suite that every backend runs
 //! ([`crate::store_contract_tests!`]).
 
+mod changes_contract;
 pub mod contract;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod databases;

@@ -42,6 +42,20 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// plain select; PostgreSQL: `FOR UPDATE`), so that a go-live is recorded once.
     const LOCK_DUE: &'static str;
 
+    /// Selects the change sequence of project `$1`, holding the project's row for the rest
+    /// of the write transaction (SQLite: a plain select; PostgreSQL: `FOR NO KEY UPDATE`, the
+    /// lock its later update takes anyway, taken before any blog's).
+    const LOCK_PROJECT: &'static str;
+
+    /// `queries::stamp_linkers!` with the dialect's rows of a JSON array of texts.
+    const STAMP_LINKERS: &'static str;
+
+    /// `queries::change_aliases!` with the dialect's rows of a JSON array of ids.
+    const CHANGE_ALIASES: &'static str;
+
+    /// `queries::raise_changes_floor!` with the dialect's two-argument maximum.
+    const RAISE_CHANGES_FLOOR: &'static str;
+
     /// The number of rows a statement changed (sqlx has no trait for it).
     fn rows_affected(result: &<Self::Db as Database>::QueryResult) -> u64;
 

@@ -32,7 +32,9 @@ pub(crate) use dialect::SqlDialect;
 pub(crate) use errors::storage;
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
-pub(crate) use queries::{blog_query, due_query};
+pub(crate) use queries::{
+    blog_query, change_aliases, due_query, raise_changes_floor, stamp_linkers,
+};
 pub(crate) use rows::PublicProjectRow;
 pub use store::SqlStore;
 pub(crate) use values::DbId;

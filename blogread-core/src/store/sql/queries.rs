@@ -134,11 +134,126 @@ pub(crate) const UPDATE_PROJECT: &str = "UPDATE projects SET \
      name = CASE WHEN $2 THEN $3 ELSE name END, \
      site_url = CASE WHEN $4 THEN $5 ELSE site_url END, \
      content_version = content_version + \
+     CASE WHEN $4 AND site_url IS DISTINCT FROM $5 THEN 1 ELSE 0 END, \
+     change_seq = change_seq + \
      CASE WHEN $4 AND site_url IS DISTINCT FROM $5 THEN 1 ELSE 0 END \
-     WHERE id = $1 RETURNING id, name, site_url, created_at";
-/// Bumps the content version of project `$1` and moves its published count by `$2`.
+     WHERE id = $1 RETURNING id, name, site_url, created_at, change_seq";
+/// Bumps the content version of project `$1`, moves its published count by `$2`, and takes
+/// the next number of its change sequence (returned).
 pub(crate) const BUMP_VERSION: &str = "UPDATE projects SET content_version = content_version + 1, \
-     published_count = published_count + $2 WHERE id = $1";
+     published_count = published_count + $2, change_seq = change_seq + 1 WHERE id = $1 \
+     RETURNING change_seq";
+
+// ---- the changes feed ----
+
+/// Stamps change `$2` on the published blogs of project `$1` whose held bodies reference one
+/// of the slugs `$texts` selects (the dialect's rows of the JSON array `$3`), or one of the
+/// aliases of blog `$4` (NULL: none).
+macro_rules! stamp_linkers {
+    ($texts:expr) => {
+        concat!(
+            "UPDATE blogs SET change_no = $2 WHERE project_id = $1 AND status = 'published' \
+             AND id IN (SELECT l.blog_id FROM blog_links l WHERE l.project_id = $1 \
+             AND (l.slug IN (",
+            $texts,
+            ") \
+             OR l.slug IN (SELECT a.slug FROM blog_aliases a WHERE a.blog_id = $4)))"
+        )
+    };
+}
+pub(crate) use stamp_linkers;
+/// Stamps change `$2` on blog `$1` when it is published.
+pub(crate) const STAMP_BLOG: &str =
+    "UPDATE blogs SET change_no = $2 WHERE id = $1 AND status = 'published'";
+/// Stamps change `$3` on the published blog of project `$1` that holds alias `$2` (its
+/// aliases change when the alias is freed).
+pub(crate) const STAMP_ALIAS_OWNER: &str = "UPDATE blogs SET change_no = $3 \
+     WHERE status = 'published' AND id IN \
+     (SELECT blog_id FROM blog_aliases WHERE project_id = $1 AND slug = $2)";
+/// Stamps change `$2` on every published blog of project `$1` with a link (a new site URL
+/// changes every resolved link).
+pub(crate) const STAMP_ALL_LINKERS: &str = "UPDATE blogs SET change_no = $2 \
+     WHERE project_id = $1 AND status = 'published' \
+     AND id IN (SELECT blog_id FROM blog_links WHERE project_id = $1)";
+/// Keeps slug `$2` of project `$1` as lost by change `$3` at `$4`.
+pub(crate) const PUT_TOMBSTONE: &str = "INSERT INTO blog_tombstones \
+     (project_id, slug, change_no, lost_at) VALUES ($1, $2, $3, $4) \
+     ON CONFLICT (project_id, slug) \
+     DO UPDATE SET change_no = excluded.change_no, lost_at = excluded.lost_at";
+/// The go-live of project `$1` at `$2` as change `$3`, before the due blogs are published:
+/// stamps the published blogs whose aliases the due blogs' slugs free.
+pub(crate) const STAMP_DUE_ALIAS_OWNERS: &str = "UPDATE blogs SET change_no = $3 \
+     WHERE status = 'published' AND id IN (SELECT a.blog_id FROM blog_aliases a \
+     JOIN blogs d ON d.project_id = a.project_id AND d.pub_slug = a.slug \
+     WHERE a.project_id = $1 AND d.status = 'scheduled' AND d.published_at <= $2)";
+/// The same go-live: stamps the published blogs whose bodies name a due blog's slug or one of
+/// its aliases.
+pub(crate) const STAMP_DUE_LINKERS: &str = "UPDATE blogs SET change_no = $3 \
+     WHERE project_id = $1 AND status = 'published' AND id IN (SELECT l.blog_id FROM blog_links l \
+     WHERE l.project_id = $1 AND l.slug IN ( \
+     SELECT d.pub_slug FROM blogs d WHERE d.project_id = $1 AND d.status = 'scheduled' \
+     AND d.published_at <= $2 \
+     UNION SELECT a.slug FROM blog_aliases a JOIN blogs d ON d.id = a.blog_id \
+     WHERE d.project_id = $1 AND d.status = 'scheduled' AND d.published_at <= $2))";
+/// Forgets the links of blog `$1`.
+pub(crate) const DELETE_LINKS: &str = "DELETE FROM blog_links WHERE blog_id = $1";
+/// The head of a many-row insert of links (see [`values_rows`]): project, slug, blog.
+pub(crate) const INSERT_LINKS: &str = "INSERT INTO blog_links (project_id, slug, blog_id) VALUES ";
+/// The change sequence of project `$1` and its floor.
+pub(crate) const CHANGE_HEAD: &str = "SELECT change_seq, changes_floor FROM projects WHERE id = $1";
+/// The deletes of project `$1` after change `$2` up to change `$3`, in change order, at most
+/// `$4`.
+pub(crate) const CHANGE_DELETES: &str = "SELECT change_no, slug FROM blog_tombstones \
+     WHERE project_id = $1 AND change_no > $2 AND change_no <= $3 \
+     ORDER BY change_no, slug LIMIT $4";
+/// The published blogs of project `$1` after position (`$2` change, `$3` id) up to change
+/// `$4`, in change order, at most `$5`, with their bodies (`ChangeRow`).
+pub(crate) const CHANGE_UPSERTS: &str = concat!(
+    "SELECT ",
+    published_columns!(),
+    body_columns!(),
+    ", b.change_no FROM blogs b",
+    template_join!(),
+    " WHERE b.project_id = $1 AND b.status = 'published' AND b.change_no <= $4 \
+     AND (b.change_no > $2 OR (b.change_no = $2 AND b.id > $3)) \
+     ORDER BY b.change_no, b.id LIMIT $5"
+);
+/// The aliases of the blogs `$texts` selects (the dialect's rows of the JSON array `$1` of
+/// ids), newest rename first: `(blog, alias)`.
+macro_rules! change_aliases {
+    ($ids:expr) => {
+        concat!(
+            "SELECT blog_id, slug FROM blog_aliases WHERE blog_id IN (",
+            $ids,
+            ") ORDER BY created_at DESC, slug"
+        )
+    };
+}
+pub(crate) use change_aliases;
+/// Raises the floor of every project with deletions lost before `$1` to the highest change
+/// number among them (`$greatest` is the dialect's two-argument maximum).
+macro_rules! raise_changes_floor {
+    ($greatest:expr) => {
+        concat!(
+            "UPDATE projects SET changes_floor = ",
+            $greatest,
+            "(changes_floor, (SELECT MAX(t.change_no) FROM blog_tombstones t \
+             WHERE t.project_id = projects.id AND t.lost_at < $1)) \
+             WHERE id IN (SELECT project_id FROM blog_tombstones WHERE lost_at < $1)"
+        )
+    };
+}
+pub(crate) use raise_changes_floor;
+/// Forgets the deletions lost before `$1`.
+pub(crate) const PRUNE_TOMBSTONES: &str = "DELETE FROM blog_tombstones WHERE lost_at < $1";
+/// Whether the links of the bodies stored before the changes feed are indexed (1) or not (0).
+pub(crate) const LINKS_INDEXED: &str = "SELECT links_indexed FROM blogread_meta";
+/// Records that they are.
+pub(crate) const SET_LINKS_INDEXED: &str = "UPDATE blogread_meta SET links_indexed = 1";
+/// Held bodies after id `$1`, at most `$2`, for indexing their links once: `(id, project,
+/// body)`.
+pub(crate) const BODIES_AFTER: &str = "SELECT b.id, b.project_id, b.pub_content FROM blogs b \
+     WHERE b.pub_content IS NOT NULL AND b.id > $1 ORDER BY b.id LIMIT $2";
 
 // ---- credentials ----
 

@@ -459,6 +459,31 @@ impl PublishedRow {
     }
 }
 
+/// A published blog read by the changes feed: the public read's row and its change number.
+#[derive(Debug, FromRow)]
+pub(crate) struct ChangeRow {
+    #[sqlx(flatten)]
+    pub(crate) published: PublishedRow,
+    pub(crate) change_no: i64,
+}
+
+impl ChangeRow {
+    /// The bytes of its body as read (template or body).
+    pub(crate) fn body_len(&self) -> usize {
+        let published = &self.published;
+        published.content.as_ref().map_or(0, String::len)
+            + published.template.as_ref().map_or(0, String::len)
+    }
+}
+
+/// A project as a change of its fields returns it, with its change sequence after the change.
+#[derive(Debug, FromRow)]
+pub(crate) struct ProjectChangeRow {
+    #[sqlx(flatten)]
+    pub(crate) project: ProjectRow,
+    pub(crate) change_seq: i64,
+}
+
 /// A sitemap row (SQLite reads the sitemap as one JSON value instead).
 #[cfg(feature = "postgres")]
 #[derive(Debug, FromRow)]

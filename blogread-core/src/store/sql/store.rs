@@ -23,25 +23,26 @@ use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, count, sql_count};
 use super::quick::QuickRow;
 use super::rows::{
-    AdminTokenRow, AgentKeyRow, BlogRow, DeliveryRow, Derived, DueRow, FiringRow, ManagedRow,
-    MarkRow, PendingTemplateRow, ProjectRow, PublicKeyRow, PublishedRow, SessionRow, bind_blog,
-    stored_template, timestamp,
+    AdminTokenRow, AgentKeyRow, BlogRow, ChangeRow, DeliveryRow, Derived, DueRow, FiringRow,
+    ManagedRow, MarkRow, PendingTemplateRow, ProjectChangeRow, ProjectRow, PublicKeyRow,
+    PublishedRow, SessionRow, bind_blog, stored_template, timestamp,
 };
 use super::values::{Bind, DbId, Value, bind_all};
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
     AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-    BlogStatus, Delivery, FiringId, PendingFiring, Project, ProjectId, PublicProject,
-    PublishedBlog, Redirect, SecretHash, SessionCredential, SitemapEntry, StoredPublicKey,
-    Timestamp, Trigger,
+    BlogStatus, ChangePosition, Delivery, FiringId, PendingFiring, Project, ProjectId,
+    PublicProject, PublishedBlog, Redirect, SecretHash, SessionCredential, SitemapEntry,
+    StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 use crate::lifecycle::{deletion_event, firing_slug};
 use crate::links::{CompiledBody, LinkTemplate};
 use crate::store::connection::{ClosingPool, WriteTx};
-use crate::store::rules::{Conflict, SlugHistory, VisibleChange};
+use crate::store::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use crate::store::{
-    BlogUpdate, KeyWrite, ManagedPage, PageQuery, ProjectChange, ProjectPage, PublishedPage, Store,
+    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, ManagedPage, PageQuery, ProjectChange,
+    ProjectPage, PublishedPage, Store, StoredChange,
 };
 
 /// A SQL store: its read and write pools (the same pool on PostgreSQL; on SQLite the one
@@ -256,6 +257,129 @@ where
                 0
             }
         }
+    }
+
+    /// Indexes the links of the bodies stored before the changes feed existed (the first
+    /// start after the upgrade), once per database (`blogread_meta.links_indexed`): the feed
+    /// finds the posts a write changes through this index, so a failure stops the start.
+    /// Returns how many bodies were indexed.
+    pub(crate) async fn index_stored_links(&self) -> Result<u64> {
+        // Bodies go up to 2 MiB: a batch holds at most 64 MiB of them.
+        const BATCH: i64 = 32;
+        let indexed: i32 = sqlx::query_scalar(queries::LINKS_INDEXED)
+            .fetch_one(&self.read)
+            .await
+            .map_err(storage)?;
+        if indexed != 0 {
+            return Ok(0);
+        }
+        let mut done = 0u64;
+        let mut after = DbId(uuid::Uuid::nil());
+        loop {
+            let rows: Vec<(DbId, DbId, String)> = sqlx::query_as(queries::BODIES_AFTER)
+                .bind(after)
+                .bind(BATCH)
+                .fetch_all(&self.read)
+                .await
+                .map_err(storage)?;
+            let Some(&(last, _, _)) = rows.last() else {
+                break;
+            };
+            after = last;
+            let mut links = Vec::new();
+            for (id, project, body) in &rows {
+                let mut slugs = std::collections::BTreeSet::new();
+                crate::links::referenced_slugs(body, &mut slugs);
+                links.extend(slugs.into_iter().map(|slug| (*project, slug, *id)));
+            }
+            let mut tx = self.begin_write().await?;
+            let result = Self::insert_links(&mut tx, &links, true).await;
+            tx.finish(result).await?;
+            done += rows.len() as u64;
+            tracing::info!(done, "indexing the internal links of stored posts");
+        }
+        sqlx::query(queries::SET_LINKS_INDEXED)
+            .execute(&self.write)
+            .await
+            .map_err(storage)?;
+        Ok(done)
+    }
+
+    /// Inserts `links` (project, slug, blog) into the link index, many rows a statement;
+    /// `or_ignore` skips rows already there.
+    async fn insert_links(
+        tx: &mut WriteTx<D::Db>,
+        links: &[(DbId, String, DbId)],
+        or_ignore: bool,
+    ) -> Result<()> {
+        for chunk in links.chunks(queries::ROWS_PER_INSERT) {
+            let mut sql = queries::values_rows(queries::INSERT_LINKS, 3, chunk.len());
+            if or_ignore {
+                sql.push_str(" ON CONFLICT DO NOTHING");
+            }
+            let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for (project, slug, id) in chunk {
+                insert = insert.bind(*project).bind(slug.clone()).bind(*id);
+            }
+            insert.execute(&mut **tx).await.map_err(storage)?;
+        }
+        Ok(())
+    }
+
+    /// Holds project `project`'s row for the rest of `tx` (PostgreSQL; SQLite's write lock
+    /// holds everything already), before any blog's: every write that may stamp other
+    /// posts takes it first, so two writes never wait on each other's rows.
+    async fn lock_project(tx: &mut WriteTx<D::Db>, project: ProjectId) -> Result<Option<u64>> {
+        let seq: Option<i64> = sqlx::query_scalar(D::LOCK_PROJECT)
+            .bind(DbId::from(project))
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(storage)?;
+        Ok(seq.map(count))
+    }
+
+    /// Stamps change `change_no` where `stamp` says a write of blog `id` changed the feed,
+    /// and keeps its lost slug as a deletion lost at `at`.
+    async fn stamp(
+        tx: &mut WriteTx<D::Db>,
+        project: ProjectId,
+        id: BlogId,
+        stamp: &ChangeStamp,
+        change_no: u64,
+        at: Timestamp,
+    ) -> Result<()> {
+        let n = sql_count(change_no);
+        if stamp.own {
+            sqlx::query(queries::STAMP_BLOG)
+                .bind(DbId::from(id))
+                .bind(n)
+                .execute(&mut **tx)
+                .await
+                .map_err(storage)?;
+        }
+        if !stamp.touched.is_empty() || stamp.aliases {
+            let slugs =
+                serde_json::to_string(&stamp.touched).expect("a list of strings serialises");
+            sqlx::query(D::STAMP_LINKERS)
+                .bind(DbId::from(project))
+                .bind(n)
+                .bind(slugs)
+                .bind(stamp.aliases.then_some(DbId::from(id)))
+                .execute(&mut **tx)
+                .await
+                .map_err(storage)?;
+        }
+        if let Some(slug) = &stamp.lost {
+            sqlx::query(queries::PUT_TOMBSTONE)
+                .bind(DbId::from(project))
+                .bind(slug.clone())
+                .bind(n)
+                .bind(at.unix_seconds())
+                .execute(&mut **tx)
+                .await
+                .map_err(storage)?;
+        }
+        Ok(())
     }
 
     /// A page read with `OFFSET`, as the database steps over it.
@@ -492,13 +616,29 @@ where
                 .map_err(|e| write_error(e, Conflict::slug_taken(blog)))?;
         }
         if old.body != new.body {
-            match &new.body {
-                Some(body) => sqlx::query(queries::PUT_TEMPLATE)
+            if old.body.is_some() {
+                sqlx::query(queries::DELETE_LINKS)
                     .bind(id)
-                    .bind(stored_template(CompiledBody::for_body(compiled, body)))
                     .execute(&mut **tx)
                     .await
-                    .map_err(storage)?,
+                    .map_err(storage)?;
+            }
+            match &new.body {
+                Some(body) => {
+                    let compiled = CompiledBody::for_body(compiled, body);
+                    let links: Vec<_> = compiled
+                        .referenced_slugs(body)
+                        .into_iter()
+                        .map(|slug| (project, slug, id))
+                        .collect();
+                    Self::insert_links(tx, &links, false).await?;
+                    sqlx::query(queries::PUT_TEMPLATE)
+                        .bind(id)
+                        .bind(stored_template(compiled))
+                        .execute(&mut **tx)
+                        .await
+                        .map_err(storage)?
+                }
                 None => sqlx::query(queries::DELETE_TEMPLATE)
                     .bind(id)
                     .execute(&mut **tx)
@@ -529,22 +669,23 @@ where
     }
 
     /// Applies `change` to the project's counters: bumps the content version and moves the
-    /// published count, when the rule says so.
+    /// published count, when the rule says so, and then takes the next number of the
+    /// project's change sequence (returned).
     async fn apply_visible_change(
         tx: &mut WriteTx<D::Db>,
         project: ProjectId,
         change: VisibleChange,
-    ) -> Result<()> {
+    ) -> Result<Option<u64>> {
         if !change.bumps_version {
-            return Ok(());
+            return Ok(None);
         }
-        sqlx::query(queries::BUMP_VERSION)
+        let seq: i64 = sqlx::query_scalar(queries::BUMP_VERSION)
             .bind(DbId::from(project))
             .bind(change.published_delta)
-            .execute(&mut **tx)
+            .fetch_one(&mut **tx)
             .await
             .map_err(storage)?;
-        Ok(())
+        Ok(Some(count(seq)))
     }
 
     /// Records the firing of `event` on `blog` (named by `slug`) in the write's own
@@ -697,23 +838,40 @@ where
     }
 
     async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
-        let row: Option<ProjectRow> = sqlx::query_as(queries::UPDATE_PROJECT)
-            .bind(DbId::from(id))
-            .bind(change.name.is_some())
-            .bind(change.name.as_ref().map(|n| n.as_str().to_owned()))
-            .bind(change.site_url.is_some())
-            .bind(
-                change
-                    .site_url
-                    .clone()
-                    .flatten()
-                    .map(|u| u.as_str().to_owned()),
-            )
-            .fetch_optional(&self.write)
-            .await
-            .map_err(storage)?;
-        row.ok_or(Error::NotFound(NotFound::Project))?
-            .into_project()
+        let mut tx = self.begin_write().await?;
+        let result = async {
+            let before = Self::lock_project(&mut tx, id)
+                .await?
+                .ok_or(Error::NotFound(NotFound::Project))?;
+            let row: Option<ProjectChangeRow> = sqlx::query_as(queries::UPDATE_PROJECT)
+                .bind(DbId::from(id))
+                .bind(change.name.is_some())
+                .bind(change.name.as_ref().map(|n| n.as_str().to_owned()))
+                .bind(change.site_url.is_some())
+                .bind(
+                    change
+                        .site_url
+                        .clone()
+                        .flatten()
+                        .map(|u| u.as_str().to_owned()),
+                )
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(storage)?;
+            let row = row.ok_or(Error::NotFound(NotFound::Project))?;
+            if count(row.change_seq) > before {
+                // A new site URL: every resolved link changes.
+                sqlx::query(queries::STAMP_ALL_LINKERS)
+                    .bind(DbId::from(id))
+                    .bind(row.change_seq)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(storage)?;
+            }
+            row.project.into_project()
+        }
+        .await;
+        tx.finish(result).await
     }
 
     async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
@@ -906,6 +1064,7 @@ where
         let compiled = derived.body.clone().map(CompiledBody::of);
         let mut tx = self.begin_write().await?;
         let result = async {
+            Self::lock_project(&mut tx, blog.project_id).await?;
             bind_blog(sqlx::query(queries::INSERT_BLOG), blog)
                 .execute(&mut *tx)
                 .await
@@ -918,8 +1077,25 @@ where
                 compiled.as_ref(),
             )
             .await?;
-            Self::apply_visible_change(&mut tx, blog.project_id, VisibleChange::of_insert(blog))
-                .await
+            let change_no = Self::apply_visible_change(
+                &mut tx,
+                blog.project_id,
+                VisibleChange::of_insert(blog),
+            )
+            .await?;
+            if let Some(n) = change_no {
+                let stamp = ChangeStamp::of_blog_write(None, blog.state.snapshot());
+                Self::stamp(
+                    &mut tx,
+                    blog.project_id,
+                    blog.id,
+                    &stamp,
+                    n,
+                    blog.updated_at,
+                )
+                .await?;
+            }
+            Ok(())
         }
         .await;
         tx.finish(result).await
@@ -979,8 +1155,10 @@ where
         } = update;
         let mut tx = self.begin_write().await?;
         let result = async {
+            Self::lock_project(&mut tx, project).await?;
             let mut blog = Self::locked_blog(&mut tx, project, id).await?;
             let before = Derived::of(&blog);
+            let before_snapshot = blog.state.snapshot().cloned();
             let before_slug = blog.state.snapshot().map(|s| s.fields.slug().to_string());
             let was_published = blog.state.snapshot().is_some();
             // On error `finish` rolls the transaction back.
@@ -996,7 +1174,18 @@ where
             Self::write_derived(&mut tx, &blog, &before, &after, compiled.as_ref()).await?;
             let after_slug = blog.state.snapshot().map(|s| s.fields.slug().as_str());
             let history = SlugHistory::of_blog_write(before_slug.as_deref(), after_slug);
+            let change_no = Self::apply_visible_change(&mut tx, project, visible).await?;
             if let Some(free) = &history.free {
+                if let Some(n) = change_no {
+                    // Whoever held the alias shows one alias less.
+                    sqlx::query(queries::STAMP_ALIAS_OWNER)
+                        .bind(DbId::from(project))
+                        .bind(free.as_str().to_owned())
+                        .bind(sql_count(n))
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(storage)?;
+                }
                 sqlx::query(queries::DELETE_ALIAS)
                     .bind(DbId::from(project))
                     .bind(free.as_str().to_owned())
@@ -1014,7 +1203,11 @@ where
                     .await
                     .map_err(storage)?;
             }
-            Self::apply_visible_change(&mut tx, project, visible).await?;
+            if let Some(n) = change_no {
+                let stamp =
+                    ChangeStamp::of_blog_write(before_snapshot.as_ref(), blog.state.snapshot());
+                Self::stamp(&mut tx, project, id, &stamp, n, at).await?;
+            }
             let slug = firing_slug(before_slug, &blog);
             Self::record_firing(&mut tx, &blog, event, slug, at).await?;
             Ok((blog, event))
@@ -1039,6 +1232,7 @@ where
         let mut tx = self.begin_write().await?;
         let result = async {
             let project_id = DbId::from(project);
+            Self::lock_project(&mut tx, project).await?;
             let due: Vec<DueRow> = sqlx::query_as(D::LOCK_DUE)
                 .bind(project_id)
                 .bind(now.unix_seconds())
@@ -1048,6 +1242,28 @@ where
             if due.is_empty() {
                 // Recorded by another writer, or unscheduled since.
                 return Ok(0);
+            }
+            let went_live = due.len() as u64;
+            let change_no = Self::apply_visible_change(
+                &mut tx,
+                project,
+                VisibleChange {
+                    bumps_version: true,
+                    published_delta: i64::try_from(went_live).unwrap_or(i64::MAX),
+                },
+            )
+            .await?
+            .map_or(0, sql_count);
+            // Before they are published: the posts that link to them and those whose aliases
+            // their slugs free change too.
+            for statement in [queries::STAMP_DUE_ALIAS_OWNERS, queries::STAMP_DUE_LINKERS] {
+                sqlx::query(statement)
+                    .bind(project_id)
+                    .bind(now.unix_seconds())
+                    .bind(change_no)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(storage)?;
             }
             // The slugs they publish are freed as aliases, then they are published: both
             // by the same predicate, over rows held since the select.
@@ -1097,16 +1313,14 @@ where
                     insert.execute(&mut *tx).await.map_err(storage)?;
                 }
             }
-            let went_live = due.len() as u64;
-            Self::apply_visible_change(
-                &mut tx,
-                project,
-                VisibleChange {
-                    bumps_version: true,
-                    published_delta: i64::try_from(went_live).unwrap_or(i64::MAX),
-                },
-            )
-            .await?;
+            for row in &due {
+                sqlx::query(queries::STAMP_BLOG)
+                    .bind(row.id)
+                    .bind(change_no)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(storage)?;
+            }
             Ok(went_live)
         }
         .await;
@@ -1124,18 +1338,165 @@ where
     async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog> {
         let mut tx = self.begin_write().await?;
         let result = async {
+            Self::lock_project(&mut tx, project).await?;
             let blog = Self::locked_blog(&mut tx, project, id).await?;
+            let event = deletion_event(&blog);
+            let change_no = Self::apply_visible_change(
+                &mut tx,
+                project,
+                VisibleChange::of_delete(&blog, event),
+            )
+            .await?;
+            if let Some(n) = change_no {
+                // Before the row goes: its links and aliases are found through it.
+                let stamp = ChangeStamp::of_blog_write(blog.state.snapshot(), None);
+                Self::stamp(&mut tx, project, id, &stamp, n, at).await?;
+            }
             sqlx::query(queries::DELETE_BLOG)
                 .bind(DbId::from(id))
                 .execute(&mut *tx)
                 .await
                 .map_err(storage)?;
-            let event = deletion_event(&blog);
-            Self::apply_visible_change(&mut tx, project, VisibleChange::of_delete(&blog, event))
-                .await?;
             let slug = firing_slug(None, &blog);
             Self::record_firing(&mut tx, &blog, event, slug, at).await?;
             Ok(blog)
+        }
+        .await;
+        tx.finish(result).await
+    }
+
+    async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead> {
+        use futures_util::TryStreamExt as _;
+
+        let head: Option<(i64, i64)> = sqlx::query_as(queries::CHANGE_HEAD)
+            .bind(DbId::from(project))
+            .fetch_optional(&self.read)
+            .await
+            .map_err(storage)?;
+        let (head, floor) = head.ok_or(Error::NotFound(NotFound::Project))?;
+        let mut read = ChangeRead {
+            head: count(head),
+            floor: count(floor),
+            entries: Vec::new(),
+            has_more: false,
+        };
+        let after = &query.after;
+        let initial = *after == ChangePosition::Start;
+        if !initial && (after.change() < read.floor || after.change() > read.head) {
+            return Ok(read);
+        }
+        let limit = query.limit.clamp(1, 100) as usize;
+        // A change loses at most one slug (a write takes one post's), so a delete's position
+        // is its change alone.
+        let deletes: Vec<(i64, String)> = if initial {
+            Vec::new()
+        } else {
+            sqlx::query_as(queries::CHANGE_DELETES)
+                .bind(DbId::from(project))
+                .bind(sql_count(after.change()))
+                .bind(head)
+                .bind(sql_count(limit as u64 + 1))
+                .fetch_all(&self.read)
+                .await
+                .map_err(storage)?
+        };
+        let mut deletes = deletes.into_iter().peekable();
+        let last_id = DbId(uuid::Uuid::max());
+        let (change, id) = match after {
+            ChangePosition::Start => (-1, last_id),
+            ChangePosition::Delete { change, .. } => (sql_count(*change) - 1, last_id),
+            ChangePosition::Upsert { change, id } => (sql_count(*change), DbId::from(*id)),
+            ChangePosition::End { change } => (sql_count(*change), last_id),
+        };
+        // Row by row, so that a page of large bodies stops at its budget without reading
+        // the rest.
+        let mut upserts = sqlx::query_as::<_, ChangeRow>(queries::CHANGE_UPSERTS)
+            .bind(DbId::from(project))
+            .bind(change)
+            .bind(id)
+            .bind(head)
+            .bind(sql_count(limit as u64 + 1))
+            .fetch(&self.read);
+        let mut next = upserts.try_next().await.map_err(storage)?;
+        let mut bytes = 0usize;
+        let mut blogs = Vec::new();
+        loop {
+            let more = next.is_some() || deletes.peek().is_some();
+            if read.entries.len() == limit || (bytes > query.body_budget && more) {
+                read.has_more = more;
+                break;
+            }
+            let take_delete = match (deletes.peek(), &next) {
+                (None, None) => break,
+                (Some((deleted, _)), Some(row)) => *deleted <= row.change_no,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+            };
+            if take_delete {
+                let (change, slug) = deletes.next().expect("peeked");
+                read.entries.push((
+                    ChangePosition::Delete {
+                        change: count(change),
+                        slug: slug.clone(),
+                    },
+                    StoredChange::Delete(slug),
+                ));
+                continue;
+            }
+            let row = next.take().expect("matched");
+            bytes += row.body_len();
+            let change = count(row.change_no);
+            let blog = row.published.into_published()?;
+            read.entries.push((
+                ChangePosition::Upsert {
+                    change,
+                    id: blog.id,
+                },
+                StoredChange::Delete(String::new()),
+            ));
+            blogs.push((read.entries.len() - 1, blog));
+            next = upserts.try_next().await.map_err(storage)?;
+        }
+        drop(upserts);
+        if blogs.is_empty() {
+            return Ok(read);
+        }
+        // Their aliases, in one statement.
+        let ids: Vec<String> = blogs.iter().map(|(_, b)| b.id.to_string()).collect();
+        let ids = serde_json::to_string(&ids).expect("a list of strings serialises");
+        let rows: Vec<(DbId, String)> = sqlx::query_as(D::CHANGE_ALIASES)
+            .bind(ids)
+            .fetch_all(&self.read)
+            .await
+            .map_err(storage)?;
+        let mut aliases: HashMap<BlogId, Vec<String>> = HashMap::new();
+        for (id, alias) in rows {
+            aliases
+                .entry(BlogId::from_uuid(id.0))
+                .or_default()
+                .push(alias);
+        }
+        for (at, blog) in blogs {
+            let own = aliases.remove(&blog.id).unwrap_or_default();
+            read.entries[at].1 = StoredChange::Upsert(Box::new(blog), own);
+        }
+        Ok(read)
+    }
+
+    async fn prune_changes(&self, before: Timestamp) -> Result<u64> {
+        let mut tx = self.begin_write().await?;
+        let result = async {
+            sqlx::query(D::RAISE_CHANGES_FLOOR)
+                .bind(before.unix_seconds())
+                .execute(&mut *tx)
+                .await
+                .map_err(storage)?;
+            let pruned = sqlx::query(queries::PRUNE_TOMBSTONES)
+                .bind(before.unix_seconds())
+                .execute(&mut *tx)
+                .await
+                .map_err(storage)?;
+            Ok(D::rows_affected(&pruned))
         }
         .await;
         tx.finish(result).await
