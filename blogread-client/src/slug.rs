@@ -11,10 +11,10 @@ use serde::{Deserialize, Deserializer};
 /// The longest slug, in characters (all ASCII, so also in bytes).
 pub const MAX_SLUG_LEN: usize = 200;
 
-/// Names that match the slug grammar but address an endpoint below `/blogs/`, never a blog:
-/// `sitemap` (the sitemap endpoint) and `redirects` (kept for the planned redirects
-/// endpoint). [`Client::get`](crate::Client::get) refuses them.
-pub const RESERVED_SLUGS: [&str; 2] = ["sitemap", "redirects"];
+/// Names that match the slug grammar but that no post can have, since they name endpoints:
+/// `sitemap` and `redirects` (below `/blogs/`) and `changes` (the changes feed).
+/// [`Client::get`](crate::Client::get) refuses them.
+pub const RESERVED_SLUGS: [&str; 3] = ["sitemap", "redirects", "changes"];
 
 /// Whether `slug` matches the slug grammar: 1 to 200 lower-case letters `a-z` and digits, in
 /// words joined by single hyphens (`my-first-post`, `2026-recap`). Reserved names

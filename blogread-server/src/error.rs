@@ -274,6 +274,9 @@ error_sets! {
     PublicGet: [401, 404, 500, 503];
     /// Public sitemap.
     PublicSitemap: [401, 500, 503];
+    /// Public changes feed: a cursor that does not parse or is not this project's, one
+    /// older than the deletions kept.
+    PublicChanges: [400, 401, 410, 500, 503];
     /// Operator-only creation with a JSON body.
     OperatorCreate: [400, 401, 403, 413, 422, 500, 503, 507];
     /// Operator-only list with query parameters.
@@ -307,6 +310,9 @@ fn status_description(status: u16) -> &'static str {
         }
         404 => "The resource does not exist (a malformed id in the path included).",
         409 => "The request conflicts with the current state.",
+        410 => {
+            "The cursor is older than the deletions the server keeps (or ahead of this database): omit `since` to sync from the start."
+        }
         413 => "The request body is larger than 4 MiB.",
         422 => "A well-formed value that breaks a rule; the detail names the rule.",
         500 => {

@@ -77,9 +77,9 @@ impl PartialEq<&str> for Slug {
 impl Slug {
     /// The longest slug allowed, in characters.
     pub const MAX_LEN: usize = 200;
-    /// The slugs that name public endpoints (`/blogs/sitemap`, `/blogs/redirects`), refused
-    /// on the write side.
-    pub const RESERVED: [&'static str; 2] = ["sitemap", "redirects"];
+    /// The slugs that name public endpoints (`/blogs/sitemap`, `/blogs/redirects`, and the
+    /// changes feed's `changes`), refused on the write side.
+    pub const RESERVED: [&'static str; 3] = ["sitemap", "redirects", "changes"];
 
     /// Validates `s` as a slug to write.
     pub fn parse(s: &str) -> Result<Slug, SlugError> {
@@ -214,6 +214,7 @@ mod tests {
             Slug::from_stored("redirects").is_ok(),
             "an old row still loads"
         );
+        assert_eq!(Slug::parse("changes"), Err(SlugError::Reserved("changes")));
         assert!(Slug::parse("sitemap-2").is_ok());
     }
 

@@ -1,9 +1,10 @@
-//! The public read API (`docs/public-api.md`): list, single blog by slug, sitemap, redirects.
+//! The public read API (`docs/public-api.md`): list, single blog by slug, sitemap, redirects,
+//! changes feed.
 //! Each answer carries a strong `ETag`; a matching `If-None-Match` gets 304 with no body.
 
 use blogread_core::Service;
 use blogread_core::domain;
-use blogread_core::read::{Answer, Conditional, RawListParams};
+use blogread_core::read::{Answer, Conditional, RawChangeParams, RawListParams};
 use std::marker::PhantomData;
 
 use bytes::Bytes;
@@ -16,7 +17,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::auth::PublicAuth;
 use super::common::ApiTags;
-use super::schema::{BoolDoc, DateTime, LimitDoc, Nullable, OffsetDoc, Raw, raw};
+use super::schema::{BoolDoc, ChangeLimitDoc, DateTime, LimitDoc, Nullable, OffsetDoc, Raw, raw};
 use crate::error::{self, Reply, reply};
 
 /// The fields a published blog shows in the list and on its own (flattened into both).
@@ -234,6 +235,68 @@ pub struct Redirects {
     pub total: u64,
 }
 
+/// A published post whose single-blog answer or aliases changed since the cursor.
+#[derive(Debug, Clone, Object)]
+pub struct ChangeUpsert {
+    /// Exactly what `GET /blogs/{slug}` returns for it now.
+    pub blog: BlogDetail,
+    /// Its old slugs (they resolve to it; redirect them), newest rename first.
+    pub aliases: Vec<String>,
+}
+
+/// A slug that was a published post's at the cursor and is not now (unpublished, deleted,
+/// or renamed away from: the renamed post comes as an upsert listing it in `aliases`).
+#[derive(Debug, Clone, Object)]
+pub struct ChangeDelete {
+    /// The slug to remove.
+    pub slug: String,
+}
+
+/// One entry of the changes feed, told apart by `change`.
+#[derive(Debug, Clone, poem_openapi::Union)]
+#[oai(discriminator_name = "change")]
+pub enum ChangeEntry {
+    /// `"change": "upsert"`.
+    #[oai(mapping = "upsert")]
+    Upsert(ChangeUpsert),
+    /// `"change": "delete"`.
+    #[oai(mapping = "delete")]
+    Delete(ChangeDelete),
+}
+
+impl From<domain::ChangeEntry> for ChangeEntry {
+    fn from(c: domain::ChangeEntry) -> Self {
+        match c {
+            domain::ChangeEntry::Upsert { blog, aliases } => ChangeEntry::Upsert(ChangeUpsert {
+                blog: (*blog).into(),
+                aliases,
+            }),
+            domain::ChangeEntry::Delete { slug } => ChangeEntry::Delete(ChangeDelete { slug }),
+        }
+    }
+}
+
+/// One page of the changes feed.
+#[derive(Debug, Clone, Object)]
+pub struct ChangeFeed {
+    /// The entries, in the order to apply them.
+    pub changes: Vec<ChangeEntry>,
+    /// Where the next request starts: pass it as `since`. Opaque; store it as it is.
+    pub cursor: String,
+    /// Whether to ask again at once with `cursor`.
+    pub has_more: bool,
+}
+
+impl From<domain::ChangeFeed> for ChangeFeed {
+    fn from(f: domain::ChangeFeed) -> Self {
+        Self {
+            changes: f.changes.into_iter().map(Into::into).collect(),
+            cursor: f.cursor,
+            has_more: f.has_more,
+        }
+    }
+}
+
 /// A JSON body serialised ahead of time (by the core, possibly from its response cache) that
 /// the OpenAPI document describes as `T`: the same content type and schema as `Json<T>`, and
 /// the same bytes (the core serialises its wire types with serde, which writes the fields in
@@ -418,6 +481,46 @@ impl PublicApi {
             let c = self
                 .service
                 .redirects(auth.caller(), if_none_match.as_deref())
+                .await?;
+            Ok(fresh(c))
+        })
+        .await
+    }
+
+    /// List changes since a cursor
+    ///
+    /// What changed in the key's project since `since`, so that a site rebuilds only that
+    /// (`docs/public-api.md#changes-feed`). Without `since`: every published post once, as
+    /// upserts (the initial sync). With it: an `upsert` for every post whose single-blog
+    /// answer or aliases changed since, in its state now (a post whose body links to a post
+    /// that was published, unpublished, deleted, retitled or renamed included), and a
+    /// `delete` for every slug that was a published post's and is not now. Apply the entries
+    /// in order; while `has_more` is true, ask again at once with `cursor`. A page stops
+    /// early once its bodies pass about 8 MiB. Following cursors until `has_more` is false
+    /// gives exactly what a full read returns at that moment. The cursor is bound to the
+    /// project and the database and accepted by every instance; one that does not parse or
+    /// belongs elsewhere is 400, one older than the deletions kept (90 days by default) is
+    /// 410: omit `since` to sync from the start.
+    #[oai(path = "/changes", method = "get", operation_id = "list_changes")]
+    async fn changes(
+        &self,
+        auth: PublicAuth,
+        /// The `cursor` of an earlier answer; omit it for the initial sync.
+        since: Query<Option<String>>,
+        /// Entries a page: integer 1 to 100, default 100; out-of-range values are clamped.
+        limit: Query<Option<Raw<ChangeLimitDoc>>>,
+        /// An `ETag` from an earlier answer: 304 when it is still current.
+        #[oai(name = "If-None-Match")]
+        if_none_match: Header<Option<String>>,
+    ) -> Reply<Fresh<ChangeFeed>, error::PublicChanges> {
+        reply(async {
+            let params = RawChangeParams {
+                since: since.0.clone(),
+                limit: raw(&limit).map(str::to_owned),
+            };
+            let c = self
+                .service
+                .changes(auth.caller(), params, if_none_match.as_deref())
                 .await?;
             Ok(fresh(c))
         })

@@ -307,6 +307,21 @@ impl ParamDoc for OffsetDoc {
     }
 }
 
+/// The changes feed's `limit`: an integer, clamped to 1..=100, default 100.
+pub struct ChangeLimitDoc;
+impl ParamDoc for ChangeLimitDoc {
+    const NAME: &'static str = "limit";
+    fn schema() -> MetaSchema {
+        MetaSchema {
+            format: Some("int64"),
+            minimum: Some(1.0),
+            maximum: Some(f64::from(MAX_LIMIT)),
+            default: Some(MAX_LIMIT.into()),
+            ..MetaSchema::new("integer")
+        }
+    }
+}
+
 /// `include_content`: `true`/`false`/`1`/`0`, case-insensitive, default false.
 #[derive(Debug, Clone)]
 pub struct BoolDoc;
