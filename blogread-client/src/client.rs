@@ -170,7 +170,7 @@ impl Client {
     /// let published = client.published(true).await?;
     /// if published.changed {
     ///     for post in &published.blogs {
-    ///         println!("{} (updated {:?})", post.blog.slug, post.updated_at);
+    ///         println!("{} (updated {:?})", post.blog.fields.slug, post.updated_at);
     ///     }
     /// }
     /// client.save_etag_cache()?;
