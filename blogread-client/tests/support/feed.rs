@@ -128,6 +128,13 @@ impl Site {
         self.posts.insert(to.to_owned(), post);
     }
 
+    /// Stamps the deletion of `slug` with a new change, so that it comes after the entries
+    /// of the change that made it (a server may give a rename's upsert before its delete).
+    pub fn restamp_deletion(&mut self, slug: &str) {
+        let seq = self.bump();
+        *self.tombstones.get_mut(slug).expect("deleted") = seq;
+    }
+
     /// Unpublishes (or deletes) the post at `slug`: its slug is gone, and so are its aliases.
     pub fn unpublish(&mut self, slug: &str) {
         self.posts.remove(slug).expect("published");
