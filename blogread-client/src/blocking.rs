@@ -26,7 +26,7 @@
 //!     .build()?;
 //! let published = client.published(true)?;
 //! for post in &published.blogs {
-//!     println!("{} ({})", post.blog.title, post.blog.slug);
+//!     println!("{} ({})", post.blog.fields.title, post.blog.fields.slug);
 //! }
 //! client.save_etag_cache()?;
 //! # Ok(()) }
@@ -40,6 +40,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cache::{CacheStats, EtagCache};
+use crate::changes::{ChangeCursor, ChangePage, Changes};
 use crate::error::Result;
 use crate::retry::{RetryEvent, RetryPolicy};
 use crate::runtime::IoRuntime;
@@ -203,6 +204,25 @@ impl Client {
             self.inner
                 .published_with_progress(include_content, progress),
         )
+    }
+
+    /// See [`crate::Client::changes`].
+    pub fn changes(&self, since: Option<&ChangeCursor>, limit: Option<u32>) -> Result<ChangePage> {
+        self.block_on(self.inner.changes(since, limit))
+    }
+
+    /// See [`crate::Client::changes_since`].
+    pub fn changes_since(&self, since: Option<&ChangeCursor>) -> Result<Changes> {
+        self.block_on(self.inner.changes_since(since))
+    }
+
+    /// See [`crate::Client::changes_since_with_progress`]; `progress` is called on this thread.
+    pub fn changes_since_with_progress(
+        &self,
+        since: Option<&ChangeCursor>,
+        progress: impl FnMut(u64),
+    ) -> Result<Changes> {
+        self.block_on(self.inner.changes_since_with_progress(since, progress))
     }
 
     /// See [`crate::Client::etag_cache`].

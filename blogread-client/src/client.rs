@@ -11,7 +11,8 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, ETAG, HeaderValue, IF_NONE_MATCH, U
 use serde::de::DeserializeOwned;
 
 use crate::cache::{CacheStats, EtagCache};
-use crate::error::{Error, Result};
+use crate::changes::{ChangeCursor, ChangePage, Changes};
+use crate::error::{Error, Result, UrlKind};
 use crate::retry::{self, RetryEvent, RetryPolicy};
 use crate::runtime::IoRuntime;
 use crate::types::{
@@ -116,7 +117,7 @@ impl Client {
         url.path_segments_mut()
             .expect("the blogs URL is a base")
             .push(slug);
-        self.get_json(&self.call(), url, true, true).await
+        self.get_json(&self.call(), url, true, UrlKind::Blog).await
     }
 
     /// The sitemap data: slug and dates of at most 5000 blogs, newest first
@@ -170,7 +171,7 @@ impl Client {
     /// let published = client.published(true).await?;
     /// if published.changed {
     ///     for post in &published.blogs {
-    ///         println!("{} (updated {:?})", post.blog.slug, post.updated_at);
+    ///         println!("{} (updated {:?})", post.blog.fields.slug, post.updated_at);
     ///     }
     /// }
     /// client.save_etag_cache()?;
@@ -261,7 +262,7 @@ impl Client {
         if !pairs.is_empty() {
             url.query_pairs_mut().extend_pairs(pairs);
         }
-        self.get_json(call, url, conditional, false).await
+        self.get_json(call, url, conditional, UrlKind::Other).await
     }
 
     /// The redirects of renamed posts: each old slug (an alias the post keeps) and the post's
@@ -273,7 +274,125 @@ impl Client {
         url.path_segments_mut()
             .expect("the blogs URL is a base")
             .push("redirects");
-        self.get_json(&self.call(), url, true, false).await
+        self.get_json(&self.call(), url, true, UrlKind::Other).await
+    }
+
+    /// One page of the changes feed (`docs/public-api.md#changes-feed`): what changed in the
+    /// project's public answers after the cursor `since`, or, without one, every published
+    /// post as an upsert (the initial sync). At most `limit` entries (clamped into 1..=100;
+    /// `None` leaves it to the server, whose default is 100); a page of large bodies holds
+    /// fewer. Ask again with the page's `cursor` at once while `has_more` is true.
+    ///
+    /// Most callers want [`changes_since`](Self::changes_since), which follows the pages to
+    /// the end. Errors of the feed's own: [`Error::CursorExpired`] (410) and
+    /// [`Error::InvalidCursor`] (400) mean the feed must be read again without a cursor
+    /// ([`Error::is_cursor_unusable`]); [`Error::NoChangesFeed`] (404) that the server has no
+    /// feed. Retries, time-outs and the ETag cache work as for every other call.
+    pub async fn changes(
+        &self,
+        since: Option<&ChangeCursor>,
+        limit: Option<u32>,
+    ) -> Result<ChangePage> {
+        let (_, page) = self.changes_in(&self.call(), since, limit).await?;
+        Ok(page)
+    }
+
+    /// Every entry of the changes feed after the cursor `since` (every published post, as
+    /// upserts, without one), reading pages until `has_more` is false, and the cursor to keep
+    /// for the next call. Applying the entries in order to what was read up to `since` gives
+    /// exactly what a full read returns now.
+    ///
+    /// ```no_run
+    /// # async fn build(saved: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
+    /// use blogread_client::{Change, ChangeCursor, Client};
+    /// let client = Client::new("https://blog.example.com", "pk_live_...")?;
+    /// let since: Option<ChangeCursor> = saved.map(|s| s.parse()).transpose()?;
+    /// let read = match client.changes_since(since.as_ref()).await {
+    ///     // Too old, or of another database: start again from nothing.
+    ///     Err(e) if e.is_cursor_unusable() => client.changes_since(None).await?,
+    ///     other => other?,
+    /// };
+    /// for change in &read.changes {
+    ///     match change {
+    ///         Change::Upsert { blog, aliases } => println!("write {} ({aliases:?})", blog.fields.slug),
+    ///         Change::Delete { slug } => println!("remove {slug}"),
+    ///         _ => unreachable!("the two kinds of entry"),
+    ///     }
+    /// }
+    /// let keep: String = read.cursor.to_string(); // store it once the entries are applied
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Errors as for [`changes`](Self::changes), and [`Error::FeedStalled`] if the server says
+    /// more entries follow but neither gives any nor moves its cursor.
+    pub async fn changes_since(&self, since: Option<&ChangeCursor>) -> Result<Changes> {
+        self.changes_since_with_progress(since, |_| {}).await
+    }
+
+    /// As [`changes_since`](Self::changes_since), calling `progress(entries)` with the
+    /// number of entries read so far after each page (the feed does not say how many
+    /// follow). The future is `Send` when `progress` is.
+    pub async fn changes_since_with_progress(
+        &self,
+        since: Option<&ChangeCursor>,
+        mut progress: impl FnMut(u64),
+    ) -> Result<Changes> {
+        let call = self.call();
+        let mut cursor = since.cloned();
+        let mut changes = Vec::new();
+        let mut pages = 0u32;
+        loop {
+            let (url, page) = self.changes_in(&call, cursor.as_ref(), None).await?;
+            pages = pages.saturating_add(1);
+            let stalled =
+                page.has_more && (page.changes.is_empty() || cursor.as_ref() == Some(&page.cursor));
+            if stalled {
+                return Err(Error::FeedStalled {
+                    url: url.to_string(),
+                });
+            }
+            changes.extend(page.changes);
+            progress(changes.len() as u64);
+            if !page.has_more {
+                return Ok(Changes {
+                    changes,
+                    cursor: page.cursor,
+                    pages,
+                });
+            }
+            cursor = Some(page.cursor);
+        }
+    }
+
+    /// One page of the feed, and the URL it was read from.
+    async fn changes_in(
+        &self,
+        call: &Call,
+        since: Option<&ChangeCursor>,
+        limit: Option<u32>,
+    ) -> Result<(Url, ChangePage)> {
+        let mut url = self.inner.blogs_url.clone();
+        url.path_segments_mut()
+            .expect("the blogs URL is a base")
+            .pop()
+            .push("changes");
+        {
+            let mut query = url.query_pairs_mut();
+            if let Some(since) = since {
+                query.append_pair("since", since.as_str());
+            }
+            if let Some(limit) = limit {
+                query.append_pair("limit", &limit.clamp(1, MAX_PAGE_SIZE).to_string());
+            }
+        }
+        if url.query() == Some("") {
+            url.set_query(None);
+        }
+        let kind = UrlKind::Changes {
+            cursor: since.is_some(),
+        };
+        let page = self.get_json(call, url.clone(), true, kind).await?;
+        Ok((url, page))
     }
 
     async fn sitemap_in(&self, call: &Call, conditional: bool) -> Result<Sitemap> {
@@ -281,7 +400,7 @@ impl Client {
         url.path_segments_mut()
             .expect("the blogs URL is a base")
             .push("sitemap");
-        self.get_json(call, url, conditional, false).await
+        self.get_json(call, url, conditional, UrlKind::Other).await
     }
 
     /// Every blog and the sitemap that agrees with them.
@@ -358,19 +477,19 @@ impl Client {
 
     /// GETs `url` and decodes the answer: with a cache and `conditional`, sends the kept
     /// `ETag` and decodes the kept body on 304; a kept body that no longer decodes is dropped
-    /// and the URL asked for again without `If-None-Match`. `blog` says whether `url` is one
-    /// blog's (where a 404 may mean "not published").
+    /// and the URL asked for again without `If-None-Match`. `kind` says what `url` is, for
+    /// what its error answers mean.
     async fn get_json<T: DeserializeOwned>(
         &self,
         call: &Call,
         url: Url,
         conditional: bool,
-        blog: bool,
+        kind: UrlKind,
     ) -> Result<T> {
         if let Some(cache) = self.inner.cache.as_ref().filter(|_| conditional)
             && let Some(etag) = cache.etag_for(url.as_str())
         {
-            match self.fetch(call, &url, Some(&etag), blog).await? {
+            match self.fetch(call, &url, Some(&etag), kind).await? {
                 Exchange::Body { body, etag } => return self.decode_fresh(call, &url, body, etag),
                 Exchange::NotModified => {
                     let kept = cache.not_modified(url.as_str(), &etag);
@@ -387,7 +506,7 @@ impl Client {
                 }
             }
         }
-        match self.fetch(call, &url, None, blog).await? {
+        match self.fetch(call, &url, None, kind).await? {
             Exchange::Body { body, etag } => self.decode_fresh(call, &url, body, etag),
             // `fetch` gives NotModified only to a conditional request.
             Exchange::NotModified => Err(Error::Api {
@@ -427,7 +546,7 @@ impl Client {
         call: &Call,
         url: &Url,
         etag: Option<&str>,
-        blog: bool,
+        kind: UrlKind,
     ) -> Result<Exchange> {
         let inner = &self.inner;
         let max_attempts = inner.retry.attempts();
@@ -462,7 +581,7 @@ impl Client {
                     return Ok(Exchange::NotModified);
                 }
                 Ok(answer) => {
-                    let err = Error::from_response(answer.status, &answer.body, url.as_str(), blog);
+                    let err = Error::from_response(answer.status, &answer.body, url.as_str(), kind);
                     if !retry::is_retryable_status(answer.status) {
                         return Err(err);
                     }

@@ -41,6 +41,55 @@ pub enum Error {
         /// The server's `detail`, or the start of the body.
         detail: String,
     },
+    /// 410 from the changes feed: the cursor is older than the deletions the server keeps, so
+    /// the changes since it cannot all be told (never retried). Read the feed again from the
+    /// start ([`Client::changes_since`](crate::Client::changes_since) with no cursor) and
+    /// replace everything read before.
+    #[error(
+        "the changes cursor has expired (410: {detail}); sync from the start: read the feed \
+         without a cursor and replace everything read with the old one"
+    )]
+    CursorExpired {
+        /// The server's explanation.
+        detail: String,
+    },
+    /// 400 from the changes feed to a request with a cursor: the server does not take it (it
+    /// belongs to another project or another database, or is not a cursor; never retried).
+    /// Read the feed again from the start, as for [`Error::CursorExpired`].
+    #[error(
+        "the server refused the changes cursor (400: {detail}); it belongs to another project \
+         or database, or was damaged: sync from the start by reading the feed without a cursor"
+    )]
+    InvalidCursor {
+        /// The server's explanation.
+        detail: String,
+    },
+    /// 404 from the changes feed: the server has no changes feed (it predates it), or nothing
+    /// serves the public API at this URL (never retried). Read every post instead
+    /// ([`Client::all_blogs`](crate::Client::all_blogs)); if that fails too, the base URL is
+    /// wrong.
+    #[error(
+        "no changes feed at {url} (404: {detail}); the server predates the feed: read every \
+         post instead (or, if that fails too, check the base URL: it is the server's root, \
+         without /blog/api/v1/public)"
+    )]
+    NoChangesFeed {
+        /// The URL asked.
+        url: String,
+        /// The server's `detail`, or the start of the body.
+        detail: String,
+    },
+    /// The changes feed said more entries follow but gave none, or gave its cursor back
+    /// unchanged: following it would never end. The server breaks the feed's rules.
+    #[error(
+        "the changes feed at {url} said more entries follow but did not move on (no entries, or \
+         the same cursor); stopped instead of asking for ever: report this to the server's \
+         operators"
+    )]
+    FeedStalled {
+        /// The URL asked last.
+        url: String,
+    },
     /// Any other non-success status, after retries when the status is retried.
     #[error("server answered {status}: {detail}")]
     Api {
@@ -178,7 +227,11 @@ impl Error {
     pub fn status(&self) -> Option<u16> {
         match self {
             Error::Unauthorized { .. } => Some(401),
-            Error::NotFound { .. } | Error::EndpointNotFound { .. } => Some(404),
+            Error::InvalidCursor { .. } => Some(400),
+            Error::NotFound { .. }
+            | Error::EndpointNotFound { .. }
+            | Error::NoChangesFeed { .. } => Some(404),
+            Error::CursorExpired { .. } => Some(410),
             Error::Api { status, .. } => Some(*status),
             _ => None,
         }
@@ -189,7 +242,10 @@ impl Error {
         match self {
             Error::Unauthorized { detail }
             | Error::NotFound { detail }
+            | Error::CursorExpired { detail }
+            | Error::InvalidCursor { detail }
             | Error::EndpointNotFound { detail, .. }
+            | Error::NoChangesFeed { detail, .. }
             | Error::Api { detail, .. } => Some(detail),
             _ => None,
         }
@@ -220,6 +276,8 @@ impl Error {
     pub fn url(&self) -> Option<&str> {
         match self {
             Error::EndpointNotFound { url, .. }
+            | Error::NoChangesFeed { url, .. }
+            | Error::FeedStalled { url }
             | Error::Transport { url, .. }
             | Error::Deadline { url, .. }
             | Error::Decode { url, .. } => Some(url),
@@ -227,20 +285,51 @@ impl Error {
         }
     }
 
-    /// Builds the error for a non-success answer from its status and body. `blog` says whether
-    /// the URL is one blog's, where a 404 with the API's answer means "not published".
-    pub(crate) fn from_response(status: u16, body: &[u8], url: &str, blog: bool) -> Self {
+    /// Whether the changes feed must be read again from the start: the cursor expired (410)
+    /// or was refused (400). The caller drops what it read with the old cursor and reads the
+    /// feed without one.
+    pub fn is_cursor_unusable(&self) -> bool {
+        matches!(
+            self,
+            Error::CursorExpired { .. } | Error::InvalidCursor { .. }
+        )
+    }
+
+    /// Builds the error for a non-success answer from its status and body, `url` being of the
+    /// given kind.
+    pub(crate) fn from_response(status: u16, body: &[u8], url: &str, kind: UrlKind) -> Self {
         let detail = detail_of(status, body);
-        match status {
-            401 => Error::Unauthorized { detail },
-            404 if blog && is_unpublished_answer(body) => Error::NotFound { detail },
-            404 => Error::EndpointNotFound {
+        match (status, kind) {
+            (401, _) => Error::Unauthorized { detail },
+            (404, UrlKind::Blog) if is_unpublished_answer(body) => Error::NotFound { detail },
+            (404, UrlKind::Changes { .. }) => Error::NoChangesFeed {
+                url: url.to_owned(),
+                detail,
+            },
+            (410, UrlKind::Changes { .. }) => Error::CursorExpired { detail },
+            (400, UrlKind::Changes { cursor: true }) => Error::InvalidCursor { detail },
+            (404, _) => Error::EndpointNotFound {
                 url: url.to_owned(),
                 detail,
             },
             _ => Error::Api { status, detail },
         }
     }
+}
+
+/// What a URL asked is, for what its error answers mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UrlKind {
+    /// One blog's: a 404 with the API's own answer means "not published".
+    Blog,
+    /// The changes feed, with or without a cursor: 404 means no feed, 410 an expired cursor,
+    /// and (with a cursor) 400 a refused one.
+    Changes {
+        /// Whether the request carried a cursor.
+        cursor: bool,
+    },
+    /// Anything else (list, sitemap, redirects): every 404 means no API there.
+    Other,
 }
 
 /// Whether a 404 body is the public API's own answer for a slug no published blog has:
@@ -296,10 +385,10 @@ mod tests {
 
     #[test]
     fn detail_is_taken_from_the_json_body() {
-        let e = Error::from_response(401, br#"{"detail":"key revoked"}"#, "u", false);
+        let e = Error::from_response(401, br#"{"detail":"key revoked"}"#, "u", UrlKind::Other);
         assert!(matches!(&e, Error::Unauthorized { detail } if detail == "key revoked"));
         assert_eq!(e.status(), Some(401));
-        let e = Error::from_response(503, br#"{"detail":"db down"}"#, "u", false);
+        let e = Error::from_response(503, br#"{"detail":"db down"}"#, "u", UrlKind::Other);
         assert_eq!(e.status(), Some(503));
         assert_eq!(e.detail(), Some("db down"));
     }
@@ -310,13 +399,13 @@ mod tests {
             502,
             "<html>\nBad gateway</html>".repeat(50).as_bytes(),
             "u",
-            false,
+            UrlKind::Other,
         );
         let d = e.detail().unwrap();
         assert!(d.chars().count() <= 201);
         assert!(!d.contains('\n'));
         assert_eq!(
-            Error::from_response(504, b"", "u", false).detail(),
+            Error::from_response(504, b"", "u", UrlKind::Other).detail(),
             Some("Gateway Timeout")
         );
     }
@@ -324,10 +413,10 @@ mod tests {
     #[test]
     fn only_the_apis_unpublished_answer_on_a_blog_url_is_not_found() {
         let answer = br#"{"detail":"no published blog with this slug in this project"}"#;
-        let e = Error::from_response(404, answer, "http://x/b/p", true);
+        let e = Error::from_response(404, answer, "http://x/b/p", UrlKind::Blog);
         assert!(matches!(e, Error::NotFound { .. }), "{e:?}");
         // The same answer on the list or the sitemap: nothing is "unpublished" there.
-        let e = Error::from_response(404, answer, "http://x/b/sitemap", false);
+        let e = Error::from_response(404, answer, "http://x/b/sitemap", UrlKind::Other);
         assert!(
             matches!(&e, Error::EndpointNotFound { url, .. } if url == "http://x/b/sitemap"),
             "{e:?}"
@@ -338,7 +427,7 @@ mod tests {
             b"",
             br#"{"detail":"no published blog","extra":1}"#,
         ] {
-            let e = Error::from_response(404, other, "http://x/b/p", true);
+            let e = Error::from_response(404, other, "http://x/b/p", UrlKind::Blog);
             assert!(matches!(e, Error::EndpointNotFound { .. }), "{e:?}");
             assert_eq!(e.status(), Some(404));
             assert!(e.to_string().contains("http://x/b/p"), "{e}");

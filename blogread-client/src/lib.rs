@@ -11,7 +11,7 @@
 //! let key = std::env::var("BLOGREAD_API_KEY").expect("set BLOGREAD_API_KEY");
 //! let client = blogread_client::Client::new("https://blog.example.com", key)?;
 //! for blog in client.all_blogs_with_content().await? {
-//!     println!("{} -> /blog/{}/ ({} bytes)", blog.title, blog.slug, blog.content.unwrap_or_default().len());
+//!     println!("{} -> /blog/{}/ ({} bytes)", blog.fields.title, blog.fields.slug, blog.content.unwrap_or_default().len());
 //! }
 //! # Ok(()) }
 //! ```
@@ -43,6 +43,17 @@
 //! ```
 //!
 //! The `blocking_cache` example does the same without async.
+//!
+//! ## A build that reads only what changed
+//!
+//! [`Client::changes_since`] reads the changes feed: with no cursor every published post (the
+//! initial sync), with the [`ChangeCursor`] of the last read only the posts whose answer
+//! changed since (links to posts that changed included) and the slugs that no longer name a
+//! published post. Applying the [`Change`]s in order to what was read before gives exactly a
+//! full read; keep the new cursor (it serialises to a string) for the next build. A cursor
+//! the server no longer takes ([`Error::is_cursor_unusable`]) means reading from the start;
+//! a server without the feed answers [`Error::NoChangesFeed`]. `blogread export` works this
+//! way (`docs/client.md#incremental-export`).
 //!
 //! ## What the client does for you
 //!
@@ -79,6 +90,10 @@
 //! | 401 | no retry | [`Error::Unauthorized`] |
 //! | 404 to [`Client::get`] with the API's "no published blog" answer | no retry | [`Error::NotFound`] |
 //! | Any other 404 (a wrong base URL, a proxy's page), any 404 on the list or sitemap | no retry | [`Error::EndpointNotFound`] naming the URL |
+//! | 404 from the changes feed (a server older than the feed, or a wrong base URL) | no retry | [`Error::NoChangesFeed`] naming the URL |
+//! | 410 from the changes feed (a cursor older than the deletions the server keeps) | no retry | [`Error::CursorExpired`]: read the feed from the start |
+//! | 400 from the changes feed to a cursor (another project's or database's, or damaged) | no retry | [`Error::InvalidCursor`]: read the feed from the start |
+//! | The feed says more follow but gives no entry, or its cursor back | stops | [`Error::FeedStalled`] naming the URL |
 //! | 200 whose body is not the documented JSON, or names a slug outside the grammar | no retry | [`Error::Decode`] naming the URL |
 //! | `get("sitemap")`, `get("redirects")`, a slug outside the grammar | sends nothing | [`Error::InvalidSlug`] |
 //! | The call's [`deadline`](ClientBuilder::deadline) passes | cuts the attempt short, starts no retry that would pass it | [`Error::Deadline`] (a timeout), with the last failure |
@@ -110,6 +125,7 @@
 
 mod builder;
 mod cache;
+mod changes;
 mod client;
 mod error;
 mod retry;
@@ -124,6 +140,7 @@ pub mod export;
 
 pub use builder::{ClientBuilder, DEFAULT_USER_AGENT};
 pub use cache::{CacheStats, EtagCache};
+pub use changes::{Change, ChangeCursor, ChangePage, Changes, CursorError, MAX_CURSOR_LEN};
 pub use client::Client;
 pub use error::{Error, Result};
 pub use retry::{RetryEvent, RetryPolicy, is_retryable_status};

@@ -460,3 +460,106 @@ fn help_names_the_environment_and_the_formats() {
         "{help}"
     );
 }
+
+/// Each full read is explained in one line; the summary says how many changes were applied
+/// and how many answers were downloaded.
+#[tokio::test]
+async fn export_says_in_one_line_why_it_reads_everything_and_counts_downloads() {
+    let site = std::sync::Arc::new(std::sync::Mutex::new(support::feed::Site::default()));
+    site.lock().unwrap().publish("a", "A");
+    site.lock().unwrap().publish("b", "B");
+    let served = site.clone();
+    let stub = start_stub(move |_, req| served.lock().unwrap().serve(req)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &'static [&'static str]| {
+        let (base, dir) = (stub.base.clone(), dir.path().to_owned());
+        tokio::task::spawn_blocking(move || {
+            let mut args = vec!["export", "--format", "zola", "--out", "content/blog"];
+            args.extend(extra);
+            let out = blogread_in(Some(&dir), &base, Some("k"), &args);
+            assert!(out.status.success(), "{}", stderr(&out));
+            stderr(&out)
+        })
+    };
+    let notes = |err: &str| -> Vec<String> {
+        err.lines()
+            .filter(|l| l.starts_with("note: reading every published post: "))
+            .map(str::to_owned)
+            .collect()
+    };
+
+    let err = run(&[]).await.unwrap();
+    assert_eq!(
+        notes(&err),
+        [
+            "note: reading every published post: no saved cursor (a first export into this folder, \
+          state from an older blogread, or a last export that did not finish or left posts \
+          unwritten)"
+        ]
+    );
+    assert!(
+        err.contains("exported 2 blogs to content/blog: 2 written, 0 unchanged, 0 removed (0 answers not modified, 1 downloaded)"),
+        "{err}"
+    );
+
+    site.lock().unwrap().retitle("a", "A2");
+    let err = run(&[]).await.unwrap();
+    assert!(notes(&err).is_empty(), "{err}");
+    assert!(
+        err.contains("exported 2 blogs to content/blog (1 change since the last export): 1 written, 0 unchanged, 0 removed (0 answers not modified, 1 downloaded)"),
+        "{err}"
+    );
+
+    let err = run(&["--full"]).await.unwrap();
+    assert_eq!(
+        notes(&err),
+        ["note: reading every published post: a full read was asked for (--full)"]
+    );
+    assert!(
+        err.contains(": 0 written, 2 unchanged, 0 removed (0 answers not modified, 1 downloaded)"),
+        "{err}"
+    );
+
+    {
+        let mut site = site.lock().unwrap();
+        site.unpublish("b");
+        site.oldest = site.seq;
+    }
+    let err = run(&[]).await.unwrap();
+    let note = notes(&err);
+    assert_eq!(note.len(), 1, "{err}");
+    assert!(
+        note[0].contains("the server no longer keeps the changes since the saved cursor (410: "),
+        "{err}"
+    );
+    assert!(err.contains("exported 1 blogs to content/blog: 0 written, 1 unchanged, 1 removed (0 answers not modified, 1 downloaded)"), "{err}");
+
+    site.lock().unwrap().feed = false;
+    let err = run(&[]).await.unwrap();
+    assert_eq!(
+        notes(&err),
+        [format!(
+            "note: reading every published post: the server has no changes feed (404 at \
+             {}/blog/api/v1/public/changes), so every post is downloaded and no cursor is kept",
+            stub.base
+        )]
+    );
+    // A list page, the sitemap, the redirects and the one post (the feed's 404 is not a
+    // download).
+    assert!(
+        err.contains("(0 answers not modified, 4 downloaded)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn export_help_explains_the_incremental_export_and_full() {
+    let out = Command::new(env!("CARGO_BIN_EXE_blogread"))
+        .args(["export", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in ["--full", "*.cursor.json", "Incremental:", "(410)", "(404)"] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+}

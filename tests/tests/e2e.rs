@@ -13,6 +13,8 @@ mod errors;
 mod faults;
 #[path = "e2e/hooks.rs"]
 mod hooks;
+#[path = "e2e/incremental_export.rs"]
+mod incremental_export;
 #[path = "e2e/management.rs"]
 mod management;
 #[path = "e2e/ops.rs"]

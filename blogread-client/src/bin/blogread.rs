@@ -100,11 +100,20 @@ enum Command {
         naming the post.\n\n\
         Only content goes into the output folder. The state goes into the state folder (--state-dir, \
         default .blogread in the current directory: run from the site's root, next to config.toml or \
-        hugo.toml), one pair of files per output folder, named after it (content/blog gives \
+        hugo.toml), three files per output folder, named after it (content/blog gives \
         export-content-blog-<hash>.*):\n  \
         *.manifest.json  the files this command wrote and may remove; commit it if you commit the \
         exported files\n  \
-        *.cache.json     ETags, so an unchanged rebuild downloads no bodies; disposable, do not commit\n\n\
+        *.cache.json     ETags, so an unchanged rebuild downloads no bodies; disposable, do not commit\n  \
+        *.cursor.json    where the changes feed was read up to, so the next export reads only what \
+        changed; keep it between builds (in a build cache, or committed along with the manifest and \
+        the exported files)\n\n\
+        Incremental: with a saved cursor the export asks the server only for what changed since the \
+        last export, writes those posts, removes the files of posts no longer published and leaves \
+        every other file alone; the folder ends exactly as a full export would leave it. It reads \
+        every post instead, and says why in one line, when no cursor is saved (first export), the \
+        cursor is too old (410) or of another database (400), the server has no changes feed (404), \
+        the output folder lacks files the last export wrote, or with --full.\n\n\
         Safety: a manifest listing anything but <slug>.md, <slug>.html or <slug>/index.html stops the \
         export before anything is written, and nothing below the output folder is written or removed \
         through a symbolic link (the output folder itself may be one): replace such a link with the \
@@ -120,8 +129,8 @@ enum Command {
         /// Do not keep or use the ETag cache file.
         #[arg(long)]
         no_cache: bool,
-        /// The folder for the manifest and the ETag cache (created if missing); keep it outside
-        /// the output folder and out of what the generator publishes.
+        /// The folder for the manifest, the ETag cache and the changes cursor (created if
+        /// missing); keep it outside the output folder and out of what the generator publishes.
         #[arg(long, env = "BLOGREAD_STATE_DIR", value_name = "DIR", default_value = DEFAULT_STATE_DIR)]
         state_dir: PathBuf,
         /// With --format hugo: when the site's configuration sets no security.allowContent
@@ -129,6 +138,11 @@ enum Command {
         /// to its security table (TOML only, comments and layout kept) instead of stopping.
         #[arg(long)]
         configure_hugo: bool,
+        /// Read every published post instead of only what changed since the last export
+        /// (and start the incremental exports afresh); the files come out the same either way.
+        /// Use it after editing exported files by hand: only a full read rewrites those.
+        #[arg(long)]
+        full: bool,
     },
 }
 
@@ -196,11 +210,13 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             out,
             state_dir,
             configure_hugo,
+            full,
             ..
         } => Some(
             ExportOptions::new(out, *format)
                 .state_dir(state_dir)
-                .configure_hugo(*configure_hugo),
+                .configure_hugo(*configure_hugo)
+                .full(*full),
         ),
         _ => None,
     };
@@ -280,19 +296,29 @@ async fn export_command(client: &Client, options: &ExportOptions) -> Result<Exit
     let show_bar = std::io::stdout().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |done: u64, total: u64| {
-        if !show_bar || total < LONG_EXPORT {
+        // A total of 0: the changes feed, which does not say how many entries follow.
+        if !show_bar || total.max(done) < LONG_EXPORT {
             return;
         }
         let bar = bar.get_or_insert_with(|| {
-            let bar = indicatif::ProgressBar::new(total);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "{spinner} reading blogs {bar:30} {pos}/{len} ({eta})",
-            ) {
+            let (bar, template) = match total {
+                0 => (
+                    indicatif::ProgressBar::no_length(),
+                    "{spinner} reading changes {pos}",
+                ),
+                _ => (
+                    indicatif::ProgressBar::new(total),
+                    "{spinner} reading blogs {bar:30} {pos}/{len} ({eta})",
+                ),
+            };
+            if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
                 bar.set_style(style);
             }
             bar
         });
-        bar.set_length(total);
+        if total > 0 {
+            bar.set_length(total);
+        }
         bar.set_position(done);
     };
     let result = export::export(client, options, &mut progress).await;
@@ -310,9 +336,17 @@ async fn export_command(client: &Client, options: &ExportOptions) -> Result<Exit
     if let Some(message) = report.hugo.as_ref().and_then(|site| site.message()) {
         eprintln!("{message}");
     }
+    if let Some(reason) = &report.full_read {
+        eprintln!("note: reading every published post: {reason}");
+    }
     let stats = client.cache_stats();
+    let since = match (&report.full_read, report.changes) {
+        (Some(_), _) => String::new(),
+        (None, 1) => " (1 change since the last export)".to_owned(),
+        (None, n) => format!(" ({n} changes since the last export)"),
+    };
     eprintln!(
-        "exported {} blogs to {}: {} written, {} unchanged, {} removed ({} answers not modified, {} downloaded)",
+        "exported {} blogs to {}{since}: {} written, {} unchanged, {} removed ({} answers not modified, {} downloaded)",
         report.blogs,
         out.display(),
         report.written.len(),

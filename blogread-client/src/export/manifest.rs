@@ -87,10 +87,15 @@ impl Manifest {
     pub fn save(&self, path: &Path) -> Result<(), ManifestError> {
         refuse_link(path)?;
         let path = path.to_owned();
+        crate::cache::write_atomically(&path, &self.to_bytes())
+            .map_err(|source| ManifestError::Io { path, source })
+    }
+
+    /// The bytes [`save`](Self::save) writes.
+    pub(super) fn to_bytes(&self) -> Vec<u8> {
         let mut json = serde_json::to_vec_pretty(self).expect("a manifest serialises");
         json.push(b'\n');
-        crate::cache::write_atomically(&path, &json)
-            .map_err(|source| ManifestError::Io { path, source })
+        json
     }
 
     /// The paths this manifest owns that `next` does not: the files to remove.

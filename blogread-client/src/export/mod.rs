@@ -14,8 +14,10 @@
 //! (`docs/client.md#what-the-export-escapes`).
 //!
 //! A manifest records the files the export wrote; the next export removes those whose blog is
-//! no longer published and never touches any other file: a file the user added stays, and a
-//! user's file where a new blog's file would go is reported as a conflict and left alone.
+//! no longer published (reading only what changed since, when it can: see
+//! [incremental exports](self#incremental-exports)) and never touches any other file: a file
+//! the user added stays, and a user's file where a new blog's file would go is reported as a
+//! conflict and left alone.
 //! Files whose text did not change are not rewritten, so their modification times stay and
 //! generators that rebuild incrementally see no change.
 //!
@@ -53,6 +55,9 @@
 //! - `export-<name>-<hash>.cache.json`: where the CLI keeps its ETag cache
 //!   ([`ExportOptions::cache_path`]). Disposable: without it the next export downloads every
 //!   body once.
+//! - `export-<name>-<hash>.cursor.json`: the cursor of the changes feed
+//!   ([`ExportOptions::cursor_path`]), with the format and a digest of the manifest it goes
+//!   with. Keep it between builds; without it the next export reads every post.
 //!
 //! `<name>` is the output folder's path relative to the folder holding the state folder (or
 //! its absolute path when outside it), made readable (`content/blog` gives `content-blog`),
@@ -69,18 +74,47 @@
 //! [`ExportOptions::configure_hugo`] adds them to a TOML configuration instead. See
 //! [`hugo_config`].
 //!
+//! # Incremental exports
+//!
+//! An export reads the project through the changes feed
+//! ([`Client::changes_since`]): with the cursor the last export saved, only what changed
+//! since. It writes the upserted posts (with their aliases: front matter for Zola and Hugo,
+//! redirect pages for plain HTML), removes the files of slugs that no longer name a published
+//! post, and leaves every other file alone (not even read). A post's files are known by its
+//! slug in the manifest, so an entry never needs the post's history, and a redirect page
+//! whose slug another post takes over changes hands whichever entry comes first.
+//!
+//! It reads every published post instead, and [`ExportReport::full_read`] says why
+//! ([`FullRead`]), when no cursor is saved or its file cannot be used, the cursor is of an
+//! export in another format or of another manifest, a file the manifest lists is missing from
+//! the output folder, the server no longer keeps the changes since the cursor (410) or refuses
+//! it (400), or [`ExportOptions::full`] asks for it. The full read is the feed's initial sync
+//! (every post, one request per 100 or so, and a cursor that goes with exactly what was
+//! read); against a server without the feed (404) it is the blog list, the redirects and
+//! each blog's single answer, and no cursor is kept. Whichever way it reads, the folder ends
+//! byte for byte as a full export into an empty folder leaves it.
+//!
+//! The saved cursor is removed before the first file is written and saved again, atomically,
+//! after the manifest, and only when no post was left unwritten by a conflict: an export cut
+//! short or failed, or one with conflicts, leaves no cursor, and the next export reads
+//! everything. A cursor never skips a change that was not applied.
+//!
 //! # Requests
 //!
-//! The blog list is read with [`Client::all_blogs`] (a consistent snapshot), then each blog
-//! with [`Client::get`] (the single-blog answer is the one with `updated_at` and
-//! `word_count`), a few at a time. With an [`EtagCache`](crate::EtagCache) on the client
-//! (the CLI keeps one at [`ExportOptions::cache_path`]), an export that finds nothing changed
-//! gets only 304 answers and transfers no bodies.
+//! With the changes feed: one request per page of changes (or, for a full read, per page of
+//! the initial sync). Without it, the blog list is read with [`Client::all_blogs`] (a
+//! consistent snapshot), then each blog with [`Client::get`] (the single-blog answer is the
+//! one with `updated_at` and `word_count`), a few at a time. With an
+//! [`EtagCache`](crate::EtagCache) on the client (the CLI keeps one at
+//! [`ExportOptions::cache_path`]), an answer that did not change comes back as a 304 without
+//! a body.
 
 mod body;
+mod cursor;
 mod guard;
 pub mod hugo_config;
 mod manifest;
+mod plan;
 pub mod render;
 mod state;
 
@@ -98,8 +132,8 @@ pub use render::{Inexact, Rendered, redirect_page, render, render_file, render_w
 pub use state::DEFAULT_STATE_DIR;
 
 use crate::slug::is_valid_slug;
-use crate::{BlogDetail, Client, Error};
-use render::file_path;
+use crate::{BlogDetail, Change, ChangeCursor, Client, Error};
+use plan::Plan;
 
 /// The generator an export writes for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -131,6 +165,9 @@ pub struct ExportOptions {
     /// `allowContent = ['! ^text/org$']` under `[security]` (TOML files only) instead of
     /// stopping. Default `false`. See [`hugo_config`].
     pub configure_hugo: bool,
+    /// Read every published blog even when a saved cursor would let the export read only
+    /// what changed (see the [module docs](self#incremental-exports)). Default `false`.
+    pub full: bool,
 }
 
 impl ExportOptions {
@@ -142,7 +179,15 @@ impl ExportOptions {
             concurrency: 8,
             state_dir: PathBuf::from(DEFAULT_STATE_DIR),
             configure_hugo: false,
+            full: false,
         }
+    }
+
+    /// Sets whether the export reads every published blog, whatever cursor is saved (see
+    /// [`ExportOptions::full`](Self#structfield.full)).
+    pub fn full(mut self, full: bool) -> Self {
+        self.full = full;
+        self
     }
 
     /// Sets whether an export for Hugo adds the content policy to the site's TOML
@@ -180,6 +225,13 @@ impl ExportOptions {
         self.state_file("cache.json")
     }
 
+    /// Where the export keeps the cursor of the changes feed, from which the next export reads
+    /// what changed: `export-<name>-<hash>.cursor.json` in the state folder, next to the
+    /// manifest (see the [module docs](self#incremental-exports)).
+    pub fn cursor_path(&self) -> io::Result<PathBuf> {
+        self.state_file("cursor.json")
+    }
+
     fn state_file(&self, suffix: &str) -> io::Result<PathBuf> {
         let stem = state::file_stem(&self.state_dir, &self.out)?;
         Ok(self.state_dir.join(format!("{stem}.{suffix}")))
@@ -190,11 +242,18 @@ impl ExportOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ExportReport {
-    /// Published blogs exported.
+    /// Published blogs the output folder holds after the export.
     pub blogs: usize,
+    /// Why every published blog was read, or `None` when only the changes since the last
+    /// export were (see the [module docs](self#incremental-exports)).
+    pub full_read: Option<FullRead>,
+    /// Entries of the changes feed applied: the changes since the last export, or, for a full
+    /// read through the feed, one per published blog (0 when the server has no feed).
+    pub changes: usize,
     /// Files written (new or changed).
     pub written: Vec<String>,
-    /// Files already up to date (not rewritten).
+    /// Files of the blogs read that were already up to date (not rewritten). Files of blogs
+    /// an incremental export did not read are in neither list.
     pub unchanged: Vec<String>,
     /// Files removed because their blog is no longer published.
     pub removed: Vec<String>,
@@ -205,10 +264,117 @@ pub struct ExportReport {
     /// For [`Format::Hugo`]: what the export found out about the site's configuration (its
     /// [`HugoSite::message`] is the warning or note to show).
     pub hugo: Option<HugoSite>,
-    /// Text in the exported posts that the generator cannot show exactly as the API returns
-    /// it, in the order of the posts (each file was written so that the site still builds;
-    /// warnings to show). See [`Inexact`].
+    /// Text in the posts read that the generator cannot show exactly as the API returns it,
+    /// by slug (each file was written so that the site still builds; warnings to show). See
+    /// [`Inexact`].
     pub inexact: Vec<Inexact>,
+}
+
+/// Why an export read every published blog instead of only what changed since the last
+/// one. Its `Display` is one line that says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FullRead {
+    /// A full read was asked for ([`ExportOptions::full`], `--full`).
+    Asked,
+    /// No cursor is saved: a first export into this folder, state written by an older
+    /// blogread, or a last export that did not finish or left posts unwritten.
+    NoCursor,
+    /// The saved cursor file cannot be used.
+    CursorFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The saved cursor is of an export in another format.
+    FormatChanged {
+        /// That format.
+        was: String,
+    },
+    /// The manifest is not the one the cursor was saved with (restored or edited since).
+    ManifestChanged,
+    /// Files the last export wrote are missing from the output folder (it was cleaned, or
+    /// checked out without them).
+    FilesMissing {
+        /// How many.
+        count: usize,
+        /// The first, by path.
+        first: String,
+    },
+    /// The server no longer keeps the deletions since the saved cursor (410).
+    CursorExpired {
+        /// The server's explanation.
+        detail: String,
+    },
+    /// The server refused the saved cursor (400): it is of another project or database.
+    CursorRefused {
+        /// The server's explanation.
+        detail: String,
+    },
+    /// The server has no changes feed (404): every blog is read from the list, and no cursor
+    /// is kept.
+    NoFeed {
+        /// The feed's URL (without the query).
+        url: String,
+    },
+}
+
+impl FullRead {
+    /// [`FullRead::NoFeed`] for a request to `url` (its query, the cursor, left out).
+    fn no_feed(url: &str) -> Self {
+        let url = url.split_once('?').map_or(url, |(path, _)| path);
+        FullRead::NoFeed {
+            url: url.to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for FullRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FullRead::Asked => write!(f, "a full read was asked for (--full)"),
+            FullRead::NoCursor => write!(
+                f,
+                "no saved cursor (a first export into this folder, state from an older \
+                 blogread, or a last export that did not finish or left posts unwritten)"
+            ),
+            FullRead::CursorFile { path, reason } => write!(
+                f,
+                "the saved cursor {} cannot be used ({reason})",
+                path.display()
+            ),
+            FullRead::FormatChanged { was } => {
+                write!(f, "the saved cursor is of an export in the {was} format")
+            }
+            FullRead::ManifestChanged => write!(
+                f,
+                "the manifest is not the one the saved cursor goes with (restored or edited \
+                 since)"
+            ),
+            FullRead::FilesMissing { count, first } => write!(
+                f,
+                "{count} {} the last export wrote {} missing from the output folder ({first}{})",
+                if *count == 1 { "file" } else { "files" },
+                if *count == 1 { "is" } else { "are" },
+                if *count == 1 { "" } else { ", ..." },
+            ),
+            FullRead::CursorExpired { detail } => write!(
+                f,
+                "the server no longer keeps the changes since the saved cursor (410: {detail})"
+            ),
+            FullRead::CursorRefused { detail } => write!(
+                f,
+                "the server refused the saved cursor, which is of another project or database \
+                 (400: {detail})"
+            ),
+            FullRead::NoFeed { url } => write!(
+                f,
+                "the server has no changes feed (404 at {url}), so every post is downloaded \
+                 and no cursor is kept"
+            ),
+        }
+    }
 }
 
 /// Why an export failed. Nothing is removed unless the blog list was read completely.
@@ -287,9 +453,15 @@ fn load(out: &Path, manifest_path: &Path) -> Result<Manifest, ExportError> {
     Ok(manifest)
 }
 
-/// Reads every published blog and writes the output folder; keeps the manifest in the state
-/// folder. `progress(done, total)` is called as blogs are read (the future is `Send` when
-/// `progress` is).
+/// Writes the output folder from the published blogs and keeps the manifest (and the cursor
+/// of the changes feed) in the state folder. With a saved cursor it reads only what changed
+/// since the last export; otherwise, or when the server does not take the cursor, it reads
+/// every published blog ([`ExportReport::full_read`] says why). Either way the folder ends
+/// exactly as a full export into an empty folder would leave it.
+///
+/// `progress(done, total)` is called as blogs are read; `total` is 0 while the changes feed
+/// is read (it does not say how many entries follow). The future is `Send` when `progress`
+/// is.
 pub async fn export(
     client: &Client,
     options: &ExportOptions,
@@ -309,6 +481,7 @@ pub async fn export(
         Format::Zola | Format::Html => None,
     };
     let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;
+    let cursor_path = options.cursor_path().map_err(io_err(state_dir))?;
     // The manifest is read and checked, and the paths it lists too, before the first folder
     // is made.
     let old = &load(out, &manifest_path)?;
@@ -316,6 +489,153 @@ pub async fn export(
     std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
     let mut report = ExportReport::default();
 
+    let saved = match options.full {
+        true => Err(FullRead::Asked),
+        false => cursor::load(&cursor_path, options.format, old)
+            .and_then(|cursor| all_files_present(out, old).map(|()| cursor)),
+    };
+    let (plan, next_cursor) = read(client, options, old, saved, &mut report, &mut progress).await?;
+    let planned = plan.finish();
+
+    // The site's configuration is changed (when asked to) once the blogs are read, right
+    // before the first file is written.
+    if let Some(plan) = hugo_plan {
+        report.hugo = Some(plan.apply()?);
+    }
+
+    // From the first write until the new cursor is saved, the old one no longer describes
+    // the folder: an export cut short leaves none, and the next one reads everything.
+    cursor::forget(&cursor_path)?;
+    // Record every file about to be written before writing it, so that an export cut short
+    // still knows which files are its own.
+    let mut union = old.clone();
+    union.files.extend(planned.next.files.clone());
+    union.save(&manifest_path)?;
+
+    for (rel, text) in &planned.texts {
+        if guard::holds(out, rel, text.as_bytes())? {
+            report.unchanged.push(rel.clone());
+            continue;
+        }
+        guard::write(out, rel, text.as_bytes())?;
+        report.written.push(rel.clone());
+    }
+
+    for rel in old.stale(&planned.next) {
+        if guard::remove(out, rel)? {
+            report.removed.push(rel.to_owned());
+        }
+    }
+    planned.next.save(&manifest_path)?;
+    report.blogs = planned.blogs;
+    report.conflicts = planned.conflicts;
+    report.inexact = planned.inexact;
+    // A post left unwritten by a conflict must be written by a later export once the user's
+    // file is gone, which only a full read does: no cursor then.
+    if let Some(cursor) = next_cursor.filter(|_| report.conflicts.is_empty()) {
+        cursor::save(&cursor_path, options.format, &planned.next, cursor)?;
+    }
+    Ok(report)
+}
+
+/// Reads what changed since `saved` (or, when it is a reason to, every published blog) and
+/// plans the output folder from it. Returns the plan and the cursor to save after it is
+/// written (none from a server without the changes feed).
+async fn read<'a>(
+    client: &Client,
+    options: &'a ExportOptions,
+    old: &'a Manifest,
+    saved: Result<ChangeCursor, FullRead>,
+    report: &mut ExportReport,
+    progress: &mut impl FnMut(u64, u64),
+) -> Result<(Plan<'a>, Option<ChangeCursor>), ExportError> {
+    let (out, format) = (&options.out, options.format);
+    let feed_progress = &mut |entries: u64| progress(entries, 0);
+    let reason = match saved {
+        Err(reason) => reason,
+        Ok(cursor) => match client
+            .changes_since_with_progress(Some(&cursor), &mut *feed_progress)
+            .await
+        {
+            Ok(read) => {
+                let mut plan = Plan::from_manifest(out, format, old);
+                apply(&mut plan, &read.changes)?;
+                report.changes = read.changes.len();
+                return Ok((plan, Some(read.cursor)));
+            }
+            Err(Error::CursorExpired { detail }) => FullRead::CursorExpired { detail },
+            Err(Error::InvalidCursor { detail }) => FullRead::CursorRefused { detail },
+            Err(Error::NoChangesFeed { url, .. }) => {
+                report.full_read = Some(FullRead::no_feed(&url));
+                return Ok((
+                    read_list(client, options, old, report, progress).await?,
+                    None,
+                ));
+            }
+            Err(e) => return Err(e.into()),
+        },
+    };
+    // The initial sync of the feed is the full read: every published post, and the cursor
+    // that goes with exactly that state (a list read followed by a separate request for a
+    // cursor would lose whatever changed in between).
+    match client
+        .changes_since_with_progress(None, feed_progress)
+        .await
+    {
+        Ok(read) => {
+            let mut plan = Plan::empty(out, format, old);
+            apply(&mut plan, &read.changes)?;
+            report.changes = read.changes.len();
+            report.full_read = Some(reason);
+            Ok((plan, Some(read.cursor)))
+        }
+        Err(Error::NoChangesFeed { url, .. }) => {
+            report.full_read = Some(FullRead::no_feed(&url));
+            Ok((
+                read_list(client, options, old, report, progress).await?,
+                None,
+            ))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Applies the feed's entries to `plan`, in order.
+fn apply(plan: &mut Plan<'_>, changes: &[Change]) -> Result<(), ExportError> {
+    for change in changes {
+        match change {
+            Change::Upsert { blog, aliases } => plan.upsert(blog, aliases)?,
+            Change::Delete { slug } => plan.delete(slug),
+        }
+    }
+    Ok(())
+}
+
+/// Ok when every file `old` lists is in the output folder; otherwise the folder is not what
+/// the saved cursor describes (cleaned, or checked out without the exported files).
+fn all_files_present(out: &Path, old: &Manifest) -> Result<(), FullRead> {
+    let mut missing = old
+        .files
+        .keys()
+        .filter(|rel| !matches!(guard::exists(out, rel), Ok(true)));
+    match missing.next() {
+        None => Ok(()),
+        Some(first) => Err(FullRead::FilesMissing {
+            count: 1 + missing.count(),
+            first: first.clone(),
+        }),
+    }
+}
+
+/// The full read of a server without the changes feed: the blog list (a consistent
+/// snapshot), the redirects, then each blog's single answer, a few at a time.
+async fn read_list<'a>(
+    client: &Client,
+    options: &'a ExportOptions,
+    old: &'a Manifest,
+    report: &mut ExportReport,
+    progress: &mut impl FnMut(u64, u64),
+) -> Result<Plan<'a>, ExportError> {
     let summaries = client.all_blogs().await?;
     if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.fields.slug)) {
         return Err(ExportError::UnsafeSlug(bad.fields.slug.clone()));
@@ -363,74 +683,15 @@ pub async fn export(
         progress(done, total);
     }
 
-    let mut files: BTreeMap<String, String> = BTreeMap::new();
-    let mut next = Manifest::new();
+    let mut plan = Plan::empty(&options.out, options.format, old);
     for blog in details.into_iter().flatten() {
-        if !is_valid_slug(&blog.fields.slug) {
-            return Err(ExportError::UnsafeSlug(blog.fields.slug));
-        }
         let former = aliases
             .get(&blog.fields.slug)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let rendered = render_file(options.format, &blog, former);
-        let mut pages = vec![(rendered.path, rendered.text)];
-        let mut inexact = Some(rendered.inexact);
-        if options.format == Format::Html {
-            // Plain HTML has no generator to write redirect pages: one page per former slug.
-            pages.extend(former.iter().map(|from| {
-                (
-                    file_path(Format::Html, from),
-                    redirect_page(&blog.fields.slug),
-                )
-            }));
-        }
-        for (i, (rel, text)) in pages.into_iter().enumerate() {
-            debug_assert!(is_export_file(&rel));
-            // A link on the way is an error (for every file, before any is written), not a
-            // conflict.
-            let exists = guard::exists(out, &rel)?;
-            if exists && !old.owns(&rel) {
-                report.conflicts.push(rel);
-                continue;
-            }
-            next.files.insert(rel.clone(), blog.fields.slug.clone());
-            files.insert(rel, text);
-            if i == 0 {
-                report.blogs += 1;
-                report.inexact.extend(inexact.take().unwrap_or_default());
-            }
-        }
+        plan.upsert(&blog, former)?;
     }
-
-    // The site's configuration is changed (when asked to) once the blogs are read, right
-    // before the first file is written.
-    if let Some(plan) = hugo_plan {
-        report.hugo = Some(plan.apply()?);
-    }
-
-    // Record every file about to be written before writing it, so that an export cut short
-    // still knows which files are its own.
-    let mut union = old.clone();
-    union.files.extend(next.files.clone());
-    union.save(&manifest_path)?;
-
-    for (rel, text) in &files {
-        if guard::holds(out, rel, text.as_bytes())? {
-            report.unchanged.push(rel.clone());
-            continue;
-        }
-        guard::write(out, rel, text.as_bytes())?;
-        report.written.push(rel.clone());
-    }
-
-    for rel in old.stale(&next) {
-        if guard::remove(out, rel)? {
-            report.removed.push(rel.to_owned());
-        }
-    }
-    next.save(&manifest_path)?;
-    Ok(report)
+    Ok(plan)
 }
 
 #[cfg(test)]

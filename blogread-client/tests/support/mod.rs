@@ -2,6 +2,8 @@
 //! request it saw, and canned API answers.
 #![allow(dead_code)]
 
+pub mod feed;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -186,8 +188,12 @@ pub fn sitemap_of(ids: &[u64]) -> serde_json::Value {
     })
 }
 
-/// Serves `blogs` (newest first) as the real server would: pages by limit/offset, sitemap.
+/// Serves `blogs` (newest first) as a server without the changes feed would: pages by
+/// limit/offset, sitemap, single blogs, and a 404 from its router for the feed.
 pub fn serve(blogs: &[u64], req: &Seen) -> Reply {
+    if req.path() == "/blog/api/v1/public/changes" {
+        return no_such_route(req);
+    }
     if req.path().ends_with("/sitemap") {
         return reply(200, sitemap_of(blogs));
     }
@@ -311,4 +317,12 @@ pub fn serve_with_etags(blogs: &[u64], req: &Seen) -> Reply {
     }
     r.headers.push(("etag", etag));
     r
+}
+
+/// The router's 404 of a server that has no route for the request's path.
+pub fn no_such_route(req: &Seen) -> Reply {
+    reply(
+        404,
+        json!({"detail": format!("no endpoint at GET {}; the API is described at /openapi.json", req.path())}),
+    )
 }
