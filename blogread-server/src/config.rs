@@ -87,6 +87,12 @@ pub struct ServeArgs {
     #[arg(long, env = "BLOGREAD_RESPONSE_CACHE_MIB", default_value_t = 64)]
     pub response_cache_mib: u64,
 
+    /// Days the changes feed keeps the slugs it deleted (unpublished, deleted and renamed
+    /// posts): a site whose saved cursor is older syncs from the start (the feed answers
+    /// 410). Forgotten hourly by the scheduler.
+    #[arg(long, env = "BLOGREAD_CHANGE_RETENTION_DAYS", value_name = "DAYS", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=36500))]
+    pub change_retention_days: u32,
+
     /// Seconds a request head may take to arrive, from its first byte; a slower client is
     /// disconnected.
     #[arg(long, env = "BLOGREAD_HEADER_TIMEOUT", value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
@@ -139,6 +145,11 @@ impl ServeArgs {
         blogread_core::response_cache::ResponseCache::new(
             self.response_cache_mib.saturating_mul(1024 * 1024),
         )
+    }
+
+    /// How long the changes feed keeps deletions.
+    pub fn change_retention(&self) -> Duration {
+        Duration::from_secs(u64::from(self.change_retention_days) * 86_400)
     }
 
     /// The admin pages' options these arguments ask for.

@@ -176,7 +176,9 @@ async fn serve(
     args: &ServeArgs,
     database_url: &str,
 ) -> Result<(), String> {
-    let service = service.with_response_cache(args.response_cache());
+    let service = service
+        .with_response_cache(args.response_cache())
+        .with_change_retention(args.change_retention());
     let service = match operator {
         Some(token) => service.with_operator_token(token),
         None => {
@@ -212,7 +214,8 @@ async fn run_demo(
 ) -> Result<(), String> {
     let service = service
         .with_operator_token(run.operator)
-        .with_response_cache(args.response_cache());
+        .with_response_cache(args.response_cache())
+        .with_change_retention(args.change_retention());
     let addr = listeners.api.local_addr().map_err(|e| e.to_string())?;
     let seeded = demo::seed_or_reset(&service)
         .await

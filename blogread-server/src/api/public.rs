@@ -235,10 +235,13 @@ pub struct Redirects {
     pub total: u64,
 }
 
-/// A published post whose single-blog answer or aliases changed since the cursor.
+/// A published post whose single-blog answer or aliases changed since the cursor: `blog` is
+/// exactly what `GET /blogs/{slug}` returns for it now.
 #[derive(Debug, Clone, Object)]
 pub struct ChangeUpsert {
-    /// Exactly what `GET /blogs/{slug}` returns for it now.
+    // No doc comment: poem-openapi would wrap the reference in an `allOf` with the
+    // description, which client generators refuse (the struct's description says it).
+    #[allow(missing_docs)]
     pub blog: BlogDetail,
     /// Its old slugs (they resolve to it; redirect them), newest rename first.
     pub aliases: Vec<String>,
@@ -253,6 +256,8 @@ pub struct ChangeDelete {
 }
 
 /// One entry of the changes feed, told apart by `change`.
+// A schema type: the document is built from it, answers never (they are the core's bytes).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, poem_openapi::Union)]
 #[oai(discriminator_name = "change")]
 pub enum ChangeEntry {

@@ -203,8 +203,10 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
+/// Each format in a folder of its own, with its own state.
 fn options(root: &Path, name: &str, format: Format) -> ExportOptions {
-    ExportOptions::new(root.join(name).join("out"), format).state_dir(root.join(name).join("state"))
+    let dir = root.join(name).join(format!("{format:?}"));
+    ExportOptions::new(dir.join("out"), format).state_dir(dir.join("state"))
 }
 
 /// Runs `steps`, exporting incrementally after each, and compares each format's folder with a
