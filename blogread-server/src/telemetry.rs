@@ -24,7 +24,10 @@ pub const LOG_BUFFER_LINES: usize = 8192;
 /// Keeps the log writer running: drop it at exit (after the last line), which writes every
 /// buffered line out before it returns.
 #[must_use = "the log writer stops, losing buffered lines, when this is dropped"]
-pub struct LogGuard(Option<tracing_appender::non_blocking::WorkerGuard>);
+pub struct LogGuard {
+    /// Flushes the queue when dropped.
+    _writer: Option<tracing_appender::non_blocking::WorkerGuard>,
+}
 
 /// Installs the global subscriber: `RUST_LOG` (default `info`), human output or JSON lines,
 /// written to stderr by a worker thread through a buffer of [`LOG_BUFFER_LINES`] lines (a
@@ -49,7 +52,9 @@ pub fn init(json: bool) -> LogGuard {
     } else {
         builder.try_init()
     };
-    LogGuard(installed.is_ok().then_some(guard))
+    LogGuard {
+        _writer: installed.is_ok().then_some(guard),
+    }
 }
 
 pub use crate::request_id::current_request_id;

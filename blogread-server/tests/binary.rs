@@ -687,7 +687,10 @@ fn a_clean_stop_writes_every_buffered_log_line() {
         .expect("the binary starts");
     let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
     let addr = loop {
-        let line = lines.next().expect("the server says where it listens").unwrap();
+        let line = lines
+            .next()
+            .expect("the server says where it listens")
+            .unwrap();
         if let Some((_, rest)) = line.split_once("http://") {
             break rest
                 .chars()
