@@ -67,8 +67,8 @@
 //! let public_key = service.generate_public_key(&me, project.id).await?.key;
 //!
 //! let draft = BlogInput {
-//!     title: "Hello, world".into(),
-//!     slug: "hello-world".into(),
+//!     title: Some("Hello, world".into()),
+//!     slug: Some("hello-world".into()),
 //!     content: Some("<p>First words.</p>".into()),
 //!     ..Default::default()
 //! };
@@ -83,7 +83,7 @@
 //!     .expect("no If-None-Match was sent, so the response is fresh")
 //!     .value();
 //! assert_eq!(list.total, 1);
-//! assert_eq!(list.blogs[0].slug, "hello-world");
+//! assert_eq!(list.blogs[0].fields.slug(), "hello-world");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```
