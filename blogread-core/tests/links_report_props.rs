@@ -140,7 +140,7 @@ fn case() -> impl Strategy<Value = Case> {
             }
             Case {
                 body,
-                targets: targets[..n.max(1).min(32)].to_vec(),
+                targets: targets[..n.clamp(1, 32)].to_vec(),
             }
         })
 }
