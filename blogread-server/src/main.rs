@@ -17,14 +17,19 @@ use serde::Serialize;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    telemetry::init(cli.log_json);
-    match dispatch(cli).await {
+    let log = telemetry::init(cli.log_json);
+    let code = match dispatch(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
+            // Every line logged before it, first.
+            drop(log);
             eprintln!("error: {message}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
-    }
+    };
+    // Writes out every buffered line before the process ends.
+    drop(log);
+    code
 }
 
 async fn dispatch(cli: Cli) -> Result<(), String> {

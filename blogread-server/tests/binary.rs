@@ -664,3 +664,53 @@ fn a_healthy_server_exports_the_store_error_counter_at_zero() {
         );
     }
 }
+
+/// Log lines are written by a worker thread through a buffer: a clean stop (SIGTERM) writes
+/// every line logged before it, the request lines of a burst included.
+#[test]
+fn a_clean_stop_writes_every_buffered_log_line() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("blogread.db").display());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_blogread-server"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("BLOGREAD_") {
+            command.env_remove(name);
+        }
+    }
+    let mut child = command
+        .args(["--database-url", &db, "serve", "--listen", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("the server says where it listens")
+            .unwrap();
+        if let Some((_, rest)) = line.split_once("http://") {
+            break rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                .collect::<String>();
+        }
+    };
+    let rest = std::thread::spawn(move || lines.map(Result::unwrap).collect::<Vec<_>>());
+    const REQUESTS: usize = 300;
+    for n in 0..REQUESTS {
+        let (status, _) = get(&addr, &format!("/blog/api/v1/public/blogs?burst={n}"), None);
+        assert_eq!(status, 401);
+    }
+    let stopped = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(stopped.success());
+    assert!(child.wait().unwrap().success(), "a clean stop");
+    let logged = rest.join().unwrap();
+    let requests = logged.iter().filter(|l| l.contains("burst=")).count();
+    assert_eq!(requests, REQUESTS, "every request's line: {logged:#?}");
+}

@@ -160,7 +160,7 @@ fn announce(ready: &Ready) -> Result<(), String> {
 
 async fn serve_blogread(database_url: &str, spec: &str, cache_mib: u64) -> Result<(), String> {
     // As `blogread-server serve` does: the default `info` filter, one line per request.
-    blogread_server::telemetry::init(false);
+    let _log = blogread_server::telemetry::init(false);
     let spec: Spec = serde_json::from_str(spec).map_err(|e| e.to_string())?;
     let memory = database_url == "memory:";
     // As `blogread-server serve` opens it (migrations included).

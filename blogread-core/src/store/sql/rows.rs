@@ -352,12 +352,15 @@ pub(crate) struct PublishedRow {
     /// The project's content version, read by the page index's queries.
     #[sqlx(default)]
     pub(crate) version: Option<i64>,
+    /// The blog's change number, read by the changes feed.
+    #[sqlx(default)]
+    pub(crate) change_no: Option<i64>,
 }
 
 impl super::quick::QuickRow for PublishedRow {
     /// Column positions: the eleven always there (the id, the fields' eight, the two times),
-    /// then content, template, total, version when the statement selects them.
-    type Layout = ([usize; 11], [Option<usize>; 4]);
+    /// then content, template, total, version, change number when the statement selects them.
+    type Layout = ([usize; 11], [Option<usize>; 5]);
 
     #[cfg(feature = "sqlite")]
     fn layout(stmt: &rusqlite::Statement<'_>) -> rusqlite::Result<Self::Layout> {
@@ -378,8 +381,8 @@ impl super::quick::QuickRow for PublishedRow {
             *at = stmt.column_index(name)?;
         }
         // Absent optional columns read as `None`, as `#[sqlx(default)]` does.
-        let optional =
-            ["content", "template", "total", "version"].map(|name| stmt.column_index(name).ok());
+        let optional = ["content", "template", "total", "version", "change_no"]
+            .map(|name| stmt.column_index(name).ok());
         Ok((required, optional))
     }
 
@@ -420,6 +423,7 @@ impl super::quick::QuickRow for PublishedRow {
             template: maybe(row, optional[1])?,
             total: maybe(row, optional[2])?,
             version: maybe(row, optional[3])?,
+            change_no: maybe(row, optional[4])?,
         })
     }
 }
@@ -459,20 +463,10 @@ impl PublishedRow {
     }
 }
 
-/// A published blog read by the changes feed: the public read's row and its change number.
-#[derive(Debug, FromRow)]
-pub(crate) struct ChangeRow {
-    #[sqlx(flatten)]
-    pub(crate) published: PublishedRow,
-    pub(crate) change_no: i64,
-}
-
-impl ChangeRow {
+impl PublishedRow {
     /// The bytes of its body as read (template or body).
     pub(crate) fn body_len(&self) -> usize {
-        let published = &self.published;
-        published.content.as_ref().map_or(0, String::len)
-            + published.template.as_ref().map_or(0, String::len)
+        self.content.as_ref().map_or(0, String::len) + self.template.as_ref().map_or(0, String::len)
     }
 }
 

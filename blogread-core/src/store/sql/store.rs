@@ -24,9 +24,9 @@ use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, count, sql_count};
 use super::quick::QuickRow;
 use super::rows::{
-    AdminTokenRow, AgentKeyRow, BlogRow, ChangeRow, DeliveryRow, Derived, DueRow, FiringRow,
-    ManagedRow, MarkRow, PendingTemplateRow, ProjectChangeRow, ProjectRow, PublicKeyRow,
-    PublishedRow, SessionRow, bind_blog, stored_template, timestamp,
+    AdminTokenRow, AgentKeyRow, BlogRow, DeliveryRow, Derived, DueRow, FiringRow, ManagedRow,
+    MarkRow, PendingTemplateRow, ProjectChangeRow, ProjectRow, PublicKeyRow, PublishedRow,
+    SessionRow, bind_blog, stored_template, timestamp,
 };
 use super::values::{Bind, DbId, Value, bind_all};
 use crate::domain::delivery::DELIVERY_LOG_LEN;
@@ -1370,8 +1370,6 @@ where
     }
 
     async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead> {
-        use futures_util::TryStreamExt as _;
-
         let head: Option<(i64, i64)> = sqlx::query_as(queries::CHANGE_HEAD)
             .bind(DbId::from(project))
             .fetch_optional(&self.read)
@@ -1412,16 +1410,18 @@ where
             ChangePosition::Upsert { change, id } => (sql_count(*change), DbId::from(*id)),
             ChangePosition::End { change } => (sql_count(*change), last_id),
         };
-        // Row by row, so that a page of large bodies stops at its budget without reading
-        // the rest.
-        let mut upserts = sqlx::query_as::<_, ChangeRow>(queries::CHANGE_UPSERTS)
-            .bind(DbId::from(project))
-            .bind(change)
-            .bind(id)
-            .bind(head)
-            .bind(sql_count(limit as u64 + 1))
-            .fetch(&self.read);
-        let mut next = upserts.try_next().await.map_err(storage)?;
+        // Through the public reads' path (on SQLite at once on the calling thread, as the
+        // list pages), at most one row more than a page: then cut at the budget.
+        let binds = [
+            Bind::Id(DbId::from(project)),
+            Bind::Int(change),
+            Bind::Id(id),
+            Bind::Int(head),
+            Bind::Int(sql_count(limit as u64 + 1)),
+        ];
+        let rows: Vec<PublishedRow> = self.public_rows(queries::CHANGE_UPSERTS, &binds).await?;
+        let mut upserts = rows.into_iter();
+        let mut next = upserts.next();
         let mut bytes = 0usize;
         let mut blogs = Vec::new();
         loop {
@@ -1432,7 +1432,7 @@ where
             }
             let take_delete = match (deletes.peek(), &next) {
                 (None, None) => break,
-                (Some((deleted, _)), Some(row)) => *deleted <= row.change_no,
+                (Some((deleted, _)), Some(row)) => Some(*deleted) <= row.change_no,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
             };
@@ -1449,8 +1449,8 @@ where
             }
             let row = next.take().expect("matched");
             bytes += row.body_len();
-            let change = count(row.change_no);
-            let blog = row.published.into_published()?;
+            let change = count(row.change_no.unwrap_or_default());
+            let blog = row.into_published()?;
             read.entries.push((
                 ChangePosition::Upsert {
                     change,
@@ -1459,9 +1459,8 @@ where
                 StoredChange::Delete(String::new()),
             ));
             blogs.push((read.entries.len() - 1, blog));
-            next = upserts.try_next().await.map_err(storage)?;
+            next = upserts.next();
         }
-        drop(upserts);
         if blogs.is_empty() {
             return Ok(read);
         }
