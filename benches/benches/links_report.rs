@@ -24,7 +24,7 @@ use tokio::runtime::Runtime;
 const POSTS: u64 = 10_000;
 
 fn body(i: u64) -> String {
-    let broken = if i % 20 == 0 {
+    let broken = if i.is_multiple_of(20) {
         "typo-in-a-slug"
     } else {
         "post-1"
