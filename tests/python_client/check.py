@@ -19,8 +19,11 @@ from blogread_api import AuthenticatedClient
 from blogread_api.api.blogs import (
     create_blog,
     get_managed_blog,
+    list_backlinks,
+    list_links,
     list_managed_blogs,
     publish_blog,
+    unpublish_blog,
     update_blog,
 )
 from blogread_api.api.deploy_hook import (
@@ -31,11 +34,15 @@ from blogread_api.api.deploy_hook import (
 )
 from blogread_api.api.keys import generate_public_key
 from blogread_api.api.projects import create_project, get_project, list_projects
-from blogread_api.api.public import get_blog, get_redirects, get_sitemap, list_blogs
+from blogread_api.api.public import get_blog, get_redirects, get_sitemap, list_blogs, list_changes
 from blogread_api.models import (
+    BacklinkList,
     BlogDetail,
     BlogList,
     BlogStatus,
+    ChangeEntryChangeDelete,
+    ChangeEntryChangeUpsert,
+    ChangeFeed,
     CreateBlog,
     CreateProject,
     Delivery,
@@ -44,10 +51,12 @@ from blogread_api.models import (
     DeployHookTestResult,
     ManagedBlog,
     ManagedBlogList,
+    LinkList,
     Project,
     ProjectList,
     PublicKey,
     PublishBlog,
+    PublishedManagedBlog,
     Redirects,
     SaveDeployHook,
     Sitemap,
@@ -127,11 +136,11 @@ def main():
         "update_blog",
     )
     assert edited.excerpt == "Generated.", edited
-    expect(publish_blog.sync(pid, UUID(target.id), client=operator), ManagedBlog, "publish_blog")
+    expect(publish_blog.sync(pid, UUID(target.id), client=operator), PublishedManagedBlog, "publish_blog")
     when = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
     published = expect(
         publish_blog.sync(pid, UUID(draft.id), client=operator, body=PublishBlog(published_at=when)),
-        ManagedBlog,
+        PublishedManagedBlog,
         "publish_blog with published_at",
     )
     assert published.status == BlogStatus.PUBLISHED, published.status
@@ -139,6 +148,8 @@ def main():
     expect(get_managed_blog.sync(pid, UUID(draft.id), client=operator), ManagedBlog, "get_managed_blog")
     managed = expect(list_managed_blogs.sync(pid, client=operator), ManagedBlogList, "list_managed_blogs")
     assert len(managed.blogs) == 2 and all(isinstance(b, ManagedBlog) for b in managed.blogs), managed
+    expect(list_links.sync(pid, client=operator), LinkList, "list_links")
+    expect(list_backlinks.sync(pid, UUID(target.id), client=operator), BacklinkList, "list_backlinks")
 
     reader = AuthenticatedClient(base_url=base, token=key.key, raise_on_unexpected_status=True)
     page = expect(list_blogs.sync(client=reader, include_content=True), BlogList, "list_blogs")
@@ -149,6 +160,13 @@ def main():
     sitemap = expect(get_sitemap.sync(client=reader), Sitemap, "get_sitemap")
     assert sitemap.total == 2, sitemap
     expect(get_redirects.sync(client=reader), Redirects, "get_redirects")
+    feed = expect(list_changes.sync(client=reader), ChangeFeed, "list_changes")
+    assert len(feed.changes) == 2 and not feed.has_more, feed
+    assert all(isinstance(c, ChangeEntryChangeUpsert) for c in feed.changes), feed.changes
+    assert all(isinstance(c.blog, BlogDetail) for c in feed.changes), feed.changes
+    unpublish_blog.sync(pid, UUID(target.id), client=operator)
+    since = expect(list_changes.sync(client=reader, since=feed.cursor), ChangeFeed, "list_changes since")
+    assert any(isinstance(c, ChangeEntryChangeDelete) and c.slug == "target" for c in since.changes), since
 
     tested = expect(test_deploy_hook.sync(pid, client=operator), DeployHookTestResult, "test_deploy_hook")
     assert tested.success, tested

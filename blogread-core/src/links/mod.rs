@@ -46,6 +46,7 @@ use lol_html::html_content::{Attribute, Comment, ContentType, Element, TextChunk
 use lol_html::{HtmlRewriter, Settings, doc_comments, doc_text, element, end_tag};
 use memchr::memmem::Finder;
 
+pub mod report;
 mod template;
 
 pub use template::{Compiled, CompiledBody, LinkTemplate, compile};
@@ -75,6 +76,9 @@ pub struct LinkContext {
     /// Set while a body is being compiled into a [`LinkTemplate`]: the rewrite then writes
     /// markers where target-dependent text goes (see `template.rs`).
     compiling: Option<Arc<template::Compiling>>,
+    /// Set while a body's placeholders are being listed (see `report.rs`): the rewrite then
+    /// records where it met each placeholder.
+    recording: Option<Arc<report::Recording>>,
 }
 
 impl LinkContext {
@@ -91,6 +95,7 @@ impl LinkContext {
             published,
             aliases: HashMap::new(),
             compiling: None,
+            recording: None,
         }
     }
 
@@ -260,6 +265,10 @@ fn rewrite_pass_with(
     // rather than nested links. End-tag handlers must be `'static`, hence the `Rc`.
     let anchor_depth = Rc::new(Cell::new(0usize));
     let mut pending_text = String::new();
+    let mut pending_start = 0usize;
+    if let Some(recording) = &ctx.recording {
+        recording.reset();
+    }
     let mut output = Vec::with_capacity(body.len() + 256);
 
     let mut settings = Settings::new()
@@ -271,7 +280,12 @@ fn rewrite_pass_with(
             if let Some(openers) = light {
                 openers.meet(chunk.source_location().bytes());
             }
-            rewrite_text_chunk(chunk, &mut pending_text, ctx, anchor_depth.get() > 0);
+            rewrite_text_chunk(
+                chunk,
+                (&mut pending_text, &mut pending_start),
+                ctx,
+                anchor_depth.get() > 0,
+            );
             Ok(())
         }));
     if light.is_none() {
@@ -281,7 +295,7 @@ fn rewrite_pass_with(
                 Ok(())
             }))
             .append_document_content_handler(doc_comments!(|comment: &mut Comment<'_>| {
-                rewrite_comment(comment, ctx);
+                rewrite_comment(comment, body, ctx);
                 Ok(())
             }));
     }
@@ -314,14 +328,35 @@ fn rewrite_anchor(
     }
     if let Some(href) = el.get_attribute("href") {
         let trimmed = href.trim_matches(is_html_space);
+        // Where the value starts in the body (for the placeholder report only).
+        let value_start = ctx.recording.as_ref().and_then(|_| {
+            el.attributes()
+                .iter()
+                .find(|attr| attr.name() == "href")
+                .and_then(|attr| attr.value_source_location())
+                .map(|range| range.bytes().start)
+        });
         if let Some((slug, rest)) = parse_href_placeholder(trimmed) {
+            let mut rest_origin = None;
+            if let (Some(recording), Some(value_start)) = (&ctx.recording, value_start) {
+                let start =
+                    value_start + (href.len() - href.trim_start_matches(is_html_space).len());
+                let end = start + (trimmed.len() - rest.len());
+                let held = recording.record(start..end, slug.clone(), report::Place::Href, None);
+                recording.open_anchor(el.source_location().bytes().start, held);
+                rest_origin = Some(Origin {
+                    base: end,
+                    place: report::Place::Attribute,
+                    requires: Some(held),
+                });
+            }
             match slug.as_deref().and_then(|slug| ctx.target(slug)) {
                 Some((slug, _)) => {
                     let mut value = String::new();
                     push_url(&mut value, ctx, slug, Escape::Attribute);
                     // `rest` is raw attribute text (`#fragment` or `?query`), kept as written
                     // except for placeholders in it.
-                    match replace_placeholders(rest, ctx, Context::Attribute) {
+                    match replace_placeholders(rest, ctx, Context::Attribute, rest_origin) {
                         Some(replaced) => value.push_str(&replaced.text),
                         None => value.push_str(rest),
                     }
@@ -337,7 +372,16 @@ fn rewrite_anchor(
                     return Ok(());
                 }
             }
-        } else if let Some(replaced) = replace_placeholders(&href, ctx, Context::Attribute) {
+        } else if let Some(replaced) = replace_placeholders(
+            &href,
+            ctx,
+            Context::Attribute,
+            value_start.map(|base| Origin {
+                base,
+                place: report::Place::Attribute,
+                requires: None,
+            }),
+        ) {
             match replaced.into_attribute_value() {
                 Some(value) => {
                     let _ = el.set_attribute("href", &value);
@@ -398,7 +442,15 @@ fn rewrite_attributes(el: &mut Element<'_, '_>, body: &str, ctx: &LinkContext) {
         if !seen.insert(name) || rewritten || !writable || !value_may_hold_opener(attr, body) {
             continue;
         }
-        if let Some(replaced) = replace_placeholders(&attr.value(), ctx, Context::Attribute) {
+        let origin = ctx.recording.as_ref().and_then(|recording| {
+            Some(Origin {
+                base: attr.value_source_location()?.bytes().start,
+                place: report::Place::Attribute,
+                requires: recording.anchor_at(el.source_location().bytes().start),
+            })
+        });
+        if let Some(replaced) = replace_placeholders(&attr.value(), ctx, Context::Attribute, origin)
+        {
             changes.push(AttributeChange {
                 index,
                 value: replaced.into_attribute_value(),
@@ -549,9 +601,18 @@ fn push_double_quotes_escaped(out: &mut String, value: &str) {
 }
 
 /// Rule 3 for comments.
-fn rewrite_comment(comment: &mut Comment<'_>, ctx: &LinkContext) {
+fn rewrite_comment(comment: &mut Comment<'_>, body: &str, ctx: &LinkContext) {
     let text = comment.text();
-    let Some(replaced) = replace_placeholders(&text, ctx, Context::Comment) else {
+    let origin = ctx.recording.as_ref().and_then(|_| {
+        let range = comment.source_location().bytes();
+        let source = body.get(range.clone())?;
+        Some(Origin {
+            base: range.start + source.find(text.as_str())?,
+            place: report::Place::Comment,
+            requires: None,
+        })
+    });
+    let Some(replaced) = replace_placeholders(&text, ctx, Context::Comment, origin) else {
         return;
     };
     if let Some(compiling) = &ctx.compiling {
@@ -562,7 +623,7 @@ fn rewrite_comment(comment: &mut Comment<'_>, ctx: &LinkContext) {
         // The URL formed `-->`. Drop the placeholders instead; if even that forms `-->`, the
         // safety pass removes the openers.
         if let Some(stripped) =
-            replace_placeholders(&text, &LinkContext::unresolving(), Context::Comment)
+            replace_placeholders(&text, &LinkContext::unresolving(), Context::Comment, None)
         {
             let _ = comment.set_text(&stripped.text);
         }
@@ -574,13 +635,16 @@ fn rewrite_comment(comment: &mut Comment<'_>, ctx: &LinkContext) {
 /// buffered in `pending` and written out, resolved, with its last chunk.
 fn rewrite_text_chunk(
     chunk: &mut TextChunk<'_>,
-    pending: &mut String,
+    (pending, pending_start): (&mut String, &mut usize),
     ctx: &LinkContext,
     in_anchor: bool,
 ) {
     let last = chunk.last_in_text_node();
     if pending.is_empty() && !chunk.as_str().contains('[') {
         return;
+    }
+    if pending.is_empty() {
+        *pending_start = chunk.source_location().bytes().start;
     }
     pending.push_str(chunk.as_str());
     if !last {
@@ -594,7 +658,12 @@ fn rewrite_text_chunk(
             Context::RawText
         }
     };
-    let text = match replace_placeholders(pending, ctx, context) {
+    let origin = Origin {
+        base: *pending_start,
+        place: report::Place::Text,
+        requires: None,
+    };
+    let text = match replace_placeholders(pending, ctx, context, Some(origin)) {
         Some(replaced) => replaced.text,
         None => pending.clone(),
     };
@@ -633,8 +702,26 @@ impl Replaced {
     }
 }
 
-/// Replaces every placeholder of `input` as `context` says; `None` when there is none.
-fn replace_placeholders(input: &str, ctx: &LinkContext, context: Context) -> Option<Replaced> {
+/// Where the text given to [`replace_placeholders`] stands in the body, for the placeholder
+/// report: `input` is the body's bytes from `base` on, as written.
+#[derive(Debug, Clone, Copy)]
+struct Origin {
+    /// Byte offset of the text in the body.
+    base: usize,
+    /// Where the text stands.
+    place: report::Place,
+    /// The placeholder (by its index in the report) whose link holds the text, if any.
+    requires: Option<usize>,
+}
+
+/// Replaces every placeholder of `input` as `context` says; `None` when there is none. While
+/// placeholders are being listed, records each one met at `origin`.
+fn replace_placeholders(
+    input: &str,
+    ctx: &LinkContext,
+    context: Context,
+    origin: Option<Origin>,
+) -> Option<Replaced> {
     let first = OPENER_FINDER.find(input.as_bytes())?;
     let mut text = String::with_capacity(input.len() + 64);
     let mut resolved = 0;
@@ -643,6 +730,14 @@ fn replace_placeholders(input: &str, ctx: &LinkContext, context: Context) -> Opt
     while let Some(start) = next {
         text.push_str(&input[copied..start]);
         let placeholder = parse_placeholder(input, start);
+        if let (Some(recording), Some(origin)) = (&ctx.recording, origin) {
+            recording.record(
+                origin.base + start..origin.base + placeholder.end,
+                placeholder.slug.clone(),
+                origin.place,
+                origin.requires,
+            );
+        }
         if let Some((slug, title)) = placeholder
             .slug
             .as_deref()
@@ -1478,7 +1573,7 @@ mod tests {
             if !seen.contains(&name) {
                 if !rewritten
                     && let Some(replaced) =
-                        replace_placeholders(&attr.value(), ctx, Context::Attribute)
+                        replace_placeholders(&attr.value(), ctx, Context::Attribute, None)
                 {
                     changes.push((name.clone(), replaced.into_attribute_value()));
                 }

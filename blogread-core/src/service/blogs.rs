@@ -17,6 +17,9 @@ pub struct BlogWrite {
     pub blog: ManagedBlog,
     /// The event (`None` for draft edits).
     pub event: Option<Trigger>,
+    /// For a publish or re-sync: the placeholders of the new snapshot that the public answer
+    /// drops now (`docs/management-api.md#links`); empty otherwise.
+    pub unresolved_links: Vec<super::LinkEntry>,
 }
 
 /// A page of the management blog list.
@@ -172,6 +175,16 @@ impl Service {
         if written.blog.status == BlogStatus::Scheduled {
             self.schedule_changed();
         }
+        let mut written = written;
+        // The publish is done: a failure to list what it leaves unresolved loses the list,
+        // never the publish.
+        written.unresolved_links =
+            self.unresolved_links_of(project, id)
+                .await
+                .unwrap_or_else(|error| {
+                    tracing::warn!(%error, "could not list the unresolved links of a publish");
+                    Vec::new()
+                });
         Ok(written)
     }
 
@@ -249,6 +262,7 @@ impl Service {
         Ok(BlogWrite {
             blog: ManagedBlog::from(&blog),
             event,
+            unresolved_links: Vec::new(),
         })
     }
 }

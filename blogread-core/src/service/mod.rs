@@ -6,6 +6,7 @@
 mod blogs;
 mod hooks;
 mod keys;
+mod links;
 mod projects;
 mod public;
 mod schedule;
@@ -13,6 +14,9 @@ mod sessions;
 
 pub use blogs::{BlogWrite, ManagedBlogList};
 pub use keys::{AdminTokenView, AgentKeyView, IssuedAdminToken, IssuedAgentKey, PublicKeyView};
+pub use links::{
+    Backlink, BacklinkList, LinkEntry, LinkFilter, LinkReport, LinkSummary, LinkTargetView,
+};
 pub use projects::{ProjectList, ProjectUpdate};
 pub use schedule::{GO_LIVE_WAIT, SCHEDULER_MAX_SLEEP};
 pub use sessions::{IssuedSession, SignedIn};

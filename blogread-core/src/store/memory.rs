@@ -6,6 +6,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use async_trait::async_trait;
 
+use super::link_sources::{self, BodyPlaceholders, LinkSources};
 use super::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use super::{
     BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, ManagedPage, PageQuery, ProjectChange,
@@ -1030,5 +1031,42 @@ impl Store for MemoryStore {
             entry.deliveries.truncate(DELIVERY_LOG_LEN);
         }
         Ok(true)
+    }
+
+    async fn link_sources(&self, project: ProjectId) -> Result<LinkSources> {
+        let inner = self.read();
+        let mut blogs: Vec<&Blog> = inner
+            .blogs
+            .values()
+            .filter(|b| b.project_id == project)
+            .collect();
+        blogs.sort_by_key(|b| b.id);
+        let mut sources = LinkSources {
+            posts: blogs.iter().map(|b| link_sources::target_of(b)).collect(),
+            ..LinkSources::default()
+        };
+        sources.aliases = inner
+            .aliases
+            .iter()
+            .filter(|((p, _), _)| *p == project)
+            .map(|((_, alias), (blog, _))| (alias.clone(), *blog))
+            .collect();
+        sources.aliases.sort();
+        // Computed on each call: the memory store keeps no index.
+        for blog in blogs {
+            for (copy, body) in link_sources::bodies_of(blog) {
+                let found = body
+                    .map(crate::links::report::placeholders)
+                    .unwrap_or_default();
+                if !found.is_empty() {
+                    sources.bodies.push(BodyPlaceholders {
+                        blog_id: blog.id,
+                        copy,
+                        placeholders: found,
+                    });
+                }
+            }
+        }
+        Ok(sources)
     }
 }

@@ -13,6 +13,7 @@ mod connection;
 mod database_url;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod faults;
+mod link_sources;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -29,6 +30,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub use database_url::redact_database_url;
+pub use link_sources::{BodyCopy, BodyPlaceholders, LinkSources};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
@@ -485,4 +487,12 @@ pub trait Store: Send + Sync + 'static {
         firing: &PendingFiring,
         delivery: Option<&Delivery>,
     ) -> Result<bool>;
+
+    // ---- links report ----
+
+    /// What the links report of `project` reads (see [`LinkSources`]): every post as a link
+    /// target, every alias, and the placeholders of every body a post holds (its working
+    /// copy, and its published or scheduled snapshot), as `links::report::placeholders`
+    /// lists them. Read in one snapshot of the store.
+    async fn link_sources(&self, project: ProjectId) -> Result<LinkSources>;
 }

@@ -93,6 +93,7 @@ impl PostgresStore {
         store.upgrade_stored_templates().await;
         store.compile_pending_templates().await;
         store.index_stored_links().await?;
+        store.index_stored_placeholders().await?;
         Ok(store)
     }
 

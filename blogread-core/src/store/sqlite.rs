@@ -85,6 +85,7 @@ impl SqliteStore {
             store.upgrade_stored_templates().await;
             store.compile_pending_templates().await;
             store.index_stored_links().await?;
+            store.index_stored_placeholders().await?;
             return Ok(store);
         }
         let options = options
@@ -126,6 +127,7 @@ impl SqliteStore {
         store.upgrade_stored_templates().await;
         store.compile_pending_templates().await;
         store.index_stored_links().await?;
+        store.index_stored_placeholders().await?;
         Ok(store)
     }
 

@@ -21,6 +21,12 @@ pub use super::changes_contract::{
     following_the_changes_feed_ends_equal_to_a_full_read,
     the_changes_feed_names_what_changed_and_only_that,
 };
+pub use super::links_contract::{
+    backlinks_name_the_posts_linking_by_slug_or_alias,
+    links_report_follows_edits_and_target_changes,
+    links_report_gives_each_placeholder_its_targets_state,
+    publish_answers_carry_the_unresolved_links,
+};
 
 fn fresh<T: serde::de::DeserializeOwned>(c: Conditional<Answer<T>>) -> T {
     c.into_value().expect("a fresh response").value()
@@ -2323,6 +2329,10 @@ macro_rules! store_contract_tests {
             following_the_changes_feed_ends_equal_to_a_full_read,
             the_changes_feed_names_what_changed_and_only_that,
             changes_feed_cursors_are_checked_and_expire_with_the_retention,
+            links_report_gives_each_placeholder_its_targets_state,
+            links_report_follows_edits_and_target_changes,
+            backlinks_name_the_posts_linking_by_slug_or_alias,
+            publish_answers_carry_the_unresolved_links,
         );
     };
     ($make:expr) => {

@@ -6,6 +6,7 @@ mod changes_contract;
 pub mod contract;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod databases;
+mod links_contract;
 #[cfg(feature = "postgres")]
 pub mod postgres_server;
 pub mod receiver;

@@ -85,6 +85,24 @@ async fn post_page(
         Ok(b) => b,
         Err(err) => return admin.error_page(&err),
     };
+    // The links report of this post: failing to read it loses the sections, not the page.
+    let links = service
+        .blog_links(caller, project, id)
+        .await
+        .unwrap_or_default();
+    let linked_from = service
+        .backlinks(caller, project, id)
+        .await
+        .map(|l| l.backlinks)
+        .unwrap_or_default();
+    let lost = if shown.confirm_delete {
+        service
+            .links_lost_without(caller, project, id)
+            .await
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let w = &blog.working;
     let form = shown.typed.unwrap_or_else(|| PostForm {
         title: w.title().to_owned(),
@@ -122,6 +140,28 @@ async fn post_page(
             },
             form => form,
             confirm_delete => shown.confirm_delete,
+            links => links.iter().map(|l| context! {
+                copy => l.copy.as_str(),
+                placeholder => l.placeholder,
+                place => l.place.as_str(),
+                state => l.state.as_str(),
+                broken => l.state.is_broken(),
+                target => l.target.as_ref().map(|t| t.slug.clone()),
+            }).collect::<Vec<_>>(),
+            linked_from => linked_from.iter().map(|b| context! {
+                id => b.blog_id.to_string(),
+                title => b.title,
+                slug => b.slug,
+                copy => b.copy.as_str(),
+                count => b.placeholders.len(),
+                resolved => b.resolved,
+            }).collect::<Vec<_>>(),
+            lost_links => lost.iter().map(|b| b.resolved).sum::<u32>(),
+            lost_from => lost.iter().map(|b| context! {
+                id => b.blog_id.to_string(),
+                title => b.title,
+                count => b.resolved,
+            }).collect::<Vec<_>>(),
             notice => shown.notice,
             errors => shown.errors,
         },

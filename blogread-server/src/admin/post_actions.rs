@@ -106,11 +106,27 @@ impl PostAction for Publish {
     const ACTION: &'static str = "publish";
 
     async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
-        on.admin
+        let written = on
+            .admin
             .service()
             .publish_blog(on.caller, on.project, on.post, None)
             .await?;
-        shown.notice = Some("Published: the public API shows it now.".into());
+        let unresolved = written.unresolved_links.len();
+        shown.notice = Some(if unresolved == 0 {
+            "Published: the public API shows it now.".into()
+        } else {
+            let names: Vec<&str> = written
+                .unresolved_links
+                .iter()
+                .map(|l| l.placeholder.as_str())
+                .collect();
+            format!(
+                "Published: the public API shows it now. {unresolved} internal link{} will not resolve and {} left out of the public answer: {}.",
+                if unresolved == 1 { "" } else { "s" },
+                if unresolved == 1 { "is" } else { "are" },
+                names.join(", ")
+            )
+        });
         Ok(Next::Page)
     }
 }

@@ -421,7 +421,7 @@ impl BlogsApi {
         /// Blog id (a UUID).
         blog_id: Path<PathId>,
         body: OptionalJsonBody<PublishBlog>,
-    ) -> Reply<Ok200<ManagedBlog>, error::ProjectWrite> {
+    ) -> Reply<Ok200<super::links::PublishedManagedBlog>, error::ProjectWrite> {
         reply(async {
             let (project, blog) = ids(&project_id, &blog_id)?;
             let published_at = body.0.and_then(|b| b.published_at);

@@ -7,6 +7,7 @@ mod common;
 pub mod deploy_hook;
 pub mod health;
 pub mod keys;
+pub mod links;
 pub mod projects;
 pub mod public;
 pub mod schema;
@@ -26,6 +27,7 @@ pub type Apis = (
     blogs::BlogsApi,
     deploy_hook::DeployHookApi,
     health::HealthApi,
+    links::LinksApi,
 );
 
 /// The version string of the document (fixed, so the checked-in copy is stable).
@@ -69,7 +71,10 @@ pub fn openapi_service(service: Service) -> OpenApiService<Apis, ()> {
             deploy_hook::DeployHookApi {
                 service: service.clone(),
             },
-            health::HealthApi { service },
+            health::HealthApi {
+                service: service.clone(),
+            },
+            links::LinksApi { service },
         ),
         "blogread",
         API_VERSION,

@@ -21,6 +21,7 @@
 
 mod dialect;
 mod errors;
+mod links_report;
 mod page_index;
 mod queries;
 mod quick;

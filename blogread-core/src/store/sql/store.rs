@@ -19,6 +19,7 @@ use sqlx::{ColumnIndex, Database, Executor, IntoArguments};
 
 use super::dialect::SqlDialect;
 use super::errors::{storage, write_error};
+use super::links_report::HeldBodies;
 use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, count, sql_count};
 use super::quick::QuickRow;
@@ -41,8 +42,8 @@ use crate::links::{CompiledBody, LinkTemplate};
 use crate::store::connection::{ClosingPool, WriteTx};
 use crate::store::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use crate::store::{
-    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, ManagedPage, PageQuery, ProjectChange,
-    ProjectPage, PublishedPage, Store, StoredChange,
+    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, LinkSources, ManagedPage, PageQuery,
+    ProjectChange, ProjectPage, PublishedPage, Store, StoredChange,
 };
 
 /// A SQL store: its read and write pools (the same pool on PostgreSQL; on SQLite the one
@@ -89,14 +90,14 @@ impl<D: SqlDialect> SqlStore<D> {
         }
     }
 
-    /// The pool of reads (SQLite's tests reach past the store).
-    #[cfg(all(test, feature = "sqlite"))]
+    /// The pool of reads (SQLite's tests, and the links report's reads, reach past the
+    /// store).
     pub(crate) fn read_pool(&self) -> &ClosingPool<D::Db> {
         &self.read
     }
 
-    /// The pool of writes (SQLite's tests reach past the store).
-    #[cfg(all(test, feature = "sqlite"))]
+    /// The pool of writes (SQLite's tests, and the links report's index, reach past the
+    /// store).
     pub(crate) fn write_pool(&self) -> &ClosingPool<D::Db> {
         &self.write
     }
@@ -1077,6 +1078,7 @@ where
                 compiled.as_ref(),
             )
             .await?;
+            Self::write_placeholders(&mut tx, blog, None).await?;
             let change_no = Self::apply_visible_change(
                 &mut tx,
                 blog.project_id,
@@ -1158,6 +1160,7 @@ where
             Self::lock_project(&mut tx, project).await?;
             let mut blog = Self::locked_blog(&mut tx, project, id).await?;
             let before = Derived::of(&blog);
+            let before_bodies = HeldBodies::of(&blog);
             let before_snapshot = blog.state.snapshot().cloned();
             let before_slug = blog.state.snapshot().map(|s| s.fields.slug().to_string());
             let was_published = blog.state.snapshot().is_some();
@@ -1172,6 +1175,7 @@ where
                 .map_err(|e| write_error(e, Conflict::slug_taken(&blog)))?;
             let after = Derived::of(&blog);
             Self::write_derived(&mut tx, &blog, &before, &after, compiled.as_ref()).await?;
+            Self::write_placeholders(&mut tx, &blog, Some(&before_bodies)).await?;
             let after_slug = blog.state.snapshot().map(|s| s.fields.slug().as_str());
             let history = SlugHistory::of_blog_write(before_slug.as_deref(), after_slug);
             let change_no = Self::apply_visible_change(&mut tx, project, visible).await?;
@@ -1674,5 +1678,9 @@ where
         }
         .await;
         tx.finish(result).await
+    }
+
+    async fn link_sources(&self, project: ProjectId) -> Result<LinkSources> {
+        self.read_link_sources(project).await
     }
 }

@@ -1,0 +1,83 @@
+//! What a store reads for the links report (`docs/management-api.md#links`): the project's
+//! posts as link targets, its aliases, and the placeholders of every body its posts hold.
+//! The states are judged by the service (`links::report`), the same for every store.
+
+use crate::domain::BlogId;
+use crate::links::report::{Found, LinkTarget};
+
+/// Which body of a post.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BodyCopy {
+    /// The working copy, as the management API returns it.
+    Working,
+    /// The snapshot the post holds for the public (published, or scheduled to go live).
+    Published,
+}
+
+impl BodyCopy {
+    /// The wire and storage name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            BodyCopy::Working => "working",
+            BodyCopy::Published => "published",
+        }
+    }
+
+    /// Reads [`BodyCopy::as_str`]'s form back.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "working" => Some(BodyCopy::Working),
+            "published" => Some(BodyCopy::Published),
+            _ => None,
+        }
+    }
+}
+
+/// The placeholders of one body that has any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyPlaceholders {
+    /// The post.
+    pub blog_id: BlogId,
+    /// Which of its bodies.
+    pub copy: BodyCopy,
+    /// Its placeholders, in body order (never empty).
+    pub placeholders: Vec<Found>,
+}
+
+/// Everything the links report of a project reads, from one store call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LinkSources {
+    /// Every post of the project.
+    pub posts: Vec<LinkTarget>,
+    /// Every alias (old public slug) of the project, with its post.
+    pub aliases: Vec<(String, BlogId)>,
+    /// The bodies that hold placeholders, each post's working copy before its published one.
+    pub bodies: Vec<BodyPlaceholders>,
+}
+
+/// `blog` as a link target.
+pub(crate) fn target_of(blog: &crate::domain::Blog) -> LinkTarget {
+    let held = blog.state.held_snapshot();
+    LinkTarget {
+        id: blog.id,
+        status: blog.state.status(),
+        slug: blog.working.slug().to_string(),
+        title: blog.working.title().to_owned(),
+        public: held.map(|s| (s.fields.slug().to_string(), s.fields.title().to_owned())),
+        go_live: (blog.state.status() == crate::domain::BlogStatus::Scheduled)
+            .then(|| blog.state.published_at())
+            .flatten(),
+    }
+}
+
+/// The bodies `blog` holds, each with the copy it is: the working copy, then the published or
+/// scheduled snapshot's.
+pub(crate) fn bodies_of(blog: &crate::domain::Blog) -> [(BodyCopy, Option<&str>); 2] {
+    [
+        (BodyCopy::Working, Some(blog.working.content())),
+        (
+            BodyCopy::Published,
+            blog.state.held_snapshot().map(|s| s.fields.content()),
+        ),
+    ]
+}
