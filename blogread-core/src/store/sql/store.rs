@@ -18,8 +18,11 @@ use async_trait::async_trait;
 use sqlx::{ColumnIndex, Database, Executor, IntoArguments};
 
 use super::dialect::SqlDialect;
-use super::errors::{storage, write_error};
-use super::links_report::HeldBodies;
+use super::errors::{corrupt, storage, write_error};
+use super::links_report::{
+    ALL_BODIES_AFTER, DELETE_PLACEHOLDERS, HeldBodies, LINK_ALIASES, LINK_TARGETS, PLACEHOLDERS,
+    PLACEHOLDERS_INDEXED, PUT_PLACEHOLDERS, SET_PLACEHOLDERS_INDEXED,
+};
 use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, count, sql_count};
 use super::quick::QuickRow;
@@ -38,8 +41,10 @@ use crate::domain::{
 };
 use crate::error::{Error, NotFound, Result};
 use crate::lifecycle::{deletion_event, firing_slug};
+use crate::links::report::{self, LinkTarget};
 use crate::links::{CompiledBody, LinkTemplate};
 use crate::store::connection::{ClosingPool, WriteTx};
+use crate::store::link_sources::{BodyCopy, BodyPlaceholders, bodies_of};
 use crate::store::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use crate::store::{
     BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, LinkSources, ManagedPage, PageQuery,
@@ -746,6 +751,174 @@ where
             .await
             .map_err(storage)?;
         Ok(found.is_some())
+    }
+
+    /// Brings the placeholder index of `blog` up to date in `tx`: each body the write changed
+    /// (from `before`; `None` for a new post) is listed again.
+    pub(crate) async fn write_placeholders(
+        tx: &mut WriteTx<D::Db>,
+        blog: &Blog,
+        before: Option<&HeldBodies>,
+    ) -> Result<()> {
+        for (copy, body) in bodies_of(blog) {
+            let old = before.and_then(|b| b.get(copy));
+            if before.is_some() && old == body {
+                continue;
+            }
+            Self::put_placeholders(tx, blog.id, blog.project_id.into(), copy, body).await?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the index row of one body (`None`: the post holds no such body now).
+    async fn put_placeholders(
+        tx: &mut WriteTx<D::Db>,
+        id: BlogId,
+        project: DbId,
+        copy: BodyCopy,
+        body: Option<&str>,
+    ) -> Result<()> {
+        let found = body.map(report::placeholders).unwrap_or_default();
+        if found.is_empty() {
+            sqlx::query(DELETE_PLACEHOLDERS)
+                .bind(DbId::from(id))
+                .bind(copy.as_str().to_owned())
+                .execute(&mut **tx)
+                .await
+                .map_err(storage)?;
+        } else {
+            sqlx::query(PUT_PLACEHOLDERS)
+                .bind(DbId::from(id))
+                .bind(project)
+                .bind(copy.as_str().to_owned())
+                .bind(report::to_stored(&found))
+                .execute(&mut **tx)
+                .await
+                .map_err(storage)?;
+        }
+        Ok(())
+    }
+
+    /// Indexes the placeholders of the bodies stored before the index existed (the first
+    /// start after the upgrade), once per database (`blogread_meta.placeholders_indexed`).
+    /// Returns how many posts were indexed.
+    pub(crate) async fn index_stored_placeholders(&self) -> Result<u64> {
+        // Bodies go up to 2 MiB, two a post: a batch holds at most 64 MiB of them.
+        const BATCH: i64 = 16;
+        let indexed: i32 = sqlx::query_scalar(PLACEHOLDERS_INDEXED)
+            .fetch_one(self.read_pool())
+            .await
+            .map_err(storage)?;
+        if indexed != 0 {
+            return Ok(0);
+        }
+        let mut done = 0u64;
+        let mut after = DbId(uuid::Uuid::nil());
+        loop {
+            let rows: Vec<(DbId, DbId, String, Option<String>)> = sqlx::query_as(ALL_BODIES_AFTER)
+                .bind(after)
+                .bind(BATCH)
+                .fetch_all(self.read_pool())
+                .await
+                .map_err(storage)?;
+            let Some(&(last, _, _, _)) = rows.last() else {
+                break;
+            };
+            after = last;
+            let mut tx = WriteTx::begin(self.write_pool().pool(), D::TRANSACTIONS).await?;
+            let result = async {
+                for (id, project, working, published) in &rows {
+                    let id = BlogId::from_uuid(id.0);
+                    let bodies = [
+                        (BodyCopy::Working, Some(working.as_str())),
+                        (BodyCopy::Published, published.as_deref()),
+                    ];
+                    for (copy, body) in bodies {
+                        Self::put_placeholders(&mut tx, id, *project, copy, body).await?;
+                    }
+                }
+                Ok(())
+            }
+            .await;
+            tx.finish(result).await?;
+            done += rows.len() as u64;
+            tracing::info!(done, "indexing the placeholders of stored posts");
+        }
+        sqlx::query(SET_PLACEHOLDERS_INDEXED)
+            .execute(self.write_pool())
+            .await
+            .map_err(storage)?;
+        Ok(done)
+    }
+
+    /// What the links report of `project` reads.
+    pub(crate) async fn read_link_sources(
+        &self,
+        project: crate::domain::ProjectId,
+    ) -> Result<LinkSources> {
+        let project = DbId::from(project);
+        type TargetRow = (
+            DbId,
+            String,
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<i64>,
+        );
+        let rows: Vec<TargetRow> = sqlx::query_as(LINK_TARGETS)
+            .bind(project)
+            .fetch_all(self.read_pool())
+            .await
+            .map_err(storage)?;
+        let mut posts = Vec::with_capacity(rows.len());
+        for (id, status, slug, title, pub_slug, pub_title, published_at) in rows {
+            let status: BlogStatus = status
+                .parse()
+                .map_err(|_| corrupt("blogs.status", &status))?;
+            let go_live = match (status, published_at) {
+                (BlogStatus::Scheduled, Some(at)) => Some(timestamp("blogs.published_at", at)?),
+                _ => None,
+            };
+            posts.push(LinkTarget {
+                id: BlogId::from_uuid(id.0),
+                status,
+                slug,
+                title,
+                public: pub_slug.zip(pub_title),
+                go_live,
+            });
+        }
+        let aliases: Vec<(String, DbId)> = sqlx::query_as(LINK_ALIASES)
+            .bind(project)
+            .fetch_all(self.read_pool())
+            .await
+            .map_err(storage)?;
+        let stored: Vec<(DbId, String, String)> = sqlx::query_as(PLACEHOLDERS)
+            .bind(project)
+            .fetch_all(self.read_pool())
+            .await
+            .map_err(storage)?;
+        let mut bodies = Vec::with_capacity(stored.len());
+        for (id, copy_name, list) in stored {
+            let copy = BodyCopy::parse(&copy_name)
+                .ok_or_else(|| corrupt("blog_placeholders.copy", copy_name.as_str()))?;
+            let placeholders = report::from_stored(&list)
+                .ok_or_else(|| corrupt("blog_placeholders.placeholders", id.0))?;
+            bodies.push(BodyPlaceholders {
+                blog_id: BlogId::from_uuid(id.0),
+                copy,
+                placeholders,
+            });
+        }
+        Ok(LinkSources {
+            posts,
+            aliases: aliases
+                .into_iter()
+                .map(|(alias, id)| (alias, BlogId::from_uuid(id.0)))
+                .collect(),
+            bodies,
+        })
     }
 }
 
