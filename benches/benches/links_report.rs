@@ -74,7 +74,7 @@ fn db_path() -> PathBuf {
     dir.join("links.db")
 }
 
-async fn fixture() -> Fixture {
+async fn fixture() -> (Fixture, Arc<dyn Store>) {
     let path = db_path();
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
@@ -88,12 +88,12 @@ async fn fixture() -> Fixture {
             .await
             .expect("insert");
     }
-    f
+    (f, store)
 }
 
 fn links_report(c: &mut Criterion) {
     let rt = Runtime::new().expect("runtime");
-    let f = rt.block_on(fixture());
+    let (f, store) = rt.block_on(fixture());
     let params = || ListParams {
         limit: 50,
         ..Default::default()
@@ -118,6 +118,10 @@ fn links_report(c: &mut Criterion) {
                     .expect("links"),
             )
         })
+    });
+    c.bench_function("links_report/sources_10000", |b| {
+        b.to_async(&rt)
+            .iter(|| async { black_box(store.link_sources(f.project).await.expect("sources")) })
     });
 }
 

@@ -24,6 +24,7 @@
 //! URL holding `-->`) makes the resolver drop the comment's placeholders; the report does not
 //! know the site URL and says they resolve.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -283,6 +284,41 @@ pub fn from_stored(stored: &str) -> Option<Vec<Found>> {
     )
 }
 
+/// The slug and holder of one stored placeholder, read from [`to_stored`]'s form without
+/// copying the text it was written as: what judging a placeholder needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredLink<'a> {
+    /// The slug it names (see [`Found::slug`]), borrowed from the stored text when it holds
+    /// no escape.
+    pub slug: Option<Cow<'a, str>>,
+    /// See [`Found::held_by`].
+    pub held_by: Option<usize>,
+}
+
+/// One stored placeholder as [`stored_links`] reads it: the written text and the place
+/// skipped.
+#[derive(Deserialize)]
+struct StoredRow<'a>(
+    serde::de::IgnoredAny,
+    #[serde(borrow)] Option<Cow<'a, str>>,
+    serde::de::IgnoredAny,
+    Option<usize>,
+);
+
+/// Reads the slugs and holders of [`to_stored`]'s form, in order; `None` when it does not
+/// parse.
+pub fn stored_links(stored: &str) -> Option<Vec<StoredLink<'_>>> {
+    if stored.is_empty() {
+        return Some(Vec::new());
+    }
+    let rows: Vec<StoredRow<'_>> = serde_json::from_str(stored).ok()?;
+    Some(
+        rows.into_iter()
+            .map(|StoredRow(_, slug, _, held_by)| StoredLink { slug, held_by })
+            .collect(),
+    )
+}
+
 /// Where a placeholder's target stands, as the public API would resolve it now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -367,9 +403,9 @@ impl LinkTarget {
 #[derive(Debug, Clone)]
 pub struct LinkTargets {
     posts: Vec<LinkTarget>,
-    by_public: HashMap<String, usize>,
-    by_working: HashMap<String, usize>,
-    aliases: HashMap<String, usize>,
+    by_public: SlugMap,
+    by_working: SlugMap,
+    aliases: SlugMap,
     now: Timestamp,
 }
 
@@ -401,6 +437,9 @@ impl Verdict {
     }
 }
 
+/// Post index by slug (see the workspace manifest for the hasher).
+type SlugMap = HashMap<String, usize, foldhash::fast::RandomState>;
+
 impl LinkTargets {
     /// The project's posts and its aliases (old slug -> post) as they are at `now`.
     pub fn new(
@@ -408,9 +447,10 @@ impl LinkTargets {
         aliases: impl IntoIterator<Item = (String, BlogId)>,
         now: Timestamp,
     ) -> Self {
-        let mut by_public = HashMap::new();
-        let mut by_working = HashMap::new();
-        let mut by_id = HashMap::new();
+        let mut by_public = SlugMap::with_capacity_and_hasher(posts.len(), Default::default());
+        let mut by_working = SlugMap::with_capacity_and_hasher(posts.len(), Default::default());
+        let mut by_id =
+            HashMap::with_capacity_and_hasher(posts.len(), foldhash::fast::RandomState::default());
         for (at, post) in posts.iter().enumerate() {
             by_id.insert(post.id, at);
             by_working.insert(post.slug.clone(), at);
@@ -456,25 +496,20 @@ impl LinkTargets {
     /// The state of a placeholder naming `slug` (`None`: malformed), as the public answer
     /// would resolve it now.
     pub fn verdict(&self, slug: Option<&str>) -> Verdict {
+        self.expand(self.judge(slug))
+    }
+
+    /// What [`LinkTargets::verdict`] says, without copying the target's slug and title: the
+    /// state and the post named. A report judges every placeholder of a project and shows a
+    /// page of them, so it expands only those it shows.
+    pub fn judge(&self, slug: Option<&str>) -> Judgement {
         let Some(slug) = slug else {
-            return Verdict::bare(LinkState::Malformed);
+            return Judgement::bare(LinkState::Malformed);
         };
         let now = self.now;
-        let with = |state: LinkState, at: usize| {
-            let post = &self.posts[at];
-            let (target_slug, target_title) = match &post.public {
-                Some((slug, title)) => (slug.clone(), title.clone()),
-                None => (post.slug.clone(), post.title.clone()),
-            };
-            Verdict {
-                state,
-                target: Some(post.id),
-                target_slug: Some(target_slug),
-                target_title: Some(target_title),
-                go_live: (state == LinkState::Scheduled)
-                    .then_some(post.go_live)
-                    .flatten(),
-            }
+        let with = |state: LinkState, at: usize| Judgement {
+            state,
+            target: Some(at),
         };
         if let Some(&at) = self.by_public.get(slug)
             && self.posts[at].live(now)
@@ -502,7 +537,7 @@ impl LinkTargets {
             })
             .or_else(|| self.aliases.get(slug).map(|&at| (at, true)));
         let Some((at, public_slug)) = holder else {
-            return Verdict::bare(LinkState::Missing);
+            return Judgement::bare(LinkState::Missing);
         };
         let state = match self.posts[at].status {
             BlogStatus::Unpublished => LinkState::Unpublished,
@@ -512,6 +547,45 @@ impl LinkTargets {
             _ => LinkState::Draft,
         };
         with(state, at)
+    }
+
+    /// The verdict a judgement stands for: the named post's slug, title and go-live time.
+    pub fn expand(&self, judgement: Judgement) -> Verdict {
+        let Some(post) = judgement.target.and_then(|at| self.posts.get(at)) else {
+            return Verdict::bare(judgement.state);
+        };
+        let (target_slug, target_title) = match &post.public {
+            Some((slug, title)) => (slug.clone(), title.clone()),
+            None => (post.slug.clone(), post.title.clone()),
+        };
+        Verdict {
+            state: judgement.state,
+            target: Some(post.id),
+            target_slug: Some(target_slug),
+            target_title: Some(target_title),
+            go_live: (judgement.state == LinkState::Scheduled)
+                .then_some(post.go_live)
+                .flatten(),
+        }
+    }
+}
+
+/// The state of one slug and the index, in [`LinkTargets::posts`], of the post it names:
+/// [`Verdict`] before its strings are copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Judgement {
+    /// The state.
+    pub state: LinkState,
+    /// The post named (for `alias`, the renamed post), if any.
+    pub target: Option<usize>,
+}
+
+impl Judgement {
+    fn bare(state: LinkState) -> Self {
+        Self {
+            state,
+            target: None,
+        }
     }
 }
 

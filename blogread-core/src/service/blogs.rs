@@ -165,8 +165,8 @@ impl Service {
             .working
             .into_content();
         let change = Box::new(move |b: &mut _| lifecycle::publish(b, published_at, now));
-        let written = self
-            .write(
+        let mut written = self
+            .write_unfired(
                 project,
                 id,
                 BlogUpdate::new(change, now).publishing(CompiledBody::of(working)),
@@ -175,7 +175,6 @@ impl Service {
         if written.blog.status == BlogStatus::Scheduled {
             self.schedule_changed();
         }
-        let mut written = written;
         // The publish is done: a failure to list what it leaves unresolved loses the list,
         // never the publish.
         written.unresolved_links =
@@ -185,6 +184,12 @@ impl Service {
                     tracing::warn!(%error, "could not list the unresolved links of a publish");
                     Vec::new()
                 });
+        // Fired once the answer is complete, so that the call returns as soon as the firing
+        // is handed to the background (the firing is recorded already: a process that dies
+        // before this point fires it at its next start).
+        if written.event.is_some() {
+            self.fire_recorded(project).await;
+        }
         Ok(written)
     }
 
@@ -254,11 +259,22 @@ impl Service {
 
     /// Writes `update` of blog `id`, firing what it records.
     async fn write(&self, project: ProjectId, id: BlogId, update: BlogUpdate) -> Result<BlogWrite> {
-        let (blog, event) = self.store.update_blog(project, id, update).await?;
-        if event.is_some() {
+        let written = self.write_unfired(project, id, update).await?;
+        if written.event.is_some() {
             // The store recorded the firing in the write's transaction.
             self.fire_recorded(project).await;
         }
+        Ok(written)
+    }
+
+    /// Writes `update` of blog `id`; the firing it records is left to the caller.
+    async fn write_unfired(
+        &self,
+        project: ProjectId,
+        id: BlogId,
+        update: BlogUpdate,
+    ) -> Result<BlogWrite> {
+        let (blog, event) = self.store.update_blog(project, id, update).await?;
         Ok(BlogWrite {
             blog: ManagedBlog::from(&blog),
             event,

@@ -8,8 +8,11 @@ use std::collections::HashMap;
 use crate::auth::{Access, Caller};
 use crate::domain::{BlogId, BlogStatus, ProjectId, Timestamp};
 use crate::error::{Error, NotFound, Result};
-use crate::links::report::{Found, LinkState, LinkTargets, Place, Verdict, placeholders};
-use crate::store::{BodyCopy, LinkSources};
+use crate::links::report::{
+    Found, Judgement, LinkState, LinkTarget, LinkTargets, Place, Verdict, placeholders,
+    stored_links,
+};
+use crate::store::{BodyCopy, BodyPlaceholders, LinkSources};
 
 use super::Service;
 
@@ -136,71 +139,160 @@ pub struct LinkSummary {
     pub broken_links: u64,
 }
 
-/// The report built from a store's [`LinkSources`].
-struct Judged {
-    targets: LinkTargets,
-    entries: Vec<LinkEntry>,
+/// One placeholder judged: which body (in [`Judged::bodies`]), which placeholder of it, its
+/// judgement and, for one inside a link whose whole `href` is a placeholder, that one.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    body: usize,
+    at: usize,
+    judgement: Judgement,
+    within: Option<usize>,
 }
 
+impl Mark {
+    fn is_broken(&self) -> bool {
+        self.judgement.state.is_broken()
+    }
+}
+
+/// The report built from a store's [`LinkSources`]: every placeholder judged, in report
+/// order, from the slugs of the stored lists alone; [`Judged::entries`] reads the whole of
+/// the ones shown.
+struct Judged {
+    targets: LinkTargets,
+    /// The bodies holding placeholders, in report order, each with its post's index.
+    bodies: Vec<(usize, BodyPlaceholders)>,
+    marks: Vec<Mark>,
+}
+
+/// A stored placeholder list that does not read back: a storage failure.
+#[derive(Debug, thiserror::Error)]
+#[error("the stored placeholders of a body of post {0} do not read back")]
+struct UnreadablePlaceholders(BlogId);
+
 impl Judged {
-    fn new(sources: LinkSources, now: Timestamp) -> Self {
+    fn new(sources: LinkSources, now: Timestamp) -> Result<Self> {
         let targets = LinkTargets::new(sources.posts, sources.aliases, now);
-        let posts: HashMap<BlogId, usize> = targets
+        let posts: HashMap<BlogId, usize, foldhash::fast::RandomState> = targets
             .posts()
             .iter()
             .enumerate()
             .map(|(at, p)| (p.id, at))
             .collect();
-        let mut bodies = sources.bodies;
-        bodies.sort_by(|a, b| {
-            let slug = |id| posts.get(&id).map(|&at| targets.posts()[at].slug.as_str());
-            (slug(a.blog_id), a.blog_id, a.copy).cmp(&(slug(b.blog_id), b.blog_id, b.copy))
+        let mut bodies: Vec<(usize, BodyPlaceholders)> = sources
+            .bodies
+            .into_iter()
+            .filter_map(|body| Some((*posts.get(&body.blog_id)?, body)))
+            .collect();
+        // Report order: by the holding post's working slug (each post's rank in that order),
+        // then its id, then the copy. Unstable: no two bodies share a post and a copy.
+        let mut by_slug: Vec<usize> = (0..targets.posts().len()).collect();
+        let all = targets.posts();
+        by_slug.sort_unstable_by(|&a, &b| {
+            (all[a].slug.as_str(), all[a].id).cmp(&(all[b].slug.as_str(), all[b].id))
         });
-        let mut entries = Vec::new();
-        for body in bodies {
-            let Some(&at) = posts.get(&body.blog_id) else {
+        let mut rank = vec![0; by_slug.len()];
+        for (r, &at) in by_slug.iter().enumerate() {
+            rank[at] = r;
+        }
+        bodies.sort_unstable_by_key(|(at, body)| (rank[*at], body.copy));
+        let mut marks = Vec::new();
+        for (body, (_, held)) in bodies.iter().enumerate() {
+            let links = stored_links(&held.stored)
+                .ok_or_else(|| Error::storage(UnreadablePlaceholders(held.blog_id)))?;
+            let slugs: Vec<(Option<&str>, Option<usize>)> = links
+                .iter()
+                .map(|l| (l.slug.as_deref(), l.held_by))
+                .collect();
+            marks.extend(judge(&targets, &slugs).into_iter().enumerate().map(
+                |(at, (judgement, within))| Mark {
+                    body,
+                    at,
+                    judgement,
+                    within,
+                },
+            ));
+        }
+        Ok(Self {
+            targets,
+            bodies,
+            marks,
+        })
+    }
+
+    /// The post holding the placeholder `mark` names.
+    fn post_of(&self, mark: &Mark) -> &LinkTarget {
+        &self.targets.posts()[self.bodies[mark.body].0]
+    }
+
+    /// The copy holding it.
+    fn copy(&self, mark: &Mark) -> BodyCopy {
+        self.bodies[mark.body].1.copy
+    }
+
+    /// The whole placeholders of body `body`.
+    fn found(&self, body: usize) -> Result<Vec<Found>> {
+        let (_, held) = &self.bodies[body];
+        held.placeholders()
+            .ok_or_else(|| Error::storage(UnreadablePlaceholders(held.blog_id)))
+    }
+
+    /// The entries of `marks` (in report order), as the report shows them; each body's
+    /// list is read once.
+    fn entries<'m>(&self, marks: impl IntoIterator<Item = &'m Mark>) -> Result<Vec<LinkEntry>> {
+        let mut read: Option<(usize, Vec<Found>)> = None;
+        let mut out = Vec::new();
+        for mark in marks {
+            if read.as_ref().is_none_or(|(body, _)| *body != mark.body) {
+                read = Some((mark.body, self.found(mark.body)?));
+            }
+            let Some((_, found)) = &read else { continue };
+            let Some(f) = found.get(mark.at) else {
                 continue;
             };
-            let post = &targets.posts()[at];
-            entries.extend(
-                judge(&targets, &body.placeholders)
-                    .into_iter()
-                    .map(|(found, verdict, within)| entry(post, body.copy, found, verdict, within)),
-            );
+            let within = mark
+                .within
+                .and_then(|h| found.get(h))
+                .map(|link| link.written.as_str());
+            out.push(entry(
+                self.post_of(mark),
+                self.copy(mark),
+                f,
+                self.targets.expand(mark.judgement),
+                within,
+            ));
         }
-        Self { targets, entries }
+        Ok(out)
     }
 }
 
-/// The verdict of each placeholder of a body, a placeholder held by a link that does not
-/// resolve taking that link's verdict.
-fn judge<'a>(
+/// The judgement of each placeholder of a body (its slug and holder), a placeholder held by a
+/// link that does not resolve taking that link's judgement, with the index of that link's
+/// placeholder.
+fn judge(
     targets: &LinkTargets,
-    found: &'a [Found],
-) -> Vec<(&'a Found, Verdict, Option<&'a str>)> {
-    let own: Vec<Verdict> = found
-        .iter()
-        .map(|f| targets.verdict(f.slug.as_deref()))
-        .collect();
-    found
+    links: &[(Option<&str>, Option<usize>)],
+) -> Vec<(Judgement, Option<usize>)> {
+    let own: Vec<Judgement> = links.iter().map(|(slug, _)| targets.judge(*slug)).collect();
+    links
         .iter()
         .enumerate()
-        .map(|(i, f)| {
-            let holder = f.held_by.and_then(|h| Some((h, found.get(h)?)));
-            let mut verdict = own[i].clone();
-            if let Some((h, _)) = holder
-                && !verdict.state.is_broken()
+        .map(|(i, (_, held_by))| {
+            let holder = held_by.filter(|&h| h < links.len());
+            let mut judgement = own[i];
+            if let Some(h) = holder
+                && !judgement.state.is_broken()
                 && own[h].state.is_broken()
             {
-                verdict = own[h].clone();
+                judgement = own[h];
             }
-            (f, verdict, holder.map(|(_, link)| link.written.as_str()))
+            (judgement, holder)
         })
         .collect()
 }
 
 fn entry(
-    post: &crate::links::report::LinkTarget,
+    post: &LinkTarget,
     copy: BodyCopy,
     found: &Found,
     verdict: Verdict,
@@ -232,7 +324,7 @@ impl Service {
         // A go-live that has passed counts as published, as on every read path.
         self.go_live_due(Some(project)).await?;
         let sources = self.store.link_sources(project).await?;
-        Ok(Judged::new(sources, self.now()))
+        Judged::new(sources, self.now())
     }
 
     /// The links report of a project (agent or admin): every placeholder of every post's
@@ -250,17 +342,18 @@ impl Service {
         let params = request.into().into_params()?;
         let judged = self.judged(project).await?;
         let matching = judged
-            .entries
-            .into_iter()
-            .filter(|e| filter == LinkFilter::All || e.is_broken());
+            .marks
+            .iter()
+            .filter(|m| filter == LinkFilter::All || m.is_broken());
         let mut total = 0u64;
-        let mut links = Vec::new();
-        for e in matching {
-            if total >= params.offset && links.len() < params.limit as usize {
-                links.push(e);
+        let mut page = Vec::new();
+        for m in matching {
+            if total >= params.offset && page.len() < params.limit as usize {
+                page.push(m);
             }
             total += 1;
         }
+        let links = judged.entries(page)?;
         Ok(LinkReport {
             links,
             total,
@@ -283,11 +376,8 @@ impl Service {
         if judged.targets.post(id).is_none() {
             return Err(Error::NotFound(NotFound::Blog));
         }
-        let mut links: Vec<LinkEntry> = judged
-            .entries
-            .into_iter()
-            .filter(|e| e.blog_id == id)
-            .collect();
+        let mut links =
+            judged.entries(judged.marks.iter().filter(|m| judged.post_of(m).id == id))?;
         // Stable: body order within each group.
         links.sort_by_key(|e| (!e.is_broken(), e.copy));
         Ok(links)
@@ -313,35 +403,40 @@ impl Service {
         }
         names.extend(judged.targets.aliases_of(id));
         let mut backlinks: Vec<Backlink> = Vec::new();
-        for e in &judged.entries {
-            let Some(slug) = e.slug.as_deref() else {
+        // The marks of each body are together, in body order.
+        let mut marks = judged.marks.as_slice();
+        for (body, (_, held)) in judged.bodies.iter().enumerate() {
+            let count = marks.iter().take_while(|m| m.body == body).count();
+            let (own, rest) = marks.split_at(count);
+            marks = rest;
+            let links = stored_links(&held.stored)
+                .ok_or_else(|| Error::storage(UnreadablePlaceholders(held.blog_id)))?;
+            let naming: Vec<&Mark> = own
+                .iter()
+                .filter(|m| {
+                    links
+                        .get(m.at)
+                        .and_then(|l| l.slug.as_deref())
+                        .is_some_and(|slug| names.contains(&slug))
+                })
+                .collect();
+            let Some(first) = naming.first() else {
                 continue;
             };
-            if !names.contains(&slug) {
-                continue;
-            }
-            let resolved = u32::from(!e.is_broken());
-            match backlinks.last_mut() {
-                Some(last) if last.blog_id == e.blog_id && last.copy == e.copy => {
-                    last.placeholders.push(e.placeholder.clone());
-                    last.resolved += resolved;
-                }
-                _ => {
-                    let status = judged
-                        .targets
-                        .post(e.blog_id)
-                        .map_or(BlogStatus::Draft, |p| p.status);
-                    backlinks.push(Backlink {
-                        blog_id: e.blog_id,
-                        slug: e.blog_slug.clone(),
-                        title: e.blog_title.clone(),
-                        status,
-                        copy: e.copy,
-                        placeholders: vec![e.placeholder.clone()],
-                        resolved,
-                    });
-                }
-            }
+            let found = judged.found(body)?;
+            let linking = judged.post_of(first);
+            backlinks.push(Backlink {
+                blog_id: linking.id,
+                slug: linking.slug.clone(),
+                title: linking.title.clone(),
+                status: linking.status,
+                copy: held.copy,
+                placeholders: naming
+                    .iter()
+                    .filter_map(|m| found.get(m.at).map(|f| f.written.clone()))
+                    .collect(),
+                resolved: naming.iter().filter(|m| !m.is_broken()).count() as u32,
+            });
         }
         let total = backlinks.len() as u64;
         Ok(BacklinkList { backlinks, total })
@@ -379,18 +474,16 @@ impl Service {
             broken_links: 0,
         };
         let mut last = None;
-        for e in &judged.entries {
-            let live = judged
-                .targets
-                .post(e.blog_id)
-                .is_some_and(|p| p.status == BlogStatus::Published);
-            if e.copy != BodyCopy::Published || !live || !e.is_broken() {
+        for m in &judged.marks {
+            let post = judged.post_of(m);
+            let live = post.status == BlogStatus::Published;
+            if judged.copy(m) != BodyCopy::Published || !live || !m.is_broken() {
                 continue;
             }
             summary.broken_links += 1;
-            if last != Some(e.blog_id) {
+            if last != Some(post.id) {
                 summary.posts_with_broken_links += 1;
-                last = Some(e.blog_id);
+                last = Some(post.id);
             }
         }
         Ok(summary)
@@ -421,10 +514,26 @@ impl Service {
         let Some(post) = targets.post(id) else {
             return Ok(Vec::new());
         };
-        Ok(judge(&targets, &found)
+        let slugs: Vec<(Option<&str>, Option<usize>)> = found
+            .iter()
+            .map(|f| (f.slug.as_deref(), f.held_by))
+            .collect();
+        Ok(judge(&targets, &slugs)
             .into_iter()
-            .filter(|(_, verdict, _)| verdict.state.is_broken())
-            .map(|(f, verdict, within)| entry(post, BodyCopy::Published, f, verdict, within))
+            .zip(&found)
+            .filter(|((judgement, _), _)| judgement.state.is_broken())
+            .map(|((judgement, within), f)| {
+                let within = within
+                    .and_then(|h| found.get(h))
+                    .map(|l| l.written.as_str());
+                entry(
+                    post,
+                    BodyCopy::Published,
+                    f,
+                    targets.expand(judgement),
+                    within,
+                )
+            })
             .collect())
     }
 }

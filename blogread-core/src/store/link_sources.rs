@@ -40,8 +40,26 @@ pub struct BodyPlaceholders {
     pub blog_id: BlogId,
     /// Which of its bodies.
     pub copy: BodyCopy,
-    /// Its placeholders, in body order (never empty).
-    pub placeholders: Vec<Found>,
+    /// Its placeholders, in body order (never empty), in their stored form
+    /// (`links::report::to_stored`): the report judges each from its slug, read without
+    /// copying, and reads the whole of those it shows.
+    pub stored: String,
+}
+
+impl BodyPlaceholders {
+    /// The entry of body `copy` of post `blog_id`, which holds `found` (not empty).
+    pub fn new(blog_id: BlogId, copy: BodyCopy, found: &[Found]) -> Self {
+        Self {
+            blog_id,
+            copy,
+            stored: crate::links::report::to_stored(found),
+        }
+    }
+
+    /// Its placeholders, in body order; `None` when the stored form does not read back.
+    pub fn placeholders(&self) -> Option<Vec<Found>> {
+        crate::links::report::from_stored(&self.stored)
+    }
 }
 
 /// Everything the links report of a project reads, from one store call.
@@ -51,7 +69,7 @@ pub struct LinkSources {
     pub posts: Vec<LinkTarget>,
     /// Every alias (old public slug) of the project, with its post.
     pub aliases: Vec<(String, BlogId)>,
-    /// The bodies that hold placeholders, each post's working copy before its published one.
+    /// The bodies that hold placeholders, in no particular order (the report orders them).
     pub bodies: Vec<BodyPlaceholders>,
 }
 

@@ -1059,11 +1059,9 @@ impl Store for MemoryStore {
                     .map(crate::links::report::placeholders)
                     .unwrap_or_default();
                 if !found.is_empty() {
-                    sources.bodies.push(BodyPlaceholders {
-                        blog_id: blog.id,
-                        copy,
-                        placeholders: found,
-                    });
+                    sources
+                        .bodies
+                        .push(BodyPlaceholders::new(blog.id, copy, &found));
                 }
             }
         }

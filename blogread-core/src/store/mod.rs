@@ -493,6 +493,8 @@ pub trait Store: Send + Sync + 'static {
     /// What the links report of `project` reads (see [`LinkSources`]): every post as a link
     /// target, every alias, and the placeholders of every body a post holds (its working
     /// copy, and its published or scheduled snapshot), as `links::report::placeholders`
-    /// lists them. Read in one snapshot of the store.
+    /// lists them. Each of the three may be read apart (the SQL stores read each with one
+    /// statement): a write between them shows in the next report, and a body whose post is
+    /// not among the targets is left out of the report.
     async fn link_sources(&self, project: ProjectId) -> Result<LinkSources>;
 }

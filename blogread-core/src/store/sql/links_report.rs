@@ -6,15 +6,29 @@ use crate::domain::Blog;
 use crate::store::link_sources::{BodyCopy, bodies_of};
 
 /// Every post of project `$1` as a link target: id, status, working slug and title, public
-/// slug and title, first publication (go-live) time.
-pub(super) const LINK_TARGETS: &str = "SELECT id, status, slug, title, pub_slug, pub_title, published_at \
-     FROM blogs WHERE project_id = $1 ORDER BY id";
+/// slug and title, first publication (go-live) time. From the covering index
+/// `blogs_link_targets`: no table row is read.
+pub(super) const LINK_TARGETS: &str = "SELECT id, status, slug, title, pub_slug, pub_title, \
+     published_at FROM blogs WHERE project_id = $1 ORDER BY id";
+/// A row of [`LINK_TARGETS`].
+pub(crate) type TargetRow = (
+    super::DbId,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+);
+/// The indexed placeholders of project `$1`'s bodies: post, copy, stored list. One range of
+/// `blog_placeholders_by_project` (covering, on SQLite).
+pub(super) const PLACEHOLDERS: &str = "SELECT blog_id, copy, placeholders FROM blog_placeholders \
+     WHERE project_id = $1 ORDER BY project_id, blog_id, copy";
+/// A row of [`PLACEHOLDERS`].
+pub(crate) type PlaceholdersRow = (super::DbId, String, String);
 /// Every alias of project `$1`: alias, post.
 pub(super) const LINK_ALIASES: &str =
     "SELECT slug, blog_id FROM blog_aliases WHERE project_id = $1 ORDER BY slug";
-/// The indexed placeholders of project `$1`'s bodies: post, copy, stored list.
-pub(super) const PLACEHOLDERS: &str = "SELECT blog_id, copy, placeholders FROM blog_placeholders \
-     WHERE project_id = $1 ORDER BY blog_id, copy DESC";
 /// Forgets body `$2` of post `$1`.
 pub(super) const DELETE_PLACEHOLDERS: &str =
     "DELETE FROM blog_placeholders WHERE blog_id = $1 AND copy = $2";

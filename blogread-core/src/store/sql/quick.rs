@@ -41,4 +41,7 @@ positional_rows! {
     (String, String) => (0, 1);
     (String, String, String) => (0, 1, 2);
     (String, i64, i64) => (0, 1, 2);
+    super::links_report::TargetRow => (0, 1, 2, 3, 4, 5, 6);
+    super::links_report::PlaceholdersRow => (0, 1, 2);
+    (String, super::DbId) => (0, 1);
 }

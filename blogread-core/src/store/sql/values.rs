@@ -71,6 +71,19 @@ mod sqlite_id {
             Ok(DbId(uuid::Uuid::parse_str(text)?))
         }
     }
+
+    /// Read by a backend's own driver (`store/sqlite/quick.rs`) as sqlx reads it: the
+    /// hyphenated text of the uuid.
+    impl rusqlite::types::FromSql for DbId {
+        fn column_result(
+            value: rusqlite::types::ValueRef<'_>,
+        ) -> rusqlite::types::FromSqlResult<Self> {
+            let text = value.as_str()?;
+            uuid::Uuid::parse_str(text)
+                .map(DbId)
+                .map_err(|e| rusqlite::types::FromSqlError::Other(Box::new(e)))
+        }
+    }
 }
 
 #[cfg(feature = "postgres")]
