@@ -95,7 +95,7 @@ impl ConfirmStep {
         {
             Ok(lost) => Some(lost),
             Err(err) => {
-                tracing::warn!(error = %error_chain(&err), "the links a post holds up could not be read");
+                tracing::warn!(error = %error_chain(&err), "the links that would disappear with a post could not be read");
                 None
             }
         };
@@ -147,16 +147,22 @@ async fn post_page(
         Ok(b) => b,
         Err(err) => return admin.error_page(&err),
     };
-    // The links report of this post: failing to read it loses the sections, not the page.
+    // The links report of this post: failing to read it says so in the sections, and the
+    // rest of the page shows.
+    let unread = |err: CoreError| {
+        tracing::warn!(error = %error_chain(&err), "the links of a post could not be read");
+    };
     let links = service
         .blog_links(caller, project, id)
         .await
-        .unwrap_or_default();
+        .map_err(unread)
+        .ok();
     let linked_from = service
         .backlinks(caller, project, id)
         .await
         .map(|l| l.backlinks)
-        .unwrap_or_default();
+        .map_err(unread)
+        .ok();
     let w = &blog.working;
     let form = shown.typed.unwrap_or_else(|| PostForm {
         title: w.title().to_owned(),
@@ -194,7 +200,7 @@ async fn post_page(
             },
             form => form,
             confirm => shown.confirm.as_ref().map(ConfirmStep::view),
-            links => links.iter().map(|l| context! {
+            links => links.as_deref().map(|links| links.iter().map(|l| context! {
                 copy => l.copy.as_str(),
                 placeholder => l.placeholder,
                 place => l.place.as_str(),
@@ -202,15 +208,15 @@ async fn post_page(
                 broken => l.state.is_broken(),
                 target => l.target.as_ref().map(|t| t.slug.clone()),
                 go_live_at => l.go_live_at.map(time),
-            }).collect::<Vec<_>>(),
-            linked_from => linked_from.iter().map(|b| context! {
+            }).collect::<Vec<_>>()),
+            linked_from => linked_from.as_deref().map(|linked_from| linked_from.iter().map(|b| context! {
                 id => b.blog_id.to_string(),
                 title => b.title,
                 slug => b.slug,
                 copy => b.copy.as_str(),
                 count => b.placeholders.len(),
                 resolved => b.resolved,
-            }).collect::<Vec<_>>(),
+            }).collect::<Vec<_>>()),
             notice => shown.notice,
             errors => shown.errors,
         },
