@@ -1321,3 +1321,593 @@ async fn an_authors_html_in_the_preview_can_only_show() {
     );
     browser.close().await.unwrap();
 }
+
+// ---- links: the post page's sections, the project's broken links, the Confirm steps ----
+
+/// A project (site URL `https://site.example`) whose published post `Target` is linked to by
+/// two published posts: `Linker A` (twice, and also to a missing slug, a draft and a post
+/// scheduled for 2099, which the public answer drops) and `Linker B` (once).
+struct Linked {
+    p: TestProject,
+    target: String,
+    linker_a: String,
+    linker_b: String,
+}
+
+/// The go-live time of the scheduled post of [`linked_posts`], as the pages show it.
+const LATER_GOES_LIVE: &str = "2099-01-01 09:30 UTC";
+
+async fn linked_posts(app: &TestApp) -> Linked {
+    let p = app.new_project(Some("https://site.example")).await;
+    let target = app
+        .create_blog(
+            &p,
+            json!({"title": "Target", "slug": "target", "content": "<p>t</p>"}),
+        )
+        .await;
+    assert_eq!(app.publish(&p, &target, None).await.status, 200);
+    app.create_blog(&p, json!({"title": "Draft post", "slug": "draft-post"}))
+        .await;
+    let later = app
+        .create_blog(&p, json!({"title": "Later", "slug": "later"}))
+        .await;
+    let scheduled = app.publish(&p, &later, Some("2099-01-01T09:30:00Z")).await;
+    assert_eq!(scheduled.json["status"], "scheduled", "{scheduled:?}");
+    let linker_a = app
+        .create_blog(
+            &p,
+            json!({"title": "Linker A", "slug": "linker-a", "content":
+                "<p><a href=\"[INTERNAL:target]\">one</a> <a href=\"[INTERNAL:nowhere]\">gone</a> \
+                 <a href=\"[INTERNAL:target]\">two</a> <a href=\"[INTERNAL:draft-post]\">draft</a> \
+                 <a href=\"[INTERNAL:later]\">later</a></p>"}),
+        )
+        .await;
+    assert_eq!(app.publish(&p, &linker_a, None).await.status, 200);
+    let linker_b = app
+        .create_blog(
+            &p,
+            json!({"title": "Linker B", "slug": "linker-b", "content":
+                "<p>See <a href=\"[INTERNAL:target]\">the target</a>.</p>"}),
+        )
+        .await;
+    assert_eq!(app.publish(&p, &linker_b, None).await.status, 200);
+    Linked {
+        p,
+        target,
+        linker_a,
+        linker_b,
+    }
+}
+
+/// The status of post `id` on the management API.
+async fn managed_status(app: &TestApp, p: &TestProject, id: &str) -> String {
+    let r = app
+        .get(&p.path(&format!("/blogs/{id}")), Some(&p.admin))
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    r.json["status"].as_str().unwrap().to_owned()
+}
+
+/// The public answer for `slug`: its status, and its content when found.
+async fn public_post(app: &TestApp, p: &TestProject, slug: &str) -> (u16, String) {
+    let r = app
+        .get(
+            &format!("/blog/api/v1/public/blogs/{slug}"),
+            Some(&p.bearer_key()),
+        )
+        .await;
+    let content = r.json["content"].as_str().unwrap_or_default().to_owned();
+    (r.status, content)
+}
+
+/// The texts of the elements `xpath` names, in page order.
+async fn texts(b: &Client, xpath: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in b.find_all(Locator::XPath(xpath)).await.unwrap() {
+        out.push(e.text().await.unwrap());
+    }
+    out
+}
+
+/// The admin page at `path` for the session `cookie`: its status and body.
+async fn admin_get(app: &TestApp, cookie: &str, path: &str) -> (u16, String) {
+    let resp = plain_http()
+        .get(app.url(path))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    (resp.status().as_u16(), resp.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn the_post_page_shows_each_links_state_broken_first_and_who_links_here() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let l = linked_posts(&app).await;
+    sign_in(&b, &app, OPERATOR_TOKEN).await;
+    b.goto(&app.url(&format!("/admin/projects/{}/posts/{}", l.p.id, l.linker_a)))
+        .await
+        .unwrap();
+    wait_for(&b, "//h2[normalize-space()='Links in this post']").await;
+    let states = texts(
+        &b,
+        "//table[@id='links']/tbody/tr/td/span[contains(@class, 'link-state')]",
+    )
+    .await;
+    // Broken first (working copy, then published, each in body order), then the rest.
+    let broken = ["missing", "draft", "scheduled"];
+    let expected: Vec<&str> = broken
+        .iter()
+        .chain(broken.iter())
+        .copied()
+        .chain(["resolved"; 4])
+        .collect();
+    assert_eq!(states, expected);
+    let rows = texts(&b, "//table[@id='links']/tbody/tr").await;
+    assert!(rows[0].contains("[INTERNAL:nowhere]"), "{rows:?}");
+    assert!(rows[0].contains("working") && rows[3].contains("published"));
+    assert!(
+        rows[2].contains(&format!("goes live {LATER_GOES_LIVE}")),
+        "{rows:?}"
+    );
+    assert!(rows[6].contains("[INTERNAL:target]"), "{rows:?}");
+
+    b.goto(&app.url(&format!("/admin/projects/{}/posts/{}", l.p.id, l.target)))
+        .await
+        .unwrap();
+    wait_for(&b, "//h2[normalize-space()='Linked from']").await;
+    let linked_from = texts(&b, "//ul[@id='linked-from']/li").await;
+    assert_eq!(
+        linked_from,
+        [
+            "Linker A (working, 2 links)",
+            "Linker A (published, 2 links)",
+            "Linker B (working, 1 link)",
+            "Linker B (published, 1 link)",
+        ]
+    );
+    submit(
+        &b,
+        wait_for(
+            &b,
+            "//ul[@id='linked-from']/li[4]/a[normalize-space()='Linker B']",
+        )
+        .await,
+    )
+    .await;
+    wait_for(&b, "//h1[normalize-space()='Linker B']").await;
+    assert!(
+        b.current_url()
+            .await
+            .unwrap()
+            .as_str()
+            .ends_with(&l.linker_b),
+        "the linking post's page"
+    );
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_project_page_counts_published_posts_with_broken_links_and_lists_them() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let l = linked_posts(&app).await;
+    sign_in(&b, &app, admin_token(&l.p)).await;
+    b.goto(&app.url(&format!("/admin/projects/{}", l.p.id)))
+        .await
+        .unwrap();
+    let summary = wait_for(&b, "//*[@id='broken-links-summary']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        summary.starts_with("1 published post has broken links (3 links in all)"),
+        "{summary}"
+    );
+    submit(
+        &b,
+        wait_for(
+            &b,
+            "//*[@id='broken-links-summary']/a[normalize-space()='See the broken links']",
+        )
+        .await,
+    )
+    .await;
+    wait_for(&b, "//h1[normalize-space()='Broken links of Test project']").await;
+    // Post, copy, placeholder, where, state: the working copy's, then the published one's.
+    let mut rows = Vec::new();
+    for tr in b
+        .find_all(Locator::XPath("//table[@id='broken-links']/tbody/tr"))
+        .await
+        .unwrap()
+    {
+        let mut cells = Vec::new();
+        for td in tr.find_all(Locator::XPath("./td")).await.unwrap() {
+            cells.push(td.text().await.unwrap());
+        }
+        rows.push(cells);
+    }
+    let later = format!("scheduled (goes live {LATER_GOES_LIVE}) → Later");
+    let expected: Vec<Vec<String>> = ["working", "published"]
+        .into_iter()
+        .flat_map(|copy| {
+            [
+                ("[INTERNAL:nowhere]", "missing".to_owned()),
+                ("[INTERNAL:draft-post]", "draft → Draft post".to_owned()),
+                ("[INTERNAL:later]", later.clone()),
+            ]
+            .map(|(placeholder, state)| {
+                vec![
+                    "Linker A linker-a".to_owned(),
+                    copy.to_owned(),
+                    placeholder.to_owned(),
+                    "href".to_owned(),
+                    state,
+                ]
+            })
+        })
+        .collect();
+    assert_eq!(rows, expected);
+    let count = wait_for(&b, "//*[@id='broken-links-count']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(count, "Broken links 1 to 6 of 6");
+    // Each row's post links to its page; a target that is not public yet, to its own.
+    submit(
+        &b,
+        wait_for(
+            &b,
+            "(//table[@id='broken-links']//a[normalize-space()='Draft post'])[1]",
+        )
+        .await,
+    )
+    .await;
+    wait_for(&b, "//h1[normalize-space()='Draft post']").await;
+    b.back().await.unwrap();
+    submit(
+        &b,
+        wait_for(
+            &b,
+            "(//table[@id='broken-links']//a[normalize-space()='Linker A'])[1]",
+        )
+        .await,
+    )
+    .await;
+    wait_for(&b, "//h1[normalize-space()='Linker A']").await;
+    assert!(
+        b.current_url()
+            .await
+            .unwrap()
+            .as_str()
+            .ends_with(&l.linker_a)
+    );
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn unpublish_of_a_linked_post_names_the_links_it_takes_and_waits_for_confirm() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let l = linked_posts(&app).await;
+    sign_in(&b, &app, OPERATOR_TOKEN).await;
+    b.goto(&app.url(&format!("/admin/projects/{}/posts/{}", l.p.id, l.target)))
+        .await
+        .unwrap();
+    click(&b, "Unpublish").await;
+    let question = wait_for(&b, "//div[@class='confirm']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        question.contains("Unpublish this post? It leaves the public API at once."),
+        "{question}"
+    );
+    assert!(
+        question.contains("3 internal links will disappear from 2 published posts:"),
+        "{question}"
+    );
+    assert_eq!(
+        texts(&b, "//ul[@id='confirm-links-from']/li").await,
+        ["Linker A (2)", "Linker B (1)"]
+    );
+    let to_a = wait_for(
+        &b,
+        "//ul[@id='confirm-links-from']/li/a[normalize-space()='Linker A']",
+    )
+    .await
+    .attr("href")
+    .await
+    .unwrap();
+    assert_eq!(
+        to_a.as_deref(),
+        Some(format!("/admin/projects/{}/posts/{}", l.p.id, l.linker_a).as_str())
+    );
+    // Nothing has changed yet.
+    assert_eq!(managed_status(&app, &l.p, &l.target).await, "published");
+    assert_eq!(public_post(&app, &l.p, "target").await.0, 200);
+    let (_, linking) = public_post(&app, &l.p, "linker-b").await;
+    assert!(linking.contains("/blog/target/"), "{linking}");
+
+    click(&b, "Confirm").await;
+    message(&b, "Unpublished.").await;
+    let status = wait_for(&b, "//*[@id='post-status']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(status, "unpublished");
+    assert_eq!(managed_status(&app, &l.p, &l.target).await, "unpublished");
+    assert_eq!(public_post(&app, &l.p, "target").await.0, 404);
+    let (_, linking) = public_post(&app, &l.p, "linker-b").await;
+    assert!(!linking.contains("/blog/target/"), "{linking}");
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn delete_of_a_linked_post_names_the_links_it_takes_before_confirm() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let l = linked_posts(&app).await;
+    sign_in(&b, &app, OPERATOR_TOKEN).await;
+    let page = app.url(&format!("/admin/projects/{}/posts/{}", l.p.id, l.target));
+    b.goto(&page).await.unwrap();
+    click(&b, "Delete").await;
+    let question = wait_for(&b, "//div[@class='confirm']")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        question
+            .contains("Delete this post? This cannot be undone. It leaves the public API at once."),
+        "{question}"
+    );
+    assert!(
+        question.contains("3 internal links will disappear from 2 published posts:"),
+        "{question}"
+    );
+    assert_eq!(
+        texts(&b, "//ul[@id='confirm-links-from']/li").await,
+        ["Linker A (2)", "Linker B (1)"]
+    );
+    assert_eq!(managed_status(&app, &l.p, &l.target).await, "published");
+    assert_eq!(public_post(&app, &l.p, "target").await.0, 200);
+
+    // Cancel leaves the post as it was, without the question.
+    submit(
+        &b,
+        wait_for(&b, "//div[@class='confirm']/a[normalize-space()='Cancel']").await,
+    )
+    .await;
+    wait_for(&b, "//h1[normalize-space()='Target']").await;
+    assert!(
+        b.find(Locator::XPath("//div[@class='confirm']"))
+            .await
+            .is_err()
+    );
+
+    click(&b, "Delete").await;
+    click(&b, "Confirm").await;
+    wait_for(&b, "//h1[normalize-space()='Posts of Test project']").await;
+    let gone = app
+        .get(&l.p.path(&format!("/blogs/{}", l.target)), Some(&l.p.admin))
+        .await;
+    assert_eq!(gone.status, 404);
+    let (_, linking) = public_post(&app, &l.p, "linker-a").await;
+    assert!(!linking.contains("/blog/target/"), "{linking}");
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn publishing_a_post_with_an_unresolvable_placeholder_names_it_in_a_notice() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let l = linked_posts(&app).await;
+    let typo = app
+        .create_blog(
+            &l.p,
+            json!({"title": "Typo", "slug": "typo", "content":
+                "<p><a href=\"[INTERNAL:targte]\">the target</a> and <a href=\"[INTERNAL:target]\">again</a></p>"}),
+        )
+        .await;
+    sign_in(&b, &app, OPERATOR_TOKEN).await;
+    b.goto(&app.url(&format!("/admin/projects/{}/posts/{typo}", l.p.id)))
+        .await
+        .unwrap();
+    click(&b, "Publish").await;
+    let notice = message(&b, "Published").await;
+    assert_eq!(
+        notice,
+        "Published: the public API shows it now. 1 internal link will not resolve and is left out of the public answer: [INTERNAL:targte]."
+    );
+    let (status, content) = public_post(&app, &l.p, "typo").await;
+    assert_eq!(status, 200, "the publish went through");
+    assert!(
+        !content.contains("targte") && content.contains("/blog/target/"),
+        "{content}"
+    );
+    b.close().await.unwrap();
+}
+
+/// Without links to it in published posts, `Unpublish` acts at once; with them, it asks first
+/// and changes nothing until `Confirm` posts it again.
+#[tokio::test]
+async fn unpublish_acts_at_once_unless_links_would_disappear() {
+    let app = spawn_app().await;
+    let l = linked_posts(&app).await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let post = |id: &str| format!("/admin/projects/{}/posts/{id}", l.p.id);
+
+    // Nobody links to Linker B.
+    let (status, page) = post_form(
+        &app,
+        &cookie,
+        &format!("{}/unpublish", post(&l.linker_b)),
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Unpublished."), "{page}");
+    assert!(!page.contains("class=\"confirm\""), "{page}");
+    assert_eq!(managed_status(&app, &l.p, &l.linker_b).await, "unpublished");
+    assert_eq!(public_post(&app, &l.p, "linker-b").await.0, 404);
+
+    // Linker A still links to Target twice.
+    let unpublish = format!("{}/unpublish", post(&l.target));
+    let (status, page) = post_form(&app, &cookie, &unpublish, "").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Unpublish this post?"), "{page}");
+    assert!(
+        page.contains("2 internal links will disappear from 1 published post:"),
+        "{page}"
+    );
+    let confirm_form = page.split("<form").find(|f| {
+        f.contains(&format!("action=\"{unpublish}\""))
+            && f.contains("name=\"confirm\" value=\"yes\"")
+    });
+    assert!(confirm_form.is_some(), "a Confirm form: {page}");
+    assert_eq!(managed_status(&app, &l.p, &l.target).await, "published");
+    assert_eq!(public_post(&app, &l.p, "target").await.0, 200);
+
+    let (status, page) = post_form(&app, &cookie, &unpublish, "confirm=yes").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Unpublished."), "{page}");
+    assert_eq!(managed_status(&app, &l.p, &l.target).await, "unpublished");
+    assert_eq!(public_post(&app, &l.p, "target").await.0, 404);
+}
+
+/// Authors are not trusted on the admin origin: a title or placeholder with markup, written with
+/// an agent key, shows as text wherever the links are listed.
+#[tokio::test]
+async fn an_authors_title_and_placeholders_in_the_link_lists_are_text() {
+    let app = spawn_app().await;
+    let l = linked_posts(&app).await;
+    let agent = app
+        .send(
+            Method::POST,
+            &l.p.path("/agent-keys"),
+            Some(&l.p.admin),
+            None,
+        )
+        .await;
+    let agent = format!("Bearer {}", agent.json["key"].as_str().unwrap());
+    let hostile = "<img src=x onerror=alert(1)>";
+    let created = app
+        .send(
+            Method::POST,
+            &l.p.path("/blogs"),
+            Some(&agent),
+            Some(
+                json!({"title": hostile, "slug": "hostile-linker", "content":
+                "<p><a href=\"[INTERNAL:target]\">t</a> <a href=\"[INTERNAL:nowhere]\">n</a> \
+                 [INTERNAL:x\" autofocus onfocus=\"alert(2)]</p>"}),
+            ),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{created:?}");
+    let id = created.json["id"].as_str().unwrap();
+    let published = app
+        .send(
+            Method::POST,
+            &l.p.path(&format!("/blogs/{id}/publish")),
+            Some(&agent),
+            None,
+        )
+        .await;
+    assert_eq!(published.status, 200, "{published:?}");
+
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let target = format!("/admin/projects/{}/posts/{}", l.p.id, l.target);
+    let mut pages = vec![
+        ("Linked from", admin_get(&app, &cookie, &target).await),
+        (
+            "the links page",
+            admin_get(&app, &cookie, &format!("/admin/projects/{}/links", l.p.id)).await,
+        ),
+    ];
+    for action in ["delete", "unpublish"] {
+        pages.push((
+            action,
+            post_form(&app, &cookie, &format!("{target}/{action}"), "").await,
+        ));
+    }
+    for (what, (status, page)) in pages {
+        assert_eq!(status, 200, "{what}");
+        assert!(
+            page.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{what}: the title as text: {page}"
+        );
+        assert!(!page.contains("<img"), "{what}: {page}");
+        assert!(!page.contains("x\" autofocus"), "{what}: {page}");
+    }
+    // The malformed placeholder, quotes and all, as text.
+    let (_, links) = admin_get(&app, &cookie, &format!("/admin/projects/{}/links", l.p.id)).await;
+    assert!(
+        links.contains("<code>[INTERNAL:x&quot; autofocus onfocus=&quot;alert(2)]</code>"),
+        "{links}"
+    );
+}
+
+/// The links page lists a project's broken links a hundred at a time, with a count and links
+/// between pages; a project without any says so, and its page says no published post has one.
+#[tokio::test]
+async fn the_links_page_shows_a_hundred_broken_links_at_a_time_with_links_between_pages() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let other = app.new_project(None).await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let links = format!("/admin/projects/{}/links", p.id);
+    let (status, empty) = admin_get(&app, &cookie, &links).await;
+    assert_eq!(status, 200);
+    assert!(
+        empty.contains("No broken links: every internal link of every post resolves."),
+        "{empty}"
+    );
+    let (_, settings) = admin_get(&app, &cookie, &format!("/admin/projects/{}", p.id)).await;
+    assert!(
+        settings.contains("No published post has a broken link."),
+        "{settings}"
+    );
+    assert!(
+        settings.contains(&format!("href=\"{links}\"")),
+        "{settings}"
+    );
+
+    let body: String = (0..230)
+        .map(|i| format!("<p>[INTERNAL:gone-{i}]</p>"))
+        .collect();
+    app.create_blog(
+        &p,
+        json!({"title": "Many", "slug": "many", "content": body}),
+    )
+    .await;
+    let rows = |page: &str| page.matches("<tr class=\"broken\">").count();
+    let (_, first) = admin_get(&app, &cookie, &links).await;
+    assert_eq!(rows(&first), 100, "one page of links");
+    assert!(first.contains("Broken links 1 to 100 of 230"), "{first}");
+    assert!(first.contains(&format!(
+        "href=\"{links}?offset=100\" rel=\"next\">Next</a>"
+    )));
+    assert!(!first.contains("rel=\"prev\""));
+    let (_, last) = admin_get(&app, &cookie, &format!("{links}?offset=200")).await;
+    assert_eq!(rows(&last), 30);
+    assert!(last.contains("Broken links 201 to 230 of 230"));
+    assert!(last.contains("[INTERNAL:gone-229]") && !last.contains("[INTERNAL:gone-199]"));
+    assert!(last.contains(&format!(
+        "href=\"{links}?offset=100\" rel=\"prev\">Previous</a>"
+    )));
+    assert!(!last.contains("rel=\"next\""));
+    let (status, _) = admin_get(&app, &cookie, &format!("{links}?offset=x")).await;
+    assert_eq!(status, 400, "a bad offset is refused as the API refuses it");
+
+    // Another project's admin sees nothing of it.
+    let theirs = cookie_pair(&http_sign_in(&app, admin_token(&other), &[]).await);
+    let (status, page) = admin_get(&app, &theirs, &links).await;
+    assert_ne!(status, 200);
+    assert!(!page.contains("gone-0"), "{page}");
+}

@@ -11,13 +11,14 @@
 //! (`preview`).
 //!
 //! Each page has a module named after its template (`sign_in`, `projects`, `project`,
-//! `posts`, `post`; what they share is in `pages`), and each button of a page is an action
+//! `posts`, `post`, `links`; what they share is in `pages`), and each button of a page is an action
 //! type in `project_actions` or `post_actions`: the typed form it posts, its URL, and what it
 //! does. Handlers are thin: read the form, call one operation, render the page with its
 //! answer (a refused value keeps what was typed, with the API's detail next to the field).
 
 mod form_guard;
 pub mod http;
+mod links;
 mod pages;
 mod post;
 mod post_actions;
@@ -81,6 +82,7 @@ pub fn routes(
             get(projects::list_projects).post(projects::create_project),
         )
         .at("/projects/:project", get(project::show_project))
+        .at("/projects/:project/links", get(links::list_links))
         .at(
             "/projects/:project/posts",
             get(posts::list_posts).post(posts::create_post),

@@ -13,7 +13,8 @@ use std::sync::Arc;
 use blogread_core::Error as CoreError;
 use blogread_core::auth::Caller;
 use blogread_core::domain::{BlogId, BlogStatus, ProjectId};
-use blogread_core::service::SignedIn;
+use blogread_core::error::error_chain;
+use blogread_core::service::{Backlink, SignedIn};
 use minijinja::context;
 use poem::http::{StatusCode, header};
 use poem::web::{Data, Form, Path};
@@ -58,12 +59,73 @@ pub(super) struct PostForm {
 pub(super) struct PostShown {
     /// The editor's fields as typed (kept when refused).
     pub(super) typed: Option<PostForm>,
-    /// `Delete` waits for `Confirm`.
-    pub(super) confirm_delete: bool,
+    /// A destructive button waiting for `Confirm`.
+    pub(super) confirm: Option<ConfirmStep>,
     /// What was done.
     pub(super) notice: Option<String>,
     /// Errors by field (`""` for the editor as a whole, `action` for the buttons).
     pub(super) errors: BTreeMap<&'static str, String>,
+}
+
+/// A destructive button of a post page waiting for `Confirm` (`Delete`, and `Unpublish` of a
+/// post that published posts link to): what it asks, and the links that the post's leaving
+/// the public API would take from the other published posts. The page shows it as one
+/// Confirm step, whichever button asked.
+#[derive(Debug)]
+pub(super) struct ConfirmStep {
+    /// The button's action (the last segment of its URL): `Confirm` posts it again with
+    /// `confirm=yes`.
+    action: &'static str,
+    /// What `Confirm` answers.
+    question: &'static str,
+    /// The published posts whose public answer would lose links, with how many each; `None`
+    /// when they could not be read.
+    lost: Option<Vec<Backlink>>,
+}
+
+impl ConfirmStep {
+    /// The step of button `action` asking `question`, with the links that post `on.post`
+    /// leaving the public API would take away.
+    pub(super) async fn ask(on: &OnPost<'_>, action: &'static str, question: &'static str) -> Self {
+        let lost = match on
+            .admin
+            .service()
+            .links_lost_without(on.caller, on.project, on.post)
+            .await
+        {
+            Ok(lost) => Some(lost),
+            Err(err) => {
+                tracing::warn!(error = %error_chain(&err), "the links that would disappear with a post could not be read");
+                None
+            }
+        };
+        Self {
+            action,
+            question,
+            lost,
+        }
+    }
+
+    /// Whether links would (or may: unread) disappear from other published posts.
+    pub(super) fn takes_links(&self) -> bool {
+        self.lost.as_ref().is_none_or(|lost| !lost.is_empty())
+    }
+
+    /// What the template shows.
+    fn view(&self) -> minijinja::Value {
+        let lost = self.lost.as_deref().unwrap_or_default();
+        context! {
+            action => self.action,
+            question => self.question,
+            lost_unknown => self.lost.is_none(),
+            lost_links => lost.iter().map(|b| b.resolved).sum::<u32>(),
+            lost_from => lost.iter().map(|b| context! {
+                id => b.blog_id.to_string(),
+                title => b.title,
+                count => b.resolved,
+            }).collect::<Vec<_>>(),
+        }
+    }
 }
 
 /// The page of post `id` with what an action left to show.
@@ -85,24 +147,22 @@ async fn post_page(
         Ok(b) => b,
         Err(err) => return admin.error_page(&err),
     };
-    // The links report of this post: failing to read it loses the sections, not the page.
+    // The links report of this post: failing to read it says so in the sections, and the
+    // rest of the page shows.
+    let unread = |err: CoreError| {
+        tracing::warn!(error = %error_chain(&err), "the links of a post could not be read");
+    };
     let links = service
         .blog_links(caller, project, id)
         .await
-        .unwrap_or_default();
+        .map_err(unread)
+        .ok();
     let linked_from = service
         .backlinks(caller, project, id)
         .await
         .map(|l| l.backlinks)
-        .unwrap_or_default();
-    let lost = if shown.confirm_delete {
-        service
-            .links_lost_without(caller, project, id)
-            .await
-            .unwrap_or_default()
-    } else {
-        Vec::new()
-    };
+        .map_err(unread)
+        .ok();
     let w = &blog.working;
     let form = shown.typed.unwrap_or_else(|| PostForm {
         title: w.title().to_owned(),
@@ -139,29 +199,24 @@ async fn post_page(
                 resync => s == BlogStatus::Published,
             },
             form => form,
-            confirm_delete => shown.confirm_delete,
-            links => links.iter().map(|l| context! {
+            confirm => shown.confirm.as_ref().map(ConfirmStep::view),
+            links => links.as_deref().map(|links| links.iter().map(|l| context! {
                 copy => l.copy.as_str(),
                 placeholder => l.placeholder,
                 place => l.place.as_str(),
                 state => l.state.as_str(),
                 broken => l.state.is_broken(),
                 target => l.target.as_ref().map(|t| t.slug.clone()),
-            }).collect::<Vec<_>>(),
-            linked_from => linked_from.iter().map(|b| context! {
+                go_live_at => l.go_live_at.map(time),
+            }).collect::<Vec<_>>()),
+            linked_from => linked_from.as_deref().map(|linked_from| linked_from.iter().map(|b| context! {
                 id => b.blog_id.to_string(),
                 title => b.title,
                 slug => b.slug,
                 copy => b.copy.as_str(),
                 count => b.placeholders.len(),
                 resolved => b.resolved,
-            }).collect::<Vec<_>>(),
-            lost_links => lost.iter().map(|b| b.resolved).sum::<u32>(),
-            lost_from => lost.iter().map(|b| context! {
-                id => b.blog_id.to_string(),
-                title => b.title,
-                count => b.resolved,
-            }).collect::<Vec<_>>(),
+            }).collect::<Vec<_>>()),
             notice => shown.notice,
             errors => shown.errors,
         },

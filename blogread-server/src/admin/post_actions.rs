@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::http::see_other;
 use super::pages::{field_of, optional_url, time};
-use super::post::{Next, OnPost, PostAction, PostForm, PostShown, post_action};
+use super::post::{ConfirmStep, Next, OnPost, PostAction, PostForm, PostShown, post_action};
 
 /// `route` with every button of a post page.
 pub(super) fn routes(route: Route) -> Route {
@@ -191,14 +191,26 @@ impl PostAction for Unschedule {
     }
 }
 
-/// `Unpublish`: the post leaves the public API.
+/// `Unpublish`: the post leaves the public API; at once, unless links to it would disappear
+/// from other published posts, which `Confirm` names first.
 #[derive(Debug, Deserialize)]
-pub(super) struct Unpublish {}
+pub(super) struct Unpublish {
+    /// `yes` once `Confirm` is clicked.
+    #[serde(default)]
+    confirm: String,
+}
 
 impl PostAction for Unpublish {
     const ACTION: &'static str = "unpublish";
 
     async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+        if self.confirm != "yes" {
+            let step = ConfirmStep::ask(on, Self::ACTION, "Unpublish this post?").await;
+            if step.takes_links() {
+                shown.confirm = Some(step);
+                return Ok(Next::Page);
+            }
+        }
         on.admin
             .service()
             .unpublish_blog(on.caller, on.project, on.post)
@@ -221,7 +233,8 @@ impl PostAction for Delete {
 
     async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
         if self.confirm != "yes" {
-            shown.confirm_delete = true;
+            let question = "Delete this post? This cannot be undone.";
+            shown.confirm = Some(ConfirmStep::ask(on, Self::ACTION, question).await);
             return Ok(Next::Page);
         }
         let deleted = on

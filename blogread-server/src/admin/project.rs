@@ -1,6 +1,6 @@
-//! A project's settings page (`project.html`): Publishing (API Access), the deploy hook, the
-//! name and site URL, agent keys and (for the operator) admin tokens; and what its buttons
-//! are.
+//! A project's settings page (`project.html`): how many published posts have broken links
+//! (linking to the links page, `links.rs`), Publishing (API Access), the deploy hook, the name
+//! and site URL, agent keys and (for the operator) admin tokens; and what its buttons are.
 //!
 //! Each button is an action type (they are in `project_actions.rs`): the form it posts (a
 //! struct deriving `Deserialize`, the action itself), its URL
@@ -17,7 +17,7 @@ use blogread_core::Error as CoreError;
 use blogread_core::Service;
 use blogread_core::auth::{Caller, Principal};
 use blogread_core::domain::ProjectId;
-use blogread_core::error::NotFound;
+use blogread_core::error::{NotFound, error_chain};
 use blogread_core::service::SignedIn;
 use minijinja::context;
 use poem::http::StatusCode;
@@ -100,6 +100,14 @@ async fn settings_page(
         Ok(k) => k,
         Err(err) => return admin.error_page(&err),
     };
+    // The links summary: failing to read it loses that line, not the page.
+    let link_summary = match service.link_summary(caller, project).await {
+        Ok(summary) => Some(summary),
+        Err(err) => {
+            tracing::warn!(error = %error_chain(&err), "the links summary could not be read");
+            None
+        }
+    };
     let admin_tokens = match signed_in.principal {
         Principal::Operator => match service.admin_tokens(caller, project).await {
             Ok(t) => t
@@ -163,6 +171,10 @@ async fn settings_page(
                 created_at => time(k.created_at),
             }).collect::<Vec<_>>(),
             admin_tokens => admin_tokens,
+            link_summary => link_summary.map(|s| context! {
+                posts => s.posts_with_broken_links,
+                links => s.broken_links,
+            }),
         },
     )
 }
@@ -180,8 +192,8 @@ fn mask_url(url: &str) -> String {
     }
 }
 
-/// A project's settings: Publishing (API Access), Deploy hook, name and site URL, agent keys
-/// and (for the operator) admin tokens.
+/// A project's settings: its broken links in short, Publishing (API Access), Deploy hook, name
+/// and site URL, agent keys and (for the operator) admin tokens.
 #[handler]
 pub(super) async fn show_project(
     req: &Request,
