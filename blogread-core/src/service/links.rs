@@ -197,21 +197,24 @@ impl Judged {
         }
         bodies.sort_unstable_by_key(|(at, body)| (rank[*at], body.copy));
         let mut marks = Vec::new();
+        let mut own = Vec::new();
         for (body, (_, held)) in bodies.iter().enumerate() {
             let links = stored_links(&held.stored)
                 .ok_or_else(|| Error::storage(UnreadablePlaceholders(held.blog_id)))?;
-            let slugs: Vec<(Option<&str>, Option<usize>)> = links
-                .iter()
-                .map(|l| (l.slug.as_deref(), l.held_by))
-                .collect();
-            marks.extend(judge(&targets, &slugs).into_iter().enumerate().map(
-                |(at, (judgement, within))| Mark {
-                    body,
-                    at,
-                    judgement,
-                    within,
+            judge(
+                &targets,
+                links.len(),
+                |i| (links[i].slug.as_deref(), links[i].held_by),
+                &mut own,
+                |at, judgement, within| {
+                    marks.push(Mark {
+                        body,
+                        at,
+                        judgement,
+                        within,
+                    })
                 },
-            ));
+            );
         }
         Ok(Self {
             targets,
@@ -266,29 +269,30 @@ impl Judged {
     }
 }
 
-/// The judgement of each placeholder of a body (its slug and holder), a placeholder held by a
-/// link that does not resolve taking that link's judgement, with the index of that link's
-/// placeholder.
-fn judge(
+/// Judges the `n` placeholders of a body (`link(i)`: the slug and holder of the `i`th), a
+/// placeholder held by a link that does not resolve taking that link's judgement, and hands
+/// `each` the index, judgement and index of the holding link of each, in order. `own` is a
+/// buffer, reused from body to body.
+fn judge<'a>(
     targets: &LinkTargets,
-    links: &[(Option<&str>, Option<usize>)],
-) -> Vec<(Judgement, Option<usize>)> {
-    let own: Vec<Judgement> = links.iter().map(|(slug, _)| targets.judge(*slug)).collect();
-    links
-        .iter()
-        .enumerate()
-        .map(|(i, (_, held_by))| {
-            let holder = held_by.filter(|&h| h < links.len());
-            let mut judgement = own[i];
-            if let Some(h) = holder
-                && !judgement.state.is_broken()
-                && own[h].state.is_broken()
-            {
-                judgement = own[h];
-            }
-            (judgement, holder)
-        })
-        .collect()
+    n: usize,
+    link: impl Fn(usize) -> (Option<&'a str>, Option<usize>),
+    own: &mut Vec<Judgement>,
+    mut each: impl FnMut(usize, Judgement, Option<usize>),
+) {
+    own.clear();
+    own.extend((0..n).map(|i| targets.judge(link(i).0)));
+    for i in 0..n {
+        let holder = link(i).1.filter(|&h| h < n);
+        let mut judgement = own[i];
+        if let Some(h) = holder
+            && !judgement.state.is_broken()
+            && own[h].state.is_broken()
+        {
+            judgement = own[h];
+        }
+        each(i, judgement, holder);
+    }
 }
 
 fn entry(
@@ -514,26 +518,27 @@ impl Service {
         let Some(post) = targets.post(id) else {
             return Ok(Vec::new());
         };
-        let slugs: Vec<(Option<&str>, Option<usize>)> = found
-            .iter()
-            .map(|f| (f.slug.as_deref(), f.held_by))
-            .collect();
-        Ok(judge(&targets, &slugs)
-            .into_iter()
-            .zip(&found)
-            .filter(|((judgement, _), _)| judgement.state.is_broken())
-            .map(|((judgement, within), f)| {
-                let within = within
-                    .and_then(|h| found.get(h))
-                    .map(|l| l.written.as_str());
-                entry(
-                    post,
-                    BodyCopy::Published,
-                    f,
-                    targets.expand(judgement),
-                    within,
-                )
-            })
-            .collect())
+        let mut unresolved = Vec::new();
+        judge(
+            &targets,
+            found.len(),
+            |i| (found[i].slug.as_deref(), found[i].held_by),
+            &mut Vec::new(),
+            |at, judgement, within| {
+                if judgement.state.is_broken() {
+                    let within = within
+                        .and_then(|h| found.get(h))
+                        .map(|l| l.written.as_str());
+                    unresolved.push(entry(
+                        post,
+                        BodyCopy::Published,
+                        &found[at],
+                        targets.expand(judgement),
+                        within,
+                    ));
+                }
+            },
+        );
+        Ok(unresolved)
     }
 }
