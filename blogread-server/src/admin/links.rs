@@ -75,8 +75,8 @@ async fn links_page(
     )
 }
 
-/// One broken link as the page shows it.
-fn row(l: &LinkEntry) -> Value {
+/// One placeholder with its state, as the links page and the post page show it.
+pub(super) fn row(l: &LinkEntry) -> Value {
     context! {
         post_id => l.blog_id.to_string(),
         post_title => l.blog_title,
@@ -86,6 +86,7 @@ fn row(l: &LinkEntry) -> Value {
         place => l.place.as_str(),
         within_link => l.within_link,
         state => l.state.as_str(),
+        broken => l.state.is_broken(),
         go_live_at => l.go_live_at.map(time),
         target => l.target.as_ref().map(|t| context! {
             id => t.id.to_string(),

@@ -200,15 +200,7 @@ async fn post_page(
             },
             form => form,
             confirm => shown.confirm.as_ref().map(ConfirmStep::view),
-            links => links.as_deref().map(|links| links.iter().map(|l| context! {
-                copy => l.copy.as_str(),
-                placeholder => l.placeholder,
-                place => l.place.as_str(),
-                state => l.state.as_str(),
-                broken => l.state.is_broken(),
-                target => l.target.as_ref().map(|t| t.slug.clone()),
-                go_live_at => l.go_live_at.map(time),
-            }).collect::<Vec<_>>()),
+            links => links.as_deref().map(|links| links.iter().map(super::links::row).collect::<Vec<_>>()),
             linked_from => linked_from.as_deref().map(|linked_from| linked_from.iter().map(|b| context! {
                 id => b.blog_id.to_string(),
                 title => b.title,
