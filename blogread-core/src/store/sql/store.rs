@@ -95,14 +95,14 @@ impl<D: SqlDialect> SqlStore<D> {
         }
     }
 
-    /// The pool of reads (SQLite's tests, and the links report's reads, reach past the
-    /// store).
+    /// The pool of reads (SQLite's tests reach past the store).
+    #[cfg(test)]
     pub(crate) fn read_pool(&self) -> &ClosingPool<D::Db> {
         &self.read
     }
 
-    /// The pool of writes (SQLite's tests, and the links report's index, reach past the
-    /// store).
+    /// The pool of writes (SQLite's tests reach past the store).
+    #[cfg(test)]
     pub(crate) fn write_pool(&self) -> &ClosingPool<D::Db> {
         &self.write
     }
@@ -830,7 +830,7 @@ where
         // Bodies go up to 2 MiB, two a post: a batch holds at most 64 MiB of them.
         const BATCH: i64 = 16;
         let indexed: i32 = sqlx::query_scalar(PLACEHOLDERS_INDEXED)
-            .fetch_one(self.read_pool())
+            .fetch_one(&self.read)
             .await
             .map_err(storage)?;
         if indexed != 0 {
@@ -842,14 +842,14 @@ where
             let rows: Vec<(DbId, DbId, String, Option<String>)> = sqlx::query_as(ALL_BODIES_AFTER)
                 .bind(after)
                 .bind(BATCH)
-                .fetch_all(self.read_pool())
+                .fetch_all(&self.read)
                 .await
                 .map_err(storage)?;
             let Some(&(last, _, _, _)) = rows.last() else {
                 break;
             };
             after = last;
-            let mut tx = WriteTx::begin(self.write_pool().pool(), D::TRANSACTIONS).await?;
+            let mut tx = self.begin_write().await?;
             let result = async {
                 for (id, project, working, published) in &rows {
                     let id = BlogId::from_uuid(id.0);
@@ -869,7 +869,7 @@ where
             tracing::info!(done, "indexing the placeholders of stored posts");
         }
         sqlx::query(SET_PLACEHOLDERS_INDEXED)
-            .execute(self.write_pool())
+            .execute(&self.write)
             .await
             .map_err(storage)?;
         Ok(done)
