@@ -3,6 +3,8 @@
 //! not exist): `GET .../links?state=broken` as the service answers it, on SQLite.
 //!
 //! - `broken_10000`: the first page (50) of the broken placeholders, with their total.
+//! - `sources_10000`: the store's read of every target and every body's placeholders, which
+//!   `state=all` reads (`state=broken` reads the bodies naming a broken slug only).
 //!
 //! Each run seeds a new SQLite file under the target directory (`blogread-bench/links.db`).
 #![forbid(unsafe_code)]
@@ -120,8 +122,11 @@ fn links_report(c: &mut Criterion) {
         })
     });
     c.bench_function("links_report/sources_10000", |b| {
-        b.to_async(&rt)
-            .iter(|| async { black_box(store.link_sources(f.project).await.expect("sources")) })
+        b.to_async(&rt).iter(|| async {
+            let targets = store.link_targets(f.project).await.expect("targets");
+            let bodies = store.link_bodies(f.project, None).await.expect("bodies");
+            black_box((targets, bodies))
+        })
     });
 }
 

@@ -321,3 +321,29 @@ async fn templates_stored_without_word_counts_get_them_at_start_up() {
     reopened.close().await;
     pool.close().await;
 }
+
+/// A database from before the slug index (its table and migration record gone, the lists
+/// kept) gains the index from the lists when it is opened.
+#[tokio::test]
+async fn a_database_from_before_the_slug_index_indexes_its_stored_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("slugs.db").display());
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::connect(&url).await.unwrap());
+    let raw = url.clone();
+    use blogread_core::testing::contract::{
+        BEFORE_THE_SLUG_INDEX, the_slug_index_migration_indexes_the_stored_lists,
+    };
+    the_slug_index_migration_indexes_the_stored_lists(
+        store,
+        || async move {
+            let pool = sqlx::SqlitePool::connect(&raw).await.unwrap();
+            sqlx::raw_sql(BEFORE_THE_SLUG_INDEX)
+                .execute(&pool)
+                .await
+                .unwrap();
+            pool.close().await;
+        },
+        || async move { Arc::new(SqliteStore::connect(&url).await.unwrap()) as Arc<dyn Store> },
+    )
+    .await;
+}

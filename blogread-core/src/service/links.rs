@@ -12,7 +12,7 @@ use crate::links::report::{
     Found, Judgement, LinkState, LinkTarget, LinkTargets, Place, Verdict, placeholders,
     stored_links,
 };
-use crate::store::{BodyCopy, BodyPlaceholders, LinkSources};
+use crate::store::{BodyCopy, BodyPlaceholders};
 
 use super::Service;
 
@@ -155,7 +155,31 @@ impl Mark {
     }
 }
 
-/// The report built from a store's [`LinkSources`]: every placeholder judged, in report
+/// Which bodies a report reads: each placeholder's state depends only on its own slug and
+/// on the slug of the link holding it, so the bodies that name no broken slug hold no broken
+/// placeholder, and only the bodies naming a post's slugs hold links to it.
+#[derive(Debug, Clone, Copy)]
+enum Scope {
+    /// Every body.
+    All,
+    /// The bodies naming a slug that does not resolve now: every broken placeholder, and
+    /// the others of those bodies.
+    Broken,
+    /// The bodies naming the slug (working or public) or an alias of a post.
+    Naming(BlogId),
+}
+
+impl Scope {
+    /// The bodies a report with `filter` reads.
+    fn of(filter: LinkFilter) -> Self {
+        match filter {
+            LinkFilter::All => Scope::All,
+            LinkFilter::Broken => Scope::Broken,
+        }
+    }
+}
+
+/// The report built from a store's targets and bodies: every placeholder judged, in report
 /// order, from the slugs of the stored lists alone; [`Judged::entries`] reads the whole of
 /// the ones shown.
 struct Judged {
@@ -171,16 +195,14 @@ struct Judged {
 struct UnreadablePlaceholders(BlogId);
 
 impl Judged {
-    fn new(sources: LinkSources, now: Timestamp) -> Result<Self> {
-        let targets = LinkTargets::new(sources.posts, sources.aliases, now);
+    fn new(targets: LinkTargets, bodies: Vec<BodyPlaceholders>) -> Result<Self> {
         let posts: HashMap<BlogId, usize, foldhash::fast::RandomState> = targets
             .posts()
             .iter()
             .enumerate()
             .map(|(at, p)| (p.id, at))
             .collect();
-        let mut bodies: Vec<(usize, BodyPlaceholders)> = sources
-            .bodies
+        let mut bodies: Vec<(usize, BodyPlaceholders)> = bodies
             .into_iter()
             .filter_map(|body| Some((*posts.get(&body.blog_id)?, body)))
             .collect();
@@ -322,13 +344,56 @@ fn entry(
 }
 
 impl Service {
-    /// Reads and judges every placeholder of `project` (authorised already).
-    async fn judged(&self, project: ProjectId) -> Result<Judged> {
-        self.existing_project(project).await?;
+    /// The targets placeholders of `project` are judged against now (a go-live that has
+    /// passed recorded first).
+    async fn link_targets(&self, project: ProjectId) -> Result<LinkTargets> {
         // A go-live that has passed counts as published, as on every read path.
         self.go_live_due(Some(project)).await?;
-        let sources = self.store.link_sources(project).await?;
-        Judged::new(sources, self.now())
+        self.read_link_targets(project).await
+    }
+
+    async fn read_link_targets(&self, project: ProjectId) -> Result<LinkTargets> {
+        let sources = self.store.link_targets(project).await?;
+        Ok(LinkTargets::new(sources.posts, sources.aliases, self.now()))
+    }
+
+    /// Reads and judges the placeholders of the bodies of `project` in `scope` (authorised
+    /// already).
+    async fn judged(&self, project: ProjectId, scope: Scope) -> Result<Judged> {
+        self.existing_project(project).await?;
+        let (targets, naming) = match scope {
+            Scope::All => (self.link_targets(project).await?, None),
+            Scope::Broken => {
+                self.go_live_due(Some(project)).await?;
+                // Two reads of their own, side by side.
+                let (targets, slugs) = tokio::try_join!(
+                    self.read_link_targets(project),
+                    self.store.linked_slugs(project)
+                )?;
+                let broken = slugs
+                    .into_iter()
+                    .filter(|slug| targets.judge(slug.as_deref()).state.is_broken())
+                    .collect();
+                (targets, Some(broken))
+            }
+            Scope::Naming(id) => {
+                let targets = self.link_targets(project).await?;
+                let names = match targets.post(id) {
+                    Some(post) => std::iter::once(post.slug.as_str())
+                        .chain(post.public.as_ref().map(|(slug, _)| slug.as_str()))
+                        .chain(targets.aliases_of(id))
+                        .map(|name| Some(name.to_owned()))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                (targets, Some(names))
+            }
+        };
+        let bodies = match naming.as_deref() {
+            Some([]) => Vec::new(),
+            naming => self.store.link_bodies(project, naming).await?,
+        };
+        Judged::new(targets, bodies)
     }
 
     /// The links report of a project (agent or admin): every placeholder of every post's
@@ -344,7 +409,7 @@ impl Service {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
         let params = request.into().into_params()?;
-        let judged = self.judged(project).await?;
+        let judged = self.judged(project, Scope::of(filter)).await?;
         let matching = judged
             .marks
             .iter()
@@ -376,7 +441,7 @@ impl Service {
     ) -> Result<Vec<LinkEntry>> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
-        let judged = self.judged(project).await?;
+        let judged = self.judged(project, Scope::All).await?;
         if judged.targets.post(id).is_none() {
             return Err(Error::NotFound(NotFound::Blog));
         }
@@ -397,7 +462,7 @@ impl Service {
     ) -> Result<BacklinkList> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
-        let judged = self.judged(project).await?;
+        let judged = self.judged(project, Scope::Naming(id)).await?;
         let Some(post) = judged.targets.post(id) else {
             return Err(Error::NotFound(NotFound::Blog));
         };
@@ -472,7 +537,7 @@ impl Service {
     pub async fn link_summary(&self, caller: &Caller, project: ProjectId) -> Result<LinkSummary> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
-        let judged = self.judged(project).await?;
+        let judged = self.judged(project, Scope::Broken).await?;
         let mut summary = LinkSummary {
             posts_with_broken_links: 0,
             broken_links: 0,
@@ -513,7 +578,7 @@ impl Service {
         if found.is_empty() {
             return Ok(Vec::new());
         }
-        let sources = self.store.link_sources(project).await?;
+        let sources = self.store.link_targets(project).await?;
         let targets = LinkTargets::new(sources.posts, sources.aliases, self.now());
         let Some(post) = targets.post(id) else {
             return Ok(Vec::new());

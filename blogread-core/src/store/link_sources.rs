@@ -1,6 +1,8 @@
 //! What a store reads for the links report (`docs/management-api.md#links`): the project's
 //! posts as link targets, its aliases, and the placeholders of every body its posts hold.
-//! The states are judged by the service (`links::report`), the same for every store.
+//! The states are judged by the service (`links::report`), the same for every store. A store
+//! also lists the distinct slugs its bodies name, and reads only the bodies naming given
+//! slugs: the report judges each slug once and reads the bodies of the broken ones.
 
 use crate::domain::BlogId;
 use crate::links::report::{Found, LinkTarget};
@@ -62,15 +64,19 @@ impl BodyPlaceholders {
     }
 }
 
-/// Everything the links report of a project reads, from one store call.
+/// What the links report judges placeholders against: a project's posts and aliases.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LinkSources {
+pub struct LinkTargetSources {
     /// Every post of the project.
     pub posts: Vec<LinkTarget>,
     /// Every alias (old public slug) of the project, with its post.
     pub aliases: Vec<(String, BlogId)>,
-    /// The bodies that hold placeholders, in no particular order (the report orders them).
-    pub bodies: Vec<BodyPlaceholders>,
+}
+
+/// Whether `found` names a slug of `naming` (`None` there: a malformed placeholder, which
+/// names none): what [`Store::link_bodies`](super::Store::link_bodies) filters by.
+pub fn names_any(found: &[Found], naming: &[Option<String>]) -> bool {
+    found.iter().any(|f| naming.contains(&f.slug))
 }
 
 /// `blog` as a link target.

@@ -6,7 +6,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use async_trait::async_trait;
 
-use super::link_sources::{self, BodyPlaceholders, LinkSources};
+use super::link_sources::{self, BodyCopy, BodyPlaceholders, LinkTargetSources};
 use super::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use super::{
     BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, ManagedPage, PageQuery, ProjectChange,
@@ -20,6 +20,7 @@ use crate::domain::{
     StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
+use crate::links::report::{Found, LinkTarget};
 use crate::links::{CompiledBody, LinkTemplate};
 
 #[derive(Default)]
@@ -266,6 +267,24 @@ impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The placeholders of every body of `project`'s posts that holds any, computed on each
+    /// call (the memory store keeps no index).
+    fn project_placeholders(&self, project: ProjectId) -> Vec<(BlogId, BodyCopy, Vec<Found>)> {
+        let inner = self.read();
+        let mut out = Vec::new();
+        for blog in inner.blogs.values().filter(|b| b.project_id == project) {
+            for (copy, body) in link_sources::bodies_of(blog) {
+                let found = body
+                    .map(crate::links::report::placeholders)
+                    .unwrap_or_default();
+                if !found.is_empty() {
+                    out.push((blog.id, copy, found));
+                }
+            }
+        }
+        out
     }
 
     fn read(&self) -> RwLockReadGuard<'_, Inner> {
@@ -1033,38 +1052,46 @@ impl Store for MemoryStore {
         Ok(true)
     }
 
-    async fn link_sources(&self, project: ProjectId) -> Result<LinkSources> {
+    async fn link_targets(&self, project: ProjectId) -> Result<LinkTargetSources> {
         let inner = self.read();
-        let mut blogs: Vec<&Blog> = inner
+        let mut posts: Vec<LinkTarget> = inner
             .blogs
             .values()
             .filter(|b| b.project_id == project)
+            .map(link_sources::target_of)
             .collect();
-        blogs.sort_by_key(|b| b.id);
-        let mut sources = LinkSources {
-            posts: blogs.iter().map(|b| link_sources::target_of(b)).collect(),
-            ..LinkSources::default()
-        };
-        sources.aliases = inner
+        posts.sort_by_key(|p| p.id);
+        let mut aliases: Vec<(String, BlogId)> = inner
             .aliases
             .iter()
             .filter(|((p, _), _)| *p == project)
             .map(|((_, alias), (blog, _))| (alias.clone(), *blog))
             .collect();
-        sources.aliases.sort();
-        // Computed on each call: the memory store keeps no index.
-        for blog in blogs {
-            for (copy, body) in link_sources::bodies_of(blog) {
-                let found = body
-                    .map(crate::links::report::placeholders)
-                    .unwrap_or_default();
-                if !found.is_empty() {
-                    sources
-                        .bodies
-                        .push(BodyPlaceholders::new(blog.id, copy, &found));
-                }
-            }
-        }
-        Ok(sources)
+        aliases.sort();
+        Ok(LinkTargetSources { posts, aliases })
+    }
+
+    async fn linked_slugs(&self, project: ProjectId) -> Result<Vec<Option<String>>> {
+        let mut slugs: Vec<Option<String>> = self
+            .project_placeholders(project)
+            .into_iter()
+            .flat_map(|(_, _, found)| found.into_iter().map(|f| f.slug))
+            .collect();
+        slugs.sort();
+        slugs.dedup();
+        Ok(slugs)
+    }
+
+    async fn link_bodies(
+        &self,
+        project: ProjectId,
+        naming: Option<&[Option<String>]>,
+    ) -> Result<Vec<BodyPlaceholders>> {
+        Ok(self
+            .project_placeholders(project)
+            .into_iter()
+            .filter(|(_, _, found)| naming.is_none_or(|n| link_sources::names_any(found, n)))
+            .map(|(id, copy, found)| BodyPlaceholders::new(id, copy, &found))
+            .collect())
     }
 }

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub use database_url::redact_database_url;
-pub use link_sources::{BodyCopy, BodyPlaceholders, LinkSources};
+pub use link_sources::{BodyCopy, BodyPlaceholders, LinkTargetSources, names_any};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
@@ -490,11 +490,26 @@ pub trait Store: Send + Sync + 'static {
 
     // ---- links report ----
 
-    /// What the links report of `project` reads (see [`LinkSources`]): every post as a link
-    /// target, every alias, and the placeholders of every body a post holds (its working
-    /// copy, and its published or scheduled snapshot), as `links::report::placeholders`
-    /// lists them. Each of the three may be read apart (the SQL stores read each with one
-    /// statement): a write between them shows in the next report, and a body whose post is
-    /// not among the targets is left out of the report.
-    async fn link_sources(&self, project: ProjectId) -> Result<LinkSources>;
+    /// Every post of `project` as a link target, and every alias (old public slug) with its
+    /// post: what the links report judges placeholders against.
+    async fn link_targets(&self, project: ProjectId) -> Result<LinkTargetSources>;
+
+    /// The distinct slugs named by the placeholders of the bodies of `project`'s posts, as
+    /// `links::report::placeholders` reads them (`None` for a malformed placeholder), in no
+    /// particular order.
+    async fn linked_slugs(&self, project: ProjectId) -> Result<Vec<Option<String>>>;
+
+    /// The placeholders of the bodies of `project`'s posts (each post's working copy, and
+    /// its published or scheduled snapshot), as `links::report::placeholders` lists them:
+    /// every body that holds any (`naming` is `None`), or only those holding one that names
+    /// a slug of `naming` (see [`names_any`]). In no particular order.
+    ///
+    /// The report reads the targets, the slugs and the bodies apart (the SQL stores read
+    /// each with one statement): a write between them shows in the next report, and a body
+    /// whose post is not among the targets is left out of it.
+    async fn link_bodies(
+        &self,
+        project: ProjectId,
+        naming: Option<&[Option<String>]>,
+    ) -> Result<Vec<BodyPlaceholders>>;
 }

@@ -117,6 +117,10 @@ impl SqlDialect for PostgresDialect {
         sql::stamp_linkers!("SELECT jsonb_array_elements_text($3::jsonb)");
     const CHANGE_ALIASES: &'static str =
         sql::change_aliases!("SELECT (jsonb_array_elements_text($1::jsonb))::uuid");
+    const PUT_PLACEHOLDER_SLUGS: &'static str =
+        sql::put_placeholder_slugs!("jsonb_array_elements_text($2::jsonb) AS t(value)");
+    const PLACEHOLDERS_NAMING: &'static str =
+        sql::placeholders_naming!("jsonb_array_elements_text($2::jsonb) AS t(value)");
     const RAISE_CHANGES_FLOOR: &'static str = sql::raise_changes_floor!("GREATEST");
 
     /// A plain `BEGIN`. PostgreSQL accepts `ROLLBACK` in any state of a live connection, so a

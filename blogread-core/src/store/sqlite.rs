@@ -180,6 +180,8 @@ impl SqlDialect for SqliteDialect {
     const LOCK_PROJECT: &'static str = "SELECT change_seq FROM projects WHERE id = $1";
     const STAMP_LINKERS: &'static str = sql::stamp_linkers!("SELECT value FROM json_each($3)");
     const CHANGE_ALIASES: &'static str = sql::change_aliases!("SELECT value FROM json_each($1)");
+    const PUT_PLACEHOLDER_SLUGS: &'static str = sql::put_placeholder_slugs!("json_each($2)");
+    const PLACEHOLDERS_NAMING: &'static str = sql::placeholders_naming!("json_each($2)");
     const RAISE_CHANGES_FLOOR: &'static str = sql::raise_changes_floor!("max");
 
     /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.

@@ -22,10 +22,11 @@ pub use super::changes_contract::{
     the_changes_feed_names_what_changed_and_only_that,
 };
 pub use super::links_contract::{
-    backlinks_name_the_posts_linking_by_slug_or_alias,
+    BEFORE_THE_SLUG_INDEX, backlinks_name_the_posts_linking_by_slug_or_alias,
     links_report_follows_edits_and_target_changes,
     links_report_gives_each_placeholder_its_targets_state,
-    publish_answers_carry_the_unresolved_links,
+    publish_answers_carry_the_unresolved_links, reports_read_by_slug_agree_with_the_whole_report,
+    the_slug_index_migration_indexes_the_stored_lists,
 };
 
 fn fresh<T: serde::de::DeserializeOwned>(c: Conditional<Answer<T>>) -> T {
@@ -2333,6 +2334,7 @@ macro_rules! store_contract_tests {
             links_report_follows_edits_and_target_changes,
             backlinks_name_the_posts_linking_by_slug_or_alias,
             publish_answers_carry_the_unresolved_links,
+            reports_read_by_slug_agree_with_the_whole_report,
         );
     };
     ($make:expr) => {

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use crate::clock::Clock;
 use crate::domain::{BlogInput, ManagedBlog, Timestamp};
-use crate::links::report::{LinkState, Place};
+use crate::links::report::{LinkState, LinkTargets, Place};
 use crate::read::ListParams;
 use crate::service::{LinkEntry, LinkFilter};
 use crate::store::{BodyCopy, Store};
@@ -315,4 +316,212 @@ pub async fn publish_answers_carry_the_unresolved_links(store: Arc<dyn Store>) {
         .await
         .expect("re-sync");
     assert!(resync.unresolved_links.is_empty());
+}
+
+/// The report as read through the slug index (the broken list, the summary, backlinks, each
+/// reading only the bodies naming the slugs they need) agrees with the whole report judged
+/// body by body, after every step of a sequence that edits bodies, renames, schedules,
+/// unpublishes and deletes targets and linkers.
+pub async fn reports_read_by_slug_agree_with_the_whole_report(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    let renamed = targets(&f).await;
+    let a = f.published("a", "A", LINKER).await;
+    // A placeholder inside a link whose target does not resolve takes its state, so its
+    // body is read for the broken list although its own slug resolves.
+    let b = f
+        .published(
+            "b",
+            "B",
+            r#"<a href="[INTERNAL:draft-t]">[INTERNAL:pub-t]</a> <a href="[INTERNAL:a]">[INTERNAL:b]</a>"#,
+        )
+        .await;
+    let c = f
+        .draft("c", "C", "<p>[INTERNAL:new-name] [INTERNAL: A ]</p>")
+        .await;
+    // Broken by a malformed placeholder alone.
+    f.published("d", "D", "<p>[INTERNAL:a] [INTERNAL:Bad_Slug]</p>")
+        .await;
+    check_against_whole_report(&f, "at first").await;
+
+    edit(
+        &f,
+        &a,
+        BlogInput {
+            content: Some("<p>[INTERNAL:c] [INTERNAL:typo]</p>".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    check_against_whole_report(&f, "a's working copy edited").await;
+    f.publish(&a, None).await;
+    check_against_whole_report(&f, "a re-synced").await;
+    f.publish(&c, None).await;
+    check_against_whole_report(&f, "c published").await;
+    edit(
+        &f,
+        &renamed,
+        BlogInput {
+            slug: Some("newer-name".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    f.publish(&renamed, None).await;
+    check_against_whole_report(&f, "a target renamed again").await;
+    f.clock
+        .set(Timestamp::parse("2026-06-01T00:00:01Z").unwrap());
+    check_against_whole_report(&f, "the scheduled target went live").await;
+    f.service
+        .unpublish_blog(&f.admin, f.project, blog_id(&c))
+        .await
+        .expect("unpublish");
+    check_against_whole_report(&f, "c unpublished").await;
+    f.service
+        .delete_blog(&f.admin, f.project, blog_id(&b))
+        .await
+        .expect("delete");
+    check_against_whole_report(&f, "the linker b deleted").await;
+    edit(
+        &f,
+        &a,
+        BlogInput {
+            content: Some("<p>no links</p>".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    f.publish(&a, None).await;
+    check_against_whole_report(&f, "a's links removed").await;
+}
+
+/// Checks the broken list, the summary and every post's backlinks against the whole report.
+async fn check_against_whole_report(f: &Fixture, step: &str) {
+    let (all, _) = report(f, LinkFilter::All, 1000, 0).await;
+    let (broken, total) = report(f, LinkFilter::Broken, 1000, 0).await;
+    let expected: Vec<LinkEntry> = all.iter().filter(|e| e.is_broken()).cloned().collect();
+    assert_eq!(broken, expected, "{step}: the broken list");
+    assert_eq!(total, expected.len() as u64, "{step}: its total");
+
+    let summary = f.service.link_summary(&f.admin, f.project).await.unwrap();
+    let posts = f
+        .service
+        .blogs(&f.admin, f.project, None, ListParams::default())
+        .await
+        .unwrap()
+        .blogs;
+    let live = |id| {
+        posts
+            .iter()
+            .any(|p| p.id == id && p.status == crate::domain::BlogStatus::Published)
+    };
+    let public_broken: Vec<&LinkEntry> = expected
+        .iter()
+        .filter(|e| e.copy == BodyCopy::Published && live(e.blog_id))
+        .collect();
+    let mut holders: Vec<_> = public_broken.iter().map(|e| e.blog_id).collect();
+    holders.dedup();
+    assert_eq!(
+        (summary.posts_with_broken_links, summary.broken_links),
+        (holders.len() as u64, public_broken.len() as u64),
+        "{step}: the summary"
+    );
+
+    let sources = f.service.store().link_targets(f.project).await.unwrap();
+    let targets = LinkTargets::new(sources.posts, sources.aliases, f.clock.now());
+    for post in targets.posts() {
+        let list = f
+            .service
+            .backlinks(&f.admin, f.project, post.id)
+            .await
+            .expect("backlinks");
+        let mut names: Vec<String> = vec![post.slug.clone()];
+        names.extend(post.public.as_ref().map(|(slug, _)| slug.clone()));
+        names.extend(targets.aliases_of(post.id).into_iter().map(str::to_owned));
+        let mut expected: Vec<(crate::domain::BlogId, BodyCopy, Vec<String>, u32)> = Vec::new();
+        for e in all
+            .iter()
+            .filter(|e| e.slug.as_ref().is_some_and(|s| names.contains(s)))
+        {
+            match expected.last_mut() {
+                Some((id, copy, written, resolved)) if *id == e.blog_id && *copy == e.copy => {
+                    written.push(e.placeholder.clone());
+                    *resolved += u32::from(!e.is_broken());
+                }
+                _ => expected.push((
+                    e.blog_id,
+                    e.copy,
+                    vec![e.placeholder.clone()],
+                    u32::from(!e.is_broken()),
+                )),
+            }
+        }
+        let seen: Vec<_> = list
+            .backlinks
+            .iter()
+            .map(|b| (b.blog_id, b.copy, b.placeholders.clone(), b.resolved))
+            .collect();
+        assert_eq!(seen, expected, "{step}: the backlinks of {}", post.slug);
+    }
+}
+
+/// What a store's slug index answers for `project`: the distinct slugs, sorted, and for
+/// each, the bodies naming it, sorted.
+async fn slug_index(
+    store: &dyn Store,
+    project: crate::domain::ProjectId,
+) -> Vec<(Option<String>, Vec<(crate::domain::BlogId, BodyCopy)>)> {
+    let mut slugs = store.linked_slugs(project).await.expect("slugs");
+    slugs.sort();
+    let mut out = Vec::new();
+    for slug in slugs {
+        let mut bodies: Vec<_> = store
+            .link_bodies(project, Some(std::slice::from_ref(&slug)))
+            .await
+            .expect("bodies")
+            .into_iter()
+            .map(|b| (b.blog_id, b.copy))
+            .collect();
+        bodies.sort();
+        out.push((slug, bodies));
+    }
+    out
+}
+
+/// Takes a database back to before the slug index: its table and its migration's record go,
+/// the stored lists stay.
+pub const BEFORE_THE_SLUG_INDEX: &str =
+    "DROP TABLE blog_placeholder_slugs; DELETE FROM _sqlx_migrations WHERE version = 12;";
+
+/// A database upgraded to the slug index (its migration run on the lists stored before it)
+/// answers as one written with it: `downgrade` runs [`BEFORE_THE_SLUG_INDEX`] on the
+/// database, and `reopen` opens the store again, running the migration.
+pub async fn the_slug_index_migration_indexes_the_stored_lists<D, DF, R, RF>(
+    store: Arc<dyn Store>,
+    downgrade: D,
+    reopen: R,
+) where
+    D: FnOnce() -> DF,
+    DF: std::future::Future<Output = ()>,
+    R: FnOnce() -> RF,
+    RF: std::future::Future<Output = Arc<dyn Store>>,
+{
+    let f = Fixture::new(store.clone(), None).await;
+    targets(&f).await;
+    f.published("a", "A", LINKER).await;
+    f.published("d", "D", "<p>[INTERNAL:a] [INTERNAL:Bad_Slug]</p>")
+        .await;
+    let c = f
+        .draft(
+            "c",
+            "C",
+            r#"<a href="[INTERNAL:nothing]">[INTERNAL: A ]</a>"#,
+        )
+        .await;
+    f.publish(&c, None).await;
+    let before = slug_index(store.as_ref(), f.project).await;
+    assert!(before.len() >= 8, "{before:?}");
+    assert!(before.iter().any(|(slug, _)| slug.is_none()), "malformed");
+    downgrade().await;
+    let upgraded = reopen().await;
+    assert_eq!(slug_index(upgraded.as_ref(), f.project).await, before);
 }

@@ -50,6 +50,13 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// `queries::stamp_linkers!` with the dialect's rows of a JSON array of texts.
     const STAMP_LINKERS: &'static str;
 
+    /// `links_report::put_placeholder_slugs!` with the dialect's rows of a JSON array of
+    /// texts.
+    const PUT_PLACEHOLDER_SLUGS: &'static str;
+
+    /// `links_report::placeholders_naming!` with the dialect's rows of a JSON array of texts.
+    const PLACEHOLDERS_NAMING: &'static str;
+
     /// `queries::change_aliases!` with the dialect's rows of a JSON array of ids.
     const CHANGE_ALIASES: &'static str;
 

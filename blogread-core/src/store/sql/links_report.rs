@@ -3,6 +3,7 @@
 //! `SqlStore`'s (`store.rs`), where the database bounds are written once.
 
 use crate::domain::Blog;
+use crate::links::report::Found;
 use crate::store::link_sources::{BodyCopy, bodies_of};
 
 /// Every post of project `$1` as a link target: id, status, working slug and title, public
@@ -36,6 +37,59 @@ pub(super) const DELETE_PLACEHOLDERS: &str =
 pub(super) const PUT_PLACEHOLDERS: &str = "INSERT INTO blog_placeholders (blog_id, project_id, copy, \
      placeholders) VALUES ($1, $2, $3, $4) ON CONFLICT (blog_id, copy) DO UPDATE \
      SET placeholders = excluded.placeholders";
+/// The distinct slugs named by the placeholders of project `$1`'s bodies ('' for a
+/// malformed placeholder). One range of `blog_placeholder_slugs`' key.
+pub(super) const LINKED_SLUGS: &str =
+    "SELECT DISTINCT slug FROM blog_placeholder_slugs WHERE project_id = $1";
+/// Forgets the slugs of body `$2` of post `$1`.
+pub(super) const DELETE_PLACEHOLDER_SLUGS: &str =
+    "DELETE FROM blog_placeholder_slugs WHERE blog_id = $1 AND copy = $2";
+/// Indexes the slugs of body `$4` of post `$3` (project `$1`): `$2`, a JSON array of
+/// distinct texts, given as `$texts` (the dialect's rows of it, one column `value`).
+macro_rules! put_placeholder_slugs {
+    ($texts:expr) => {
+        concat!(
+            "INSERT INTO blog_placeholder_slugs (project_id, slug, blog_id, copy) \
+             SELECT $1, value, $3, $4 FROM ",
+            $texts
+        )
+    };
+}
+pub(crate) use put_placeholder_slugs;
+/// The stored lists (`PlaceholdersRow`s) of project `$1`'s bodies that name a slug of `$2`,
+/// a JSON array of texts given as `$texts` (the dialect's rows of it, one column `value`):
+/// found by slug in `blog_placeholder_slugs`, then each read by its key.
+macro_rules! placeholders_naming {
+    ($texts:expr) => {
+        concat!(
+            "SELECT p.blog_id, p.copy, p.placeholders FROM \
+             (SELECT DISTINCT blog_id, copy FROM blog_placeholder_slugs \
+             WHERE project_id = $1 AND slug IN (SELECT value FROM ",
+            $texts,
+            ")) s JOIN blog_placeholders p ON p.blog_id = s.blog_id AND p.copy = s.copy"
+        )
+    };
+}
+pub(crate) use placeholders_naming;
+
+/// The distinct slugs that `found` names, as `blog_placeholder_slugs` holds them ('' for a
+/// malformed placeholder), as a JSON array.
+pub(super) fn slugs_json(found: &[Found]) -> String {
+    let mut slugs: Vec<&str> = found
+        .iter()
+        .map(|f| f.slug.as_deref().unwrap_or(""))
+        .collect();
+    slugs.sort_unstable();
+    slugs.dedup();
+    serde_json::to_string(&slugs).unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// `names` as the JSON array of texts that [`placeholders_naming`] binds ('' for `None`).
+pub(super) fn names_json(names: &[Option<String>]) -> String {
+    let names: Vec<&str> = names.iter().map(|n| n.as_deref().unwrap_or("")).collect();
+    serde_json::to_string(&names).unwrap_or_else(|_| "[]".to_owned())
+}
+
 /// Whether the bodies stored before the index existed are indexed.
 pub(super) const PLACEHOLDERS_INDEXED: &str = "SELECT placeholders_indexed FROM blogread_meta";
 /// Records that they are.

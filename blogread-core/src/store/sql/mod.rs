@@ -31,6 +31,7 @@ mod values;
 
 pub(crate) use dialect::SqlDialect;
 pub(crate) use errors::storage;
+pub(crate) use links_report::{placeholders_naming, put_placeholder_slugs};
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
 pub(crate) use queries::{

@@ -31,13 +31,14 @@ macro_rules! positional_rows {
 
             #[cfg(feature = "sqlite")]
             fn from_rusqlite(row: &rusqlite::Row<'_>, (): &()) -> rusqlite::Result<Self> {
-                Ok(($(row.get($at)?),+))
+                Ok(($(row.get($at)?,)+))
             }
         }
     )+};
 }
 
 positional_rows! {
+    (String,) => (0);
     (String, String) => (0, 1);
     (String, String, String) => (0, 1, 2);
     (String, i64, i64) => (0, 1, 2);

@@ -20,8 +20,9 @@ use sqlx::{ColumnIndex, Database, Executor, IntoArguments};
 use super::dialect::SqlDialect;
 use super::errors::{corrupt, storage, write_error};
 use super::links_report::{
-    ALL_BODIES_AFTER, DELETE_PLACEHOLDERS, HeldBodies, LINK_ALIASES, LINK_TARGETS, PLACEHOLDERS,
-    PLACEHOLDERS_INDEXED, PUT_PLACEHOLDERS, PlaceholdersRow, SET_PLACEHOLDERS_INDEXED, TargetRow,
+    ALL_BODIES_AFTER, DELETE_PLACEHOLDER_SLUGS, DELETE_PLACEHOLDERS, HeldBodies, LINK_ALIASES,
+    LINK_TARGETS, LINKED_SLUGS, PLACEHOLDERS, PLACEHOLDERS_INDEXED, PUT_PLACEHOLDERS,
+    PlaceholdersRow, SET_PLACEHOLDERS_INDEXED, TargetRow, names_json, slugs_json,
 };
 use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, count, sql_count};
@@ -47,7 +48,7 @@ use crate::store::connection::{ClosingPool, WriteTx};
 use crate::store::link_sources::{BodyCopy, BodyPlaceholders, bodies_of};
 use crate::store::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use crate::store::{
-    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, LinkSources, ManagedPage, PageQuery,
+    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, LinkTargetSources, ManagedPage, PageQuery,
     ProjectChange, ProjectPage, PublishedPage, Store, StoredChange,
 };
 
@@ -479,17 +480,35 @@ where
     where
         R: QuickRow + for<'r> sqlx::FromRow<'r, <D::Db as Database>::Row> + Send + Unpin + 'static,
     {
+        self.report_rows_with(sql, project, None).await
+    }
+
+    /// [`SqlStore::report_rows`] with a second parameter, the text `$2`.
+    async fn report_rows_with<R>(
+        &self,
+        sql: &'static str,
+        project: DbId,
+        text: Option<String>,
+    ) -> Result<Vec<R>>
+    where
+        R: QuickRow + for<'r> sqlx::FromRow<'r, <D::Db as Database>::Row> + Send + Unpin + 'static,
+    {
         let dialect = self.dialect.clone();
-        let quick =
-            tokio::task::spawn_blocking(move || dialect.quick_rows::<R>(sql, &[Bind::Id(project)]))
-                .await
-                .ok()
-                .flatten();
+        let owned = text.clone();
+        let quick = tokio::task::spawn_blocking(move || {
+            let mut binds = vec![Bind::Id(project)];
+            binds.extend(owned.as_deref().map(Bind::Text));
+            dialect.quick_rows::<R>(sql, &binds)
+        })
+        .await
+        .ok()
+        .flatten();
         if let Some(rows) = quick {
             return Ok(rows);
         }
-        sqlx::query_as(sql)
-            .bind(project)
+        let mut binds = vec![Bind::Id(project)];
+        binds.extend(text.as_deref().map(Bind::Text));
+        bind_all(sqlx::query_as(sql), &binds)
             .fetch_all(&self.read)
             .await
             .map_err(storage)
@@ -811,11 +830,27 @@ where
                 .await
                 .map_err(storage)?;
         } else {
+            // The list, then its slugs: the old slugs go (the list's row stays, so they do
+            // not cascade) and the new ones come in one statement.
             sqlx::query(PUT_PLACEHOLDERS)
                 .bind(DbId::from(id))
                 .bind(project)
                 .bind(copy.as_str().to_owned())
                 .bind(report::to_stored(&found))
+                .execute(&mut **tx)
+                .await
+                .map_err(storage)?;
+            sqlx::query(DELETE_PLACEHOLDER_SLUGS)
+                .bind(DbId::from(id))
+                .bind(copy.as_str().to_owned())
+                .execute(&mut **tx)
+                .await
+                .map_err(storage)?;
+            sqlx::query(D::PUT_PLACEHOLDER_SLUGS)
+                .bind(project)
+                .bind(slugs_json(&found))
+                .bind(DbId::from(id))
+                .bind(copy.as_str().to_owned())
                 .execute(&mut **tx)
                 .await
                 .map_err(storage)?;
@@ -875,11 +910,11 @@ where
         Ok(done)
     }
 
-    /// What the links report of `project` reads.
-    pub(crate) async fn read_link_sources(
+    /// Every post of `project` as a link target, and every alias.
+    pub(crate) async fn read_link_targets(
         &self,
         project: crate::domain::ProjectId,
-    ) -> Result<LinkSources> {
+    ) -> Result<LinkTargetSources> {
         let project = DbId::from(project);
         let rows: Vec<TargetRow> = self.report_rows(LINK_TARGETS, project).await?;
         let mut posts = Vec::with_capacity(rows.len());
@@ -900,7 +935,43 @@ where
                 go_live,
             });
         }
-        let stored: Vec<PlaceholdersRow> = self.report_rows(PLACEHOLDERS, project).await?;
+        let aliases: Vec<(String, DbId)> = self.report_rows(LINK_ALIASES, project).await?;
+        Ok(LinkTargetSources {
+            posts,
+            aliases: aliases
+                .into_iter()
+                .map(|(alias, id)| (alias, BlogId::from_uuid(id.0)))
+                .collect(),
+        })
+    }
+
+    /// The distinct slugs the placeholders of `project`'s bodies name.
+    pub(crate) async fn read_linked_slugs(
+        &self,
+        project: crate::domain::ProjectId,
+    ) -> Result<Vec<Option<String>>> {
+        let rows: Vec<(String,)> = self.report_rows(LINKED_SLUGS, DbId::from(project)).await?;
+        Ok(rows
+            .into_iter()
+            .map(|(slug,)| Some(slug).filter(|s| !s.is_empty()))
+            .collect())
+    }
+
+    /// The placeholder lists of `project`'s bodies: all, or those naming a slug of `naming`.
+    pub(crate) async fn read_link_bodies(
+        &self,
+        project: crate::domain::ProjectId,
+        naming: Option<&[Option<String>]>,
+    ) -> Result<Vec<BodyPlaceholders>> {
+        let project = DbId::from(project);
+        let stored: Vec<PlaceholdersRow> = match naming {
+            None => self.report_rows(PLACEHOLDERS, project).await?,
+            Some([]) => Vec::new(),
+            Some(names) => {
+                self.report_rows_with(D::PLACEHOLDERS_NAMING, project, Some(names_json(names)))
+                    .await?
+            }
+        };
         let mut bodies = Vec::with_capacity(stored.len());
         for (id, copy_name, list) in stored {
             let copy = BodyCopy::parse(&copy_name)
@@ -911,15 +982,7 @@ where
                 stored: list,
             });
         }
-        let aliases: Vec<(String, DbId)> = self.report_rows(LINK_ALIASES, project).await?;
-        Ok(LinkSources {
-            posts,
-            aliases: aliases
-                .into_iter()
-                .map(|(alias, id)| (alias, BlogId::from_uuid(id.0)))
-                .collect(),
-            bodies,
-        })
+        Ok(bodies)
     }
 }
 
@@ -1854,7 +1917,19 @@ where
         tx.finish(result).await
     }
 
-    async fn link_sources(&self, project: ProjectId) -> Result<LinkSources> {
-        self.read_link_sources(project).await
+    async fn link_targets(&self, project: ProjectId) -> Result<LinkTargetSources> {
+        self.read_link_targets(project).await
+    }
+
+    async fn linked_slugs(&self, project: ProjectId) -> Result<Vec<Option<String>>> {
+        self.read_linked_slugs(project).await
+    }
+
+    async fn link_bodies(
+        &self,
+        project: ProjectId,
+        naming: Option<&[Option<String>]>,
+    ) -> Result<Vec<BodyPlaceholders>> {
+        self.read_link_bodies(project, naming).await
     }
 }
