@@ -219,8 +219,8 @@ const POSTS: &[Post] = &[
         title: "Unpublishing without broken links",
         category: "Content",
         tags: &["links", "workflow"],
-        excerpt: "Links to a post that goes away turn back into plain text.",
-        lead: "When a post is unpublished, links to it from other posts are dropped at the next build, and their text stays.",
+        excerpt: "Links to a post that goes away are dropped, and the admin pages say so first.",
+        lead: "When a post is unpublished, links to it from other posts are dropped at the next build: a link written around text keeps its text, a bare placeholder goes, and Unpublish asks first when any would.",
     },
     Post {
         slug: "monitoring-the-build-pipeline",

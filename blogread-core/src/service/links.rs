@@ -167,6 +167,8 @@ enum Scope {
     Broken,
     /// The bodies naming the slug (working or public) or an alias of a post.
     Naming(BlogId),
+    /// The bodies of a post.
+    Post(BlogId),
 }
 
 impl Scope {
@@ -388,6 +390,23 @@ impl Service {
                 };
                 (targets, Some(names))
             }
+            Scope::Post(id) => {
+                let targets = self.link_targets(project).await?;
+                // Its own bodies, read with the post: no other body is read.
+                let blog = self
+                    .store
+                    .blog(project, id)
+                    .await?
+                    .ok_or(Error::NotFound(NotFound::Blog))?;
+                let bodies = crate::store::bodies_of(&blog)
+                    .into_iter()
+                    .filter_map(|(copy, body)| {
+                        let found = placeholders(body?);
+                        (!found.is_empty()).then(|| BodyPlaceholders::new(id, copy, &found))
+                    })
+                    .collect();
+                return Judged::new(targets, bodies);
+            }
         };
         let bodies = match naming.as_deref() {
             Some([]) => Vec::new(),
@@ -441,7 +460,7 @@ impl Service {
     ) -> Result<Vec<LinkEntry>> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
-        let judged = self.judged(project, Scope::All).await?;
+        let judged = self.judged(project, Scope::Post(id)).await?;
         if judged.targets.post(id).is_none() {
             return Err(Error::NotFound(NotFound::Blog));
         }

@@ -30,6 +30,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub use database_url::redact_database_url;
+pub(crate) use link_sources::bodies_of;
 pub use link_sources::{BodyCopy, BodyPlaceholders, LinkTargetSources, names_any};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]

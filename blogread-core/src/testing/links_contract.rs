@@ -319,8 +319,8 @@ pub async fn publish_answers_carry_the_unresolved_links(store: Arc<dyn Store>) {
 }
 
 /// The report as read through the slug index (the broken list, the summary, backlinks, each
-/// reading only the bodies naming the slugs they need) agrees with the whole report judged
-/// body by body, after every step of a sequence that edits bodies, renames, schedules,
+/// reading only the bodies naming the slugs they need) and a post's own links (read from its
+/// bodies alone) agree with the whole report judged body by body, after every step of a sequence that edits bodies, renames, schedules,
 /// unpublishes and deletes targets and linkers.
 pub async fn reports_read_by_slug_agree_with_the_whole_report(store: Arc<dyn Store>) {
     let f = Fixture::new(store, None).await;
@@ -461,6 +461,20 @@ async fn check_against_whole_report(f: &Fixture, step: &str) {
             .map(|b| (b.blog_id, b.copy, b.placeholders.clone(), b.resolved))
             .collect();
         assert_eq!(seen, expected, "{step}: the backlinks of {}", post.slug);
+
+        // A post's own links are read from its bodies alone.
+        let own = f
+            .service
+            .blog_links(&f.admin, f.project, post.id)
+            .await
+            .expect("blog links");
+        let mut expected: Vec<LinkEntry> = all
+            .iter()
+            .filter(|e| e.blog_id == post.id)
+            .cloned()
+            .collect();
+        expected.sort_by_key(|e| (!e.is_broken(), e.copy));
+        assert_eq!(own, expected, "{step}: the links of {}", post.slug);
     }
 }
 
