@@ -6,7 +6,8 @@
 //! - `sources_10000`: the store's read of every target and every body's placeholders, which
 //!   `state=all` reads (`state=broken` reads the bodies naming a broken slug only).
 //!
-//! Each run seeds a new SQLite file under the target directory (`blogread-bench/links.db`).
+//! Each run seeds a new SQLite file under the target directory (`blogread-bench/links.db`),
+//! and, under `scripts/with-postgres`, a new PostgreSQL database (the `_postgres` figures).
 #![forbid(unsafe_code)]
 
 use std::hint::black_box;
@@ -20,6 +21,7 @@ use blogread_core::read::ListParams;
 use blogread_core::service::LinkFilter;
 use blogread_core::store::{SqliteStore, Store};
 use blogread_core::testing::Fixture;
+use blogread_core::testing::databases::{DropDatabase, fresh_postgres};
 use criterion::{Criterion, criterion_group, criterion_main};
 use tokio::runtime::Runtime;
 
@@ -76,13 +78,8 @@ fn db_path() -> PathBuf {
     dir.join("links.db")
 }
 
-async fn fixture() -> (Fixture, Arc<dyn Store>) {
-    let path = db_path();
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    let url = format!("sqlite://{}", path.display());
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::connect(&url).await.expect("sqlite"));
+/// Seeds the project of the bench into `store`.
+async fn seeded(store: Arc<dyn Store>) -> Fixture {
     let f = Fixture::new(Arc::clone(&store), Some("https://example.com")).await;
     for i in 0..POSTS {
         store
@@ -90,12 +87,27 @@ async fn fixture() -> (Fixture, Arc<dyn Store>) {
             .await
             .expect("insert");
     }
-    (f, store)
+    f
 }
 
-fn links_report(c: &mut Criterion) {
-    let rt = Runtime::new().expect("runtime");
-    let (f, store) = rt.block_on(fixture());
+async fn sqlite() -> (Fixture, Arc<dyn Store>) {
+    let path = db_path();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let url = format!("sqlite://{}", path.display());
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::connect(&url).await.expect("sqlite"));
+    (seeded(Arc::clone(&store)).await, store)
+}
+
+/// On the PostgreSQL server `BLOGREAD_TEST_POSTGRES_URL` names (`scripts/with-postgres`
+/// gives one), in a database of its own, dropped when the guard goes.
+async fn postgres() -> Option<(Fixture, Arc<dyn Store>, DropDatabase)> {
+    let (store, guard) = fresh_postgres().await?;
+    Some((seeded(Arc::clone(&store)).await, store, guard))
+}
+
+fn bench_store(c: &mut Criterion, rt: &Runtime, name: &str, f: &Fixture, store: &Arc<dyn Store>) {
     let params = || ListParams {
         limit: 50,
         ..Default::default()
@@ -111,8 +123,8 @@ fn links_report(c: &mut Criterion) {
         POSTS / 20 * 2,
         "one broken link in each body of 1 post in 20"
     );
-    c.bench_function("links_report/broken_10000", |b| {
-        b.to_async(&rt).iter(|| async {
+    c.bench_function(&format!("links_report/broken_10000{name}"), |b| {
+        b.to_async(rt).iter(|| async {
             black_box(
                 f.service
                     .links(&f.admin, f.project, LinkFilter::Broken, params())
@@ -121,13 +133,29 @@ fn links_report(c: &mut Criterion) {
             )
         })
     });
-    c.bench_function("links_report/sources_10000", |b| {
-        b.to_async(&rt).iter(|| async {
+    c.bench_function(&format!("links_report/sources_10000{name}"), |b| {
+        b.to_async(rt).iter(|| async {
             let targets = store.link_targets(f.project).await.expect("targets");
             let bodies = store.link_bodies(f.project, None).await.expect("bodies");
             black_box((targets, bodies))
         })
     });
+}
+
+fn links_report(c: &mut Criterion) {
+    let rt = Runtime::new().expect("runtime");
+    let (f, store) = rt.block_on(sqlite());
+    bench_store(c, &rt, "", &f, &store);
+    match rt.block_on(postgres()) {
+        Some((f, store, _guard)) => {
+            bench_store(c, &rt, "_postgres", &f, &store);
+            rt.block_on(store.close());
+        }
+        None => eprintln!(
+            "links_report: no BLOGREAD_TEST_POSTGRES_URL, the PostgreSQL figures are skipped \
+             (run under scripts/with-postgres for them)"
+        ),
+    }
 }
 
 criterion_group!(benches, links_report);
