@@ -105,18 +105,12 @@ async fn sqlite() -> (Fixture, Arc<dyn Store>) {
 /// seeding, as the load benchmark does, so that autovacuum stays idle while measuring and
 /// the index-only scans find the visibility map set, as in a database that has run a while.
 async fn postgres() -> Option<(Fixture, Arc<dyn Store>, DropDatabase)> {
-    use sqlx::Connection as _;
     let (url, guard) = fresh_database().await?;
     let store: Arc<dyn Store> = Arc::new(PostgresStore::connect(&url).await.expect("postgres"));
     let f = seeded(Arc::clone(&store)).await;
-    let mut conn = sqlx::postgres::PgConnection::connect(&url)
-        .await
-        .expect("connect");
-    sqlx::query("VACUUM (ANALYZE)")
-        .execute(&mut conn)
+    blogread_benches::harness::vacuum(&url)
         .await
         .expect("vacuum");
-    conn.close().await.expect("close");
     Some((f, store, guard))
 }
 

@@ -6,4 +6,5 @@
 pub mod client;
 pub mod data;
 pub mod floor;
+pub mod harness;
 pub mod procfs;

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use blogread_benches::data::{self, Spec};
+use blogread_benches::harness;
 use blogread_client::export::{self, ExportOptions, Format};
 use blogread_core::Service;
 use blogread_core::auth::Caller;
@@ -122,25 +123,10 @@ impl Author {
 
 fn main() {
     let cli = Cli::parse();
-    let temp;
-    let dir = match &cli.work_dir {
-        Some(dir) => dir.clone(),
-        None => {
-            temp =
-                std::env::temp_dir().join(format!("blogread-incremental-{}", std::process::id()));
-            temp.clone()
-        }
-    };
-    std::fs::create_dir_all(&dir).expect("work folder");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run(&cli, &dir));
-    if cli.work_dir.is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    let cli = &cli;
+    harness::in_work_dir(cli.work_dir.as_deref(), "incremental", |dir| async move {
+        run(cli, &dir).await
+    });
 }
 
 async fn run(cli: &Cli, dir: &Path) {
@@ -181,12 +167,7 @@ async fn run(cli: &Cli, dir: &Path) {
             .await;
     }
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("addr"));
-    let server = blogread_server::Server::new(service.clone());
-    tokio::spawn(server.serve(listener, std::future::pending::<()>()));
+    let base = harness::serve(service.clone()).await;
 
     // The full export: a new folder each time, no cursor.
     let mut full = Vec::new();

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use blogread_benches::data::{self, Spec};
+use blogread_benches::harness;
 use blogread_core::Service;
 use blogread_core::auth::Caller;
 use blogread_core::domain::{BlogInput, ProjectId};
@@ -62,25 +63,10 @@ async fn build(base: &str, key: &str) -> (Duration, usize) {
 
 fn main() {
     let cli = Cli::parse();
-    let temp;
-    let dir = match &cli.work_dir {
-        Some(dir) => dir.clone(),
-        None => {
-            temp =
-                std::env::temp_dir().join(format!("blogread-first-build-{}", std::process::id()));
-            temp.clone()
-        }
-    };
-    std::fs::create_dir_all(&dir).expect("work folder");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run(&cli, &dir));
-    if cli.work_dir.is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    let cli = &cli;
+    harness::in_work_dir(cli.work_dir.as_deref(), "first-build", |dir| async move {
+        run(cli, &dir).await
+    });
 }
 
 async fn run(cli: &Cli, dir: &std::path::Path) {
@@ -111,26 +97,12 @@ async fn run(cli: &Cli, dir: &std::path::Path) {
     .await
     .expect("seed");
     if url.starts_with("postgres") {
-        // As the load benchmark does: autovacuum stays idle while measuring.
-        use sqlx::Connection as _;
-        let mut conn = sqlx::postgres::PgConnection::connect(&url)
-            .await
-            .expect("connect");
-        sqlx::query("VACUUM (ANALYZE)")
-            .execute(&mut conn)
-            .await
-            .expect("vacuum");
-        conn.close().await.expect("close");
+        harness::vacuum(&url).await.expect("vacuum");
     }
     let key = seeded.keys[0].clone();
     let project: ProjectId = seeded.projects[0].parse().expect("project id");
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("addr"));
-    let server = blogread_server::Server::new(service.clone());
-    tokio::spawn(server.serve(listener, std::future::pending::<()>()));
+    let base = harness::serve(service.clone()).await;
 
     // One build to warm what a running server has warm (connections, page cache).
     build(&base, &key).await;

@@ -366,7 +366,7 @@ fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
             // Otherwise autovacuum works through the fresh rows during the first measurements
             // (its CPU showed up as PostgreSQL's share of the cached reads).
             eprintln!("  VACUUM (ANALYZE), so that autovacuum stays idle while measuring");
-            vacuum(url)
+            blogread_benches::harness::vacuum(url)
                 .await
                 .map_err(|e| format!("vacuuming {}: {e}", shown_url(url)))?;
         }
@@ -380,13 +380,6 @@ fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
         .map_err(|e| e.to_string())?;
     }
     Ok(seeded)
-}
-
-async fn vacuum(url: &str) -> Result<(), sqlx::Error> {
-    use sqlx::Connection as _;
-    let mut conn = sqlx::postgres::PgConnection::connect(url).await?;
-    sqlx::query("VACUUM (ANALYZE)").execute(&mut conn).await?;
-    conn.close().await
 }
 
 fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> {

@@ -30,20 +30,17 @@ pub(crate) type PlaceholdersRow = (super::DbId, String, String);
 /// Every alias of project `$1`: alias, post.
 pub(super) const LINK_ALIASES: &str =
     "SELECT slug, blog_id FROM blog_aliases WHERE project_id = $1 ORDER BY slug";
-/// Forgets body `$2` of post `$1`.
+/// Forgets body `$2` of post `$1` (its slugs go with it, by cascade).
 pub(super) const DELETE_PLACEHOLDERS: &str =
     "DELETE FROM blog_placeholders WHERE blog_id = $1 AND copy = $2";
-/// Indexes body `$3` of post `$1` (project `$2`): its stored list `$4`.
+/// Indexes body `$3` of post `$1` (project `$2`): its stored list `$4` (its old row gone
+/// first, with [`DELETE_PLACEHOLDERS`]).
 pub(super) const PUT_PLACEHOLDERS: &str = "INSERT INTO blog_placeholders (blog_id, project_id, copy, \
-     placeholders) VALUES ($1, $2, $3, $4) ON CONFLICT (blog_id, copy) DO UPDATE \
-     SET placeholders = excluded.placeholders";
+     placeholders) VALUES ($1, $2, $3, $4)";
 /// The distinct slugs named by the placeholders of project `$1`'s bodies ('' for a
 /// malformed placeholder). One range of `blog_placeholder_slugs`' key.
 pub(super) const LINKED_SLUGS: &str =
     "SELECT DISTINCT slug FROM blog_placeholder_slugs WHERE project_id = $1";
-/// Forgets the slugs of body `$2` of post `$1`.
-pub(super) const DELETE_PLACEHOLDER_SLUGS: &str =
-    "DELETE FROM blog_placeholder_slugs WHERE blog_id = $1 AND copy = $2";
 /// Indexes the slugs of body `$4` of post `$3` (project `$1`): `$2`, a JSON array of
 /// distinct texts, given as `$texts` (the dialect's rows of it, one column `value`).
 macro_rules! put_placeholder_slugs {

@@ -20,9 +20,9 @@ use sqlx::{ColumnIndex, Database, Executor, IntoArguments};
 use super::dialect::SqlDialect;
 use super::errors::{corrupt, storage, write_error};
 use super::links_report::{
-    ALL_BODIES_AFTER, DELETE_PLACEHOLDER_SLUGS, DELETE_PLACEHOLDERS, HeldBodies, LINK_ALIASES,
-    LINK_TARGETS, LINKED_SLUGS, PLACEHOLDERS, PLACEHOLDERS_INDEXED, PUT_PLACEHOLDERS,
-    PlaceholdersRow, SET_PLACEHOLDERS_INDEXED, TargetRow, names_json, slugs_json,
+    ALL_BODIES_AFTER, DELETE_PLACEHOLDERS, HeldBodies, LINK_ALIASES, LINK_TARGETS, LINKED_SLUGS,
+    PLACEHOLDERS, PLACEHOLDERS_INDEXED, PUT_PLACEHOLDERS, PlaceholdersRow,
+    SET_PLACEHOLDERS_INDEXED, TargetRow, names_json, slugs_json,
 };
 use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, count, sql_count};
@@ -822,39 +822,33 @@ where
         body: Option<&str>,
     ) -> Result<()> {
         let found = body.map(report::placeholders).unwrap_or_default();
+        // The old list goes, and its slugs with it (by cascade); then the new one and its
+        // slugs come, if the body holds any placeholder.
+        sqlx::query(DELETE_PLACEHOLDERS)
+            .bind(DbId::from(id))
+            .bind(copy.as_str().to_owned())
+            .execute(&mut **tx)
+            .await
+            .map_err(storage)?;
         if found.is_empty() {
-            sqlx::query(DELETE_PLACEHOLDERS)
-                .bind(DbId::from(id))
-                .bind(copy.as_str().to_owned())
-                .execute(&mut **tx)
-                .await
-                .map_err(storage)?;
-        } else {
-            // The list, then its slugs: the old slugs go (the list's row stays, so they do
-            // not cascade) and the new ones come in one statement.
-            sqlx::query(PUT_PLACEHOLDERS)
-                .bind(DbId::from(id))
-                .bind(project)
-                .bind(copy.as_str().to_owned())
-                .bind(report::to_stored(&found))
-                .execute(&mut **tx)
-                .await
-                .map_err(storage)?;
-            sqlx::query(DELETE_PLACEHOLDER_SLUGS)
-                .bind(DbId::from(id))
-                .bind(copy.as_str().to_owned())
-                .execute(&mut **tx)
-                .await
-                .map_err(storage)?;
-            sqlx::query(D::PUT_PLACEHOLDER_SLUGS)
-                .bind(project)
-                .bind(slugs_json(&found))
-                .bind(DbId::from(id))
-                .bind(copy.as_str().to_owned())
-                .execute(&mut **tx)
-                .await
-                .map_err(storage)?;
+            return Ok(());
         }
+        sqlx::query(PUT_PLACEHOLDERS)
+            .bind(DbId::from(id))
+            .bind(project)
+            .bind(copy.as_str().to_owned())
+            .bind(report::to_stored(&found))
+            .execute(&mut **tx)
+            .await
+            .map_err(storage)?;
+        sqlx::query(D::PUT_PLACEHOLDER_SLUGS)
+            .bind(project)
+            .bind(slugs_json(&found))
+            .bind(DbId::from(id))
+            .bind(copy.as_str().to_owned())
+            .execute(&mut **tx)
+            .await
+            .map_err(storage)?;
         Ok(())
     }
 

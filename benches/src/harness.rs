@@ -1,0 +1,49 @@
+//! What the end-to-end benchmark binaries share: a work folder and a runtime to run in, the
+//! real server on loopback, and the vacuum after seeding PostgreSQL.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+
+/// Runs `run` on a two-thread runtime with `work_dir`, or with a new folder of the temporary
+/// directory named after `name` and the process (removed afterwards).
+pub fn in_work_dir<F, Fut>(work_dir: Option<&Path>, name: &str, run: F)
+where
+    F: FnOnce(PathBuf) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let dir = match work_dir {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::temp_dir().join(format!("blogread-{name}-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&dir).expect("work folder");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(run(dir.clone()));
+    if work_dir.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Serves `service` with the real server on a free loopback port; returns its base URL.
+pub async fn serve(service: blogread_core::Service) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let server = blogread_server::Server::new(service);
+    tokio::spawn(server.serve(listener, std::future::pending::<()>()));
+    base
+}
+
+/// `VACUUM (ANALYZE)` on the PostgreSQL database `url` names, after seeding it: otherwise
+/// autovacuum works through the fresh rows during the first measurements, and index-only
+/// scans visit the table until the visibility map is set.
+pub async fn vacuum(url: &str) -> Result<(), sqlx::Error> {
+    use sqlx::Connection as _;
+    let mut conn = sqlx::postgres::PgConnection::connect(url).await?;
+    sqlx::query("VACUUM (ANALYZE)").execute(&mut conn).await?;
+    conn.close().await
+}
