@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use super::link_sources::{self, BodyCopy, BodyPlaceholders, LinkTargetSources};
 use super::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use super::{
-    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, ManagedPage, PageQuery, ProjectChange,
-    ProjectPage, PublishedPage, Store, StoredChange, category_key,
+    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, ManagedPage, PageKeys, PageQuery, PostKey,
+    ProjectChange, ProjectPage, PublishedPage, Store, StoredChange, category_key,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
@@ -231,6 +231,14 @@ impl Inner {
     }
 
     /// Published blogs of a project, sorted newest first with the id tie-break.
+    /// The key of published blog `id`: its id and change number.
+    fn key_of(&self, id: BlogId) -> PostKey {
+        PostKey {
+            id,
+            change: self.change_nos.get(&id).copied().unwrap_or(0),
+        }
+    }
+
     fn published(&self, project: ProjectId) -> Vec<(&Blog, &crate::domain::PublishedSnapshot)> {
         let mut out: Vec<_> = self
             .blogs
@@ -716,6 +724,60 @@ impl Store for MemoryStore {
                 })
                 .collect(),
         })
+    }
+
+    async fn published_page_keys(&self, project: ProjectId, query: &PageQuery) -> Result<PageKeys> {
+        let page = self
+            .published_page(
+                project,
+                &PageQuery {
+                    include_content: false,
+                    ..query.clone()
+                },
+            )
+            .await?;
+        let inner = self.read();
+        Ok(PageKeys {
+            keys: page.blogs.iter().map(|b| inner.key_of(b.id)).collect(),
+            total: page.total,
+        })
+    }
+
+    async fn published_key_by_slug(
+        &self,
+        project: ProjectId,
+        slug: &str,
+    ) -> Result<Option<PostKey>> {
+        let inner = self.read();
+        Ok(inner
+            .blogs
+            .values()
+            .filter(|b| b.project_id == project)
+            .find(|b| {
+                b.state
+                    .snapshot()
+                    .is_some_and(|s| s.fields.slug().as_str() == slug)
+            })
+            .map(|b| inner.key_of(b.id)))
+    }
+
+    async fn published_by_ids(
+        &self,
+        project: ProjectId,
+        ids: &[BlogId],
+        include_content: bool,
+    ) -> Result<Vec<(PostKey, PublishedBlog)>> {
+        let inner = self.read();
+        Ok(ids
+            .iter()
+            .filter_map(|id| inner.blogs.get(id))
+            .filter(|b| b.project_id == project)
+            .filter_map(|b| b.state.snapshot().map(|s| (b, s)))
+            .map(|(b, s)| {
+                let blog = published_blog(b, s, include_content, inner.templates.get(&b.id));
+                (inner.key_of(b.id), blog)
+            })
+            .collect())
     }
 
     async fn published_by_slug(

@@ -156,6 +156,28 @@ pub struct ProjectPage {
     pub total: u64,
 }
 
+/// What names one public answer of a published post exactly: its id and its change number,
+/// which every write that changes the post's public answer (its own snapshot, or the state,
+/// title or URL of a post it links to) replaces with a new one (see the changes feed,
+/// `docs/public-api.md#changes-feed`). The per-post fragment cache is keyed by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PostKey {
+    /// The post.
+    pub id: BlogId,
+    /// Its change number, read in the same statement as whatever is read with it.
+    pub change: u64,
+}
+
+/// The keys of one page of published blogs, in page order, with the total after the filter:
+/// what [`Store::published_page_keys`] reads without touching a body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageKeys {
+    /// The page's posts, sorted as [`PublishedPage::blogs`] is.
+    pub keys: Vec<PostKey>,
+    /// All published blogs matching the filter, independent of limit and offset.
+    pub total: u64,
+}
+
 /// The published blogs of a project to read: one page, after the category filter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageQuery {
@@ -412,6 +434,25 @@ pub trait Store: Send + Sync + 'static {
 
     /// One page of published blogs and the total after the filter.
     async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage>;
+    /// The keys of one page of published blogs (the page [`Store::published_page`] reads for
+    /// the same query, whose `include_content` it ignores) and the total, without reading a
+    /// body.
+    async fn published_page_keys(&self, project: ProjectId, query: &PageQuery) -> Result<PageKeys>;
+    /// The key of the published blog with this published slug, without reading its body.
+    async fn published_key_by_slug(
+        &self,
+        project: ProjectId,
+        slug: &str,
+    ) -> Result<Option<PostKey>>;
+    /// Those of `ids` that are published blogs of the project, in no particular order, each
+    /// with the key read in the same statement, with their bodies when `include_content`
+    /// (as [`Store::published_page`] reads them).
+    async fn published_by_ids(
+        &self,
+        project: ProjectId,
+        ids: &[BlogId],
+        include_content: bool,
+    ) -> Result<Vec<(PostKey, PublishedBlog)>>;
     /// The published blog with this published slug, with its content.
     async fn published_by_slug(
         &self,

@@ -182,6 +182,13 @@ impl SqlDialect for SqliteDialect {
     const CHANGE_ALIASES: &'static str = sql::change_aliases!("SELECT value FROM json_each($1)");
     const PUT_PLACEHOLDER_SLUGS: &'static str = sql::put_placeholder_slugs!("json_each($2)");
     const PLACEHOLDERS_NAMING: &'static str = sql::placeholders_naming!("json_each($2)");
+    const PUBLISHED_BY_IDS: &'static str =
+        sql::published_by_ids!("SELECT value FROM json_each($2)");
+    const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str = sql::published_by_ids!(
+        "SELECT value FROM json_each($2)",
+        sql::body_columns!(),
+        sql::template_join!()
+    );
     const RAISE_CHANGES_FLOOR: &'static str = sql::raise_changes_floor!("max");
 
     /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.

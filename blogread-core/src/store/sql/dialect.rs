@@ -60,6 +60,12 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// `queries::change_aliases!` with the dialect's rows of a JSON array of ids.
     const CHANGE_ALIASES: &'static str;
 
+    /// `queries::published_by_ids!` with the dialect's rows of a JSON array of ids.
+    const PUBLISHED_BY_IDS: &'static str;
+
+    /// [`SqlDialect::PUBLISHED_BY_IDS`] with the bodies.
+    const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str;
+
     /// `queries::raise_changes_floor!` with the dialect's two-argument maximum.
     const RAISE_CHANGES_FLOOR: &'static str;
 

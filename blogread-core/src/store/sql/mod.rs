@@ -35,7 +35,8 @@ pub(crate) use links_report::{placeholders_naming, put_placeholder_slugs};
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
 pub(crate) use queries::{
-    blog_query, change_aliases, due_query, raise_changes_floor, stamp_linkers,
+    blog_query, body_columns, change_aliases, due_query, published_by_ids, published_columns,
+    raise_changes_floor, stamp_linkers, template_join,
 };
 pub(crate) use rows::PublicProjectRow;
 pub use store::SqlStore;

@@ -17,6 +17,14 @@ macro_rules! blog_columns {
     };
 }
 
+/// The key of a published blog for public reads (`KeyRow`): its id and change number, which
+/// the covering indexes of the public reads hold (no body is touched).
+macro_rules! key_columns {
+    () => {
+        "b.id, b.change_no"
+    };
+}
+
 /// The columns of a published blog for public reads (`PublishedRow`), without the body.
 macro_rules! published_columns {
     () => {
@@ -43,12 +51,12 @@ macro_rules! template_join {
     };
 }
 
-/// A page of published blogs with the total: the published columns, then `$content` (the
-/// body column, or nothing).
+/// A page of published blogs with the total: the `$columns` (see [`published_columns!`],
+/// [`key_columns!`]), read through the `$join` if any.
 macro_rules! page_query {
-    ($($content:expr, $join:expr)?) => {
+    ($columns:expr $(, $join:expr)?) => {
         concat!(
-            "SELECT ", published_columns!(), $($content,)?
+            "SELECT ", $columns,
             ", (SELECT published_count FROM projects p WHERE p.id = $1) AS total \
              FROM blogs b", $($join,)? " WHERE b.project_id = $1 AND b.status = 'published' \
              ORDER BY b.published_at DESC, b.id DESC LIMIT $2 OFFSET $3"
@@ -58,9 +66,9 @@ macro_rules! page_query {
 
 /// `page_query!` within one category.
 macro_rules! category_page_query {
-    ($($content:expr, $join:expr)?) => {
+    ($columns:expr $(, $join:expr)?) => {
         concat!(
-            "SELECT ", published_columns!(), $($content,)?
+            "SELECT ", $columns,
             ", (SELECT COUNT(*) FROM blog_categories k WHERE k.project_id = $1 \
              AND k.category_key = $2) AS total \
              FROM blog_categories c JOIN blogs b ON b.id = c.blog_id", $($join,)? " \
@@ -70,14 +78,14 @@ macro_rules! category_page_query {
     };
 }
 
-/// A page of published blogs after a key, for the page index: the published columns, then
-/// `$content`, then the project's content version read in the same statement. `$1` project,
+/// A page of published blogs after a key, for the page index: the `$columns` (as
+/// `page_query!`), then the project's content version read in the same statement. `$1` project,
 /// `$2` limit, `$3` offset after the key, `$4` the key's `published_at`, `$5` its id (the
 /// key `(i64::MAX, any id)` starts at the top).
 macro_rules! keyset_page_query {
-    ($($content:expr, $join:expr)?) => {
+    ($columns:expr $(, $join:expr)?) => {
         concat!(
-            "SELECT ", published_columns!(), $($content,)?
+            "SELECT ", $columns,
             ", (SELECT content_version FROM projects p WHERE p.id = $1) AS version \
              FROM blogs b", $($join,)? " WHERE b.project_id = $1 AND b.status = 'published' \
              AND b.published_at <= $4 AND (b.published_at < $4 OR b.id < $5) \
@@ -89,9 +97,9 @@ macro_rules! keyset_page_query {
 /// `keyset_page_query!` within one category: `$1` project, `$2` category key, `$3` limit,
 /// `$4` offset after the key, `$5` and `$6` the key.
 macro_rules! category_keyset_page_query {
-    ($($content:expr, $join:expr)?) => {
+    ($columns:expr $(, $join:expr)?) => {
         concat!(
-            "SELECT ", published_columns!(), $($content,)?
+            "SELECT ", $columns,
             ", (SELECT content_version FROM projects p WHERE p.id = $1) AS version \
              FROM blog_categories c JOIN blogs b ON b.id = c.blog_id", $($join,)? " \
              WHERE c.project_id = $1 AND c.category_key = $2 \
@@ -457,26 +465,43 @@ pub(crate) const PUT_ALIAS: &str = "INSERT INTO blog_aliases (project_id, slug, 
 // ---- blogs: public reads ----
 
 /// A page of published blogs (`$1` project, `$2` limit, `$3` offset) with the total.
-pub(crate) const PAGE: &str = page_query!();
+pub(crate) const PAGE: &str = page_query!(published_columns!());
 /// [`PAGE`] with the bodies.
-pub(crate) const PAGE_WITH_CONTENT: &str = page_query!(body_columns!(), template_join!());
+pub(crate) const PAGE_WITH_CONTENT: &str = page_query!(
+    concat!(published_columns!(), body_columns!()),
+    template_join!()
+);
 /// A page of published blogs in one category (`$1` project, `$2` category key, `$3` limit,
 /// `$4` offset) with the total.
-pub(crate) const CATEGORY_PAGE: &str = category_page_query!();
+pub(crate) const CATEGORY_PAGE: &str = category_page_query!(published_columns!());
 /// [`CATEGORY_PAGE`] with the bodies.
-pub(crate) const CATEGORY_PAGE_WITH_CONTENT: &str =
-    category_page_query!(body_columns!(), template_join!());
+pub(crate) const CATEGORY_PAGE_WITH_CONTENT: &str = category_page_query!(
+    concat!(published_columns!(), body_columns!()),
+    template_join!()
+);
 /// [`PAGE`] after a key, with the content version (see `keyset_page_query!`).
-pub(crate) const KEYSET_PAGE: &str = keyset_page_query!();
+pub(crate) const KEYSET_PAGE: &str = keyset_page_query!(published_columns!());
 /// [`KEYSET_PAGE`] with the bodies.
-pub(crate) const KEYSET_PAGE_WITH_CONTENT: &str =
-    keyset_page_query!(body_columns!(), template_join!());
+pub(crate) const KEYSET_PAGE_WITH_CONTENT: &str = keyset_page_query!(
+    concat!(published_columns!(), body_columns!()),
+    template_join!()
+);
 /// [`CATEGORY_PAGE`] after a key, with the content version (see
 /// `category_keyset_page_query!`).
-pub(crate) const CATEGORY_KEYSET_PAGE: &str = category_keyset_page_query!();
+pub(crate) const CATEGORY_KEYSET_PAGE: &str = category_keyset_page_query!(published_columns!());
 /// [`CATEGORY_KEYSET_PAGE`] with the bodies.
-pub(crate) const CATEGORY_KEYSET_PAGE_WITH_CONTENT: &str =
-    category_keyset_page_query!(body_columns!(), template_join!());
+pub(crate) const CATEGORY_KEYSET_PAGE_WITH_CONTENT: &str = category_keyset_page_query!(
+    concat!(published_columns!(), body_columns!()),
+    template_join!()
+);
+/// [`PAGE`]'s keys (`KeyRow`s), from the covering index alone.
+pub(crate) const KEYS_PAGE: &str = page_query!(key_columns!());
+/// [`CATEGORY_PAGE`]'s keys.
+pub(crate) const CATEGORY_KEYS_PAGE: &str = category_page_query!(key_columns!());
+/// [`KEYSET_PAGE`]'s keys.
+pub(crate) const KEYSET_KEYS_PAGE: &str = keyset_page_query!(key_columns!());
+/// [`CATEGORY_KEYSET_PAGE`]'s keys.
+pub(crate) const CATEGORY_KEYSET_KEYS_PAGE: &str = category_keyset_page_query!(key_columns!());
 /// The page index's marks of project `$1`'s public list, `$2` the stride: one row with the
 /// content version and the total, joined with every `$2`-th key of the order and its
 /// position `n` (NULL when the list is shorter than the stride). One statement, so the keys,
@@ -512,6 +537,30 @@ pub(crate) const PUBLISHED_BY_SLUG: &str = concat!(
     template_join!(),
     " WHERE b.project_id = $1 AND b.status = 'published' AND b.pub_slug = $2"
 );
+
+/// The key (`KeyRow`) of the published blog of project `$1` with published slug `$2`.
+pub(crate) const PUBLISHED_KEY_BY_SLUG: &str = concat!(
+    "SELECT ",
+    key_columns!(),
+    " FROM blogs b WHERE b.project_id = $1 AND b.status = 'published' AND b.pub_slug = $2"
+);
+/// The published blogs of project `$1` among the ids `$ids` selects (the dialect's rows of
+/// the JSON array `$2`), with their change numbers (`PublishedRow`s): the published columns,
+/// then `$content` (the body columns and their join, or nothing). The change number is read
+/// through the covering index of ids, so that it is of the same statement as the fields
+/// without reading past the bodies.
+macro_rules! published_by_ids {
+    ($ids:expr $(, $content:expr, $join:expr)?) => {
+        concat!(
+            "SELECT ", $crate::store::sql::published_columns!(), $($content,)?
+            ", (SELECT k.change_no FROM blogs k WHERE k.id = b.id) AS change_no FROM blogs b",
+            $($join,)? " WHERE b.project_id = $1 AND b.status = 'published' AND b.id IN (",
+            $ids,
+            ")"
+        )
+    };
+}
+pub(crate) use {body_columns, published_by_ids, published_columns, template_join};
 
 /// The aliases of the published blogs of project `$1`, newest rename first, at most `$2`:
 /// `(from, to)`.

@@ -17,7 +17,7 @@ use crate::domain::{
 };
 use crate::error::Result;
 use crate::links::LinkTemplate;
-use crate::store::category_key;
+use crate::store::{PostKey, category_key};
 
 /// A stored Unix time as a [`Timestamp`]; `what` names the column for the error.
 pub(crate) fn timestamp(what: &'static str, seconds: i64) -> Result<Timestamp> {
@@ -424,6 +424,89 @@ impl super::quick::QuickRow for PublishedRow {
             total: maybe(row, optional[2])?,
             version: maybe(row, optional[3])?,
             change_no: maybe(row, optional[4])?,
+        })
+    }
+}
+
+/// A row of a public page read (`PublishedRow`, `KeyRow`): what the page reads need of it
+/// besides its own columns.
+pub(crate) trait PageRow: super::quick::QuickRow + Send + Unpin {
+    /// The total after the filter, read by the plain page queries.
+    fn total(&self) -> Option<i64>;
+    /// The project's content version, read by the page index's queries.
+    fn version(&self) -> Option<i64>;
+}
+
+impl PageRow for PublishedRow {
+    fn total(&self) -> Option<i64> {
+        self.total
+    }
+    fn version(&self) -> Option<i64> {
+        self.version
+    }
+}
+
+impl PageRow for KeyRow {
+    fn total(&self) -> Option<i64> {
+        self.total
+    }
+    fn version(&self) -> Option<i64> {
+        self.version
+    }
+}
+
+/// A published blog's key for public reads (`queries::key_columns!`); `total` and `version`
+/// as in [`PublishedRow`].
+#[derive(Debug, FromRow)]
+pub(crate) struct KeyRow {
+    id: DbId,
+    change_no: i64,
+    #[sqlx(default)]
+    pub(crate) total: Option<i64>,
+    #[sqlx(default)]
+    pub(crate) version: Option<i64>,
+}
+
+impl KeyRow {
+    pub(crate) fn into_key(self) -> PostKey {
+        PostKey {
+            id: BlogId::from_uuid(self.id.0),
+            change: super::queries::count(self.change_no),
+        }
+    }
+}
+
+impl super::quick::QuickRow for KeyRow {
+    /// Column positions: the id and change number, then total and version when selected.
+    type Layout = ([usize; 2], [Option<usize>; 2]);
+
+    #[cfg(feature = "sqlite")]
+    fn layout(stmt: &rusqlite::Statement<'_>) -> rusqlite::Result<Self::Layout> {
+        Ok((
+            [stmt.column_index("id")?, stmt.column_index("change_no")?],
+            ["total", "version"].map(|name| stmt.column_index(name).ok()),
+        ))
+    }
+
+    #[cfg(feature = "sqlite")]
+    fn from_rusqlite(
+        row: &rusqlite::Row<'_>,
+        (at, optional): &Self::Layout,
+    ) -> rusqlite::Result<Self> {
+        let id: String = row.get(at[0])?;
+        let id = Uuid::parse_str(&id).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(
+                at[0],
+                rusqlite::types::Type::Text,
+                Box::new(e),
+            )
+        })?;
+        let maybe = |at: Option<usize>| at.map_or(Ok(None), |at| row.get(at));
+        Ok(KeyRow {
+            id: DbId(id),
+            change_no: row.get(at[1])?,
+            total: maybe(optional[0])?,
+            version: maybe(optional[1])?,
         })
     }
 }

@@ -28,9 +28,9 @@ use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, count, sql_count};
 use super::quick::QuickRow;
 use super::rows::{
-    AdminTokenRow, AgentKeyRow, BlogRow, DeliveryRow, Derived, DueRow, FiringRow, ManagedRow,
-    MarkRow, PendingTemplateRow, ProjectChangeRow, ProjectRow, PublicKeyRow, PublishedRow,
-    SessionRow, bind_blog, stored_template, timestamp,
+    AdminTokenRow, AgentKeyRow, BlogRow, DeliveryRow, Derived, DueRow, FiringRow, KeyRow,
+    ManagedRow, MarkRow, PageRow, PendingTemplateRow, ProjectChangeRow, ProjectRow, PublicKeyRow,
+    PublishedRow, SessionRow, bind_blog, stored_template, timestamp,
 };
 use super::values::{Bind, DbId, Value, bind_all};
 use crate::domain::delivery::DELIVERY_LOG_LEN;
@@ -48,8 +48,8 @@ use crate::store::connection::{ClosingPool, WriteTx};
 use crate::store::link_sources::{BodyCopy, BodyPlaceholders, bodies_of};
 use crate::store::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use crate::store::{
-    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, LinkTargetSources, ManagedPage, PageQuery,
-    ProjectChange, ProjectPage, PublishedPage, Store, StoredChange,
+    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, LinkTargetSources, ManagedPage, PageKeys,
+    PageQuery, PostKey, ProjectChange, ProjectPage, PublishedPage, Store, StoredChange,
 };
 
 /// A SQL store: its read and write pools (the same pool on PostgreSQL; on SQLite the one
@@ -119,6 +119,15 @@ impl<D: SqlDialect> SqlStore<D> {
 /// [`ClosingPool`]), read columns by name or position, and bind and read back these
 /// [`Value`]s. (Rust does not let a trait carry bounds on other types for its users, so the
 /// `Store` implementation below repeats these few lines.)
+/// What a public page read selects of each post: its key alone (from the covering index),
+/// its fields, or its fields and body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Columns {
+    Keys,
+    Fields,
+    Content,
+}
+
 impl<D> SqlStore<D>
 where
     D: SqlDialect,
@@ -389,15 +398,26 @@ where
         Ok(())
     }
 
-    /// A page read with `OFFSET`, as the database steps over it.
-    async fn plain_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
+    /// A page read with `OFFSET`, as the database steps over it: its rows of `columns` and
+    /// the total.
+    async fn plain_page<R>(
+        &self,
+        project: ProjectId,
+        query: &PageQuery,
+        columns: Columns,
+    ) -> Result<(Vec<R>, u64)>
+    where
+        R: PageRow + for<'r> sqlx::FromRow<'r, <D::Db as Database>::Row>,
+    {
         // One query: the page in index order and, as a scalar subquery read from the same
         // snapshot, the total. Only an empty page needs a second query.
         let project_id = DbId::from(project);
         let offset = sql_count(query.offset);
-        let rows = self.page_rows(project, query, offset, None).await?;
+        let rows: Vec<R> = self
+            .page_rows(project, query, columns, offset, None)
+            .await?;
         let total = match rows.first() {
-            Some(first) => first.total.unwrap_or_default(),
+            Some(first) => first.total().unwrap_or_default(),
             None => match &query.category {
                 None => sqlx::query_scalar(queries::PUBLISHED_COUNT)
                     .bind(project_id)
@@ -414,37 +434,39 @@ where
             }
             .map_err(storage)?,
         };
-        Ok(PublishedPage {
-            blogs: rows
-                .into_iter()
-                .map(PublishedRow::into_published)
-                .collect::<Result<_>>()?,
-            total: count(total),
-        })
+        Ok((rows, count(total)))
     }
 
-    /// The rows of a page of `query`'s list: `offset` rows stepped over from the top, or from
-    /// just after `key` (with the content version read beside them). One statement; the SQL
-    /// differs only in the filter, the body column and the key, and takes its parameters in
-    /// the order bound here.
-    async fn page_rows(
+    /// The rows of a page of `query`'s list, of `columns`: `offset` rows stepped over from
+    /// the top, or from just after `key` (with the content version read beside them). One
+    /// statement; the SQL differs only in the filter, the columns and the key, and takes its
+    /// parameters in the order bound here.
+    async fn page_rows<R>(
         &self,
         project: ProjectId,
         query: &PageQuery,
+        columns: Columns,
         offset: i64,
         key: Option<(i64, DbId)>,
-    ) -> Result<Vec<PublishedRow>> {
+    ) -> Result<Vec<R>>
+    where
+        R: PageRow + for<'r> sqlx::FromRow<'r, <D::Db as Database>::Row>,
+    {
         use queries as q;
         let category = query.category.as_deref();
-        let sql = match (category.is_some(), key.is_some(), query.include_content) {
-            (false, false, false) => q::PAGE,
-            (false, false, true) => q::PAGE_WITH_CONTENT,
-            (false, true, false) => q::KEYSET_PAGE,
-            (false, true, true) => q::KEYSET_PAGE_WITH_CONTENT,
-            (true, false, false) => q::CATEGORY_PAGE,
-            (true, false, true) => q::CATEGORY_PAGE_WITH_CONTENT,
-            (true, true, false) => q::CATEGORY_KEYSET_PAGE,
-            (true, true, true) => q::CATEGORY_KEYSET_PAGE_WITH_CONTENT,
+        let sql = match (category.is_some(), key.is_some(), columns) {
+            (false, false, Columns::Keys) => q::KEYS_PAGE,
+            (false, false, Columns::Fields) => q::PAGE,
+            (false, false, Columns::Content) => q::PAGE_WITH_CONTENT,
+            (false, true, Columns::Keys) => q::KEYSET_KEYS_PAGE,
+            (false, true, Columns::Fields) => q::KEYSET_PAGE,
+            (false, true, Columns::Content) => q::KEYSET_PAGE_WITH_CONTENT,
+            (true, false, Columns::Keys) => q::CATEGORY_KEYS_PAGE,
+            (true, false, Columns::Fields) => q::CATEGORY_PAGE,
+            (true, false, Columns::Content) => q::CATEGORY_PAGE_WITH_CONTENT,
+            (true, true, Columns::Keys) => q::CATEGORY_KEYSET_KEYS_PAGE,
+            (true, true, Columns::Fields) => q::CATEGORY_KEYSET_PAGE,
+            (true, true, Columns::Content) => q::CATEGORY_KEYSET_PAGE_WITH_CONTENT,
         };
         let mut binds = vec![Bind::Id(DbId::from(project))];
         if let Some(category) = category {
@@ -455,6 +477,47 @@ where
             binds.extend([Bind::Int(at), Bind::Id(id)]);
         }
         self.public_rows(sql, &binds).await
+    }
+
+    /// One page of `query`'s list, of `columns`, with the total. The first pages of the whole
+    /// list are cheapest the plain way (their total is a column). A filter the index does not
+    /// hold is read the plain way near its top too, and its marks are read (and held) only
+    /// when it is long enough to need them, so a made-up category costs one statement and no
+    /// memory. Deeper pages, and every page of a held filter, go through the index, and fall
+    /// back to the plain way while writes race them.
+    async fn page<R>(
+        &self,
+        project: ProjectId,
+        query: &PageQuery,
+        columns: Columns,
+    ) -> Result<(Vec<R>, u64)>
+    where
+        R: PageRow + for<'r> sqlx::FromRow<'r, <D::Db as Database>::Row>,
+    {
+        if query.category.is_none() && query.offset < STRIDE {
+            return self.plain_page(project, query, columns).await;
+        }
+        let category = query.category.as_deref();
+        let held = self.pages.get(project, category);
+        if held.is_none() && query.offset < STRIDE {
+            let page = self.plain_page(project, query, columns).await?;
+            if page.1 >= STRIDE
+                && let Some(marks) = self.read_marks(project, category).await?
+            {
+                self.pages.put(project, category, Arc::new(marks));
+            }
+            return Ok(page);
+        }
+        let mut held = held;
+        for _ in 0..2 {
+            if let Some(page) = self
+                .indexed_page(project, query, columns, held.take())
+                .await?
+            {
+                return Ok(page);
+            }
+        }
+        self.plain_page(project, query, columns).await
     }
 
     /// The rows of the public read `sql`: on the calling thread when the dialect can answer
@@ -517,12 +580,16 @@ where
     /// A page read through the page index with the `held` marks (read first when none are
     /// given), or `None` when the marks turn out older than the page's snapshot (they are
     /// forgotten then).
-    async fn indexed_page(
+    async fn indexed_page<R>(
         &self,
         project: ProjectId,
         query: &PageQuery,
+        columns: Columns,
         held: Option<Arc<Marks>>,
-    ) -> Result<Option<PublishedPage>> {
+    ) -> Result<Option<(Vec<R>, u64)>>
+    where
+        R: PageRow + for<'r> sqlx::FromRow<'r, <D::Db as Database>::Row>,
+    {
         let category = query.category.as_deref();
         let marks = match held {
             Some(marks) => marks,
@@ -543,10 +610,7 @@ where
                 .await
                 .map_err(storage)?;
             if version == Some(marks.version) {
-                return Ok(Some(PublishedPage {
-                    blogs: Vec::new(),
-                    total: marks.total,
-                }));
+                return Ok(Some((Vec::new(), marks.total)));
             }
             self.pages.forget(project, category, &marks);
             return Ok(None);
@@ -556,22 +620,16 @@ where
             // Above every key: the page starts at the top.
             None => (i64::MAX, DbId(uuid::Uuid::nil())),
         };
-        let rows = self
-            .page_rows(project, query, sql_count(skip), Some((at, id)))
+        let rows: Vec<R> = self
+            .page_rows(project, query, columns, sql_count(skip), Some((at, id)))
             .await?;
         // Inside the list by the marks, so a current snapshot has rows: no rows, or rows of
         // another version, mean the list changed since the marks were read.
-        if rows.first().and_then(|r| r.version) != Some(marks.version) {
+        if rows.first().and_then(PageRow::version) != Some(marks.version) {
             self.pages.forget(project, category, &marks);
             return Ok(None);
         }
-        Ok(Some(PublishedPage {
-            blogs: rows
-                .into_iter()
-                .map(PublishedRow::into_published)
-                .collect::<Result<_>>()?,
-            total: marks.total,
-        }))
+        Ok(Some((rows, marks.total)))
     }
 
     /// The marks of a filter, read in one statement (`None` if the project is gone).
@@ -1737,33 +1795,72 @@ where
     }
 
     async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
-        // The first pages of the whole list are cheapest the plain way (their total is a
-        // column). A filter the index does not hold is read the plain way near its top too,
-        // and its marks are read (and held) only when it is long enough to need them, so a
-        // made-up category costs one statement and no memory. Deeper pages, and every page of
-        // a held filter, go through the index, and fall back to the plain way while writes
-        // race them.
-        if query.category.is_none() && query.offset < STRIDE {
-            return self.plain_page(project, query).await;
+        let columns = if query.include_content {
+            Columns::Content
+        } else {
+            Columns::Fields
+        };
+        let (rows, total) = self.page::<PublishedRow>(project, query, columns).await?;
+        Ok(PublishedPage {
+            blogs: rows
+                .into_iter()
+                .map(PublishedRow::into_published)
+                .collect::<Result<_>>()?,
+            total,
+        })
+    }
+
+    async fn published_page_keys(&self, project: ProjectId, query: &PageQuery) -> Result<PageKeys> {
+        let (rows, total) = self.page::<KeyRow>(project, query, Columns::Keys).await?;
+        Ok(PageKeys {
+            keys: rows.into_iter().map(KeyRow::into_key).collect(),
+            total,
+        })
+    }
+
+    async fn published_key_by_slug(
+        &self,
+        project: ProjectId,
+        slug: &str,
+    ) -> Result<Option<PostKey>> {
+        let binds = [Bind::Id(DbId::from(project)), Bind::Text(slug)];
+        let rows: Vec<KeyRow> = self
+            .public_rows(queries::PUBLISHED_KEY_BY_SLUG, &binds)
+            .await?;
+        Ok(rows.into_iter().next().map(KeyRow::into_key))
+    }
+
+    async fn published_by_ids(
+        &self,
+        project: ProjectId,
+        ids: &[BlogId],
+        include_content: bool,
+    ) -> Result<Vec<(PostKey, PublishedBlog)>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
         }
-        let category = query.category.as_deref();
-        let held = self.pages.get(project, category);
-        if held.is_none() && query.offset < STRIDE {
-            let page = self.plain_page(project, query).await?;
-            if page.total >= STRIDE
-                && let Some(marks) = self.read_marks(project, category).await?
-            {
-                self.pages.put(project, category, Arc::new(marks));
-            }
-            return Ok(page);
-        }
-        let mut held = held;
-        for _ in 0..2 {
-            if let Some(page) = self.indexed_page(project, query, held.take()).await? {
-                return Ok(page);
-            }
-        }
-        self.plain_page(project, query).await
+        let sql = if include_content {
+            D::PUBLISHED_BY_IDS_WITH_CONTENT
+        } else {
+            D::PUBLISHED_BY_IDS
+        };
+        let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+        let ids = serde_json::to_string(&ids).expect("a list of strings serialises");
+        let binds = [Bind::Id(DbId::from(project)), Bind::Text(&ids)];
+        let rows: Vec<PublishedRow> = self.public_rows(sql, &binds).await?;
+        rows.into_iter()
+            .map(|row| {
+                let change = count(row.change_no.unwrap_or_default());
+                let blog = row.into_published()?;
+                Ok((
+                    PostKey {
+                        id: blog.id,
+                        change,
+                    },
+                    blog,
+                ))
+            })
+            .collect()
     }
 
     async fn published_by_slug(

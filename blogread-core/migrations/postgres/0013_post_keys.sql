@@ -1,0 +1,19 @@
+-- Covering indexes of the posts' keys (id and change number). Keep in step with
+-- ../sqlite/0013_post_keys.sql.
+--
+-- A public read that the per-post fragment cache answers reads only the keys of what it
+-- answers: the page's posts in list order, or the post with a slug, each with its change
+-- number (see docs/operations.md#fragment-cache). These indexes hold the change number
+-- beside what the reads search by, so that such a read can be answered from the index and
+-- never de-TOASTs a body.
+
+-- Lists and the sitemap, now with the change number.
+DROP INDEX blogs_published;
+CREATE INDEX blogs_published ON blogs (project_id, published_at DESC, id DESC)
+    INCLUDE (pub_slug, published_updated_at, change_no) WHERE status = 'published';
+-- A published post's key by its published slug.
+CREATE INDEX blogs_published_slug_key ON blogs (project_id, pub_slug)
+    INCLUDE (id, change_no) WHERE status = 'published';
+-- A post's change number by its id (a category page's keys, and the change number read
+-- beside the posts a read fills).
+CREATE INDEX blogs_change_key ON blogs (id) INCLUDE (change_no);
