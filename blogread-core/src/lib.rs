@@ -94,6 +94,7 @@ pub mod clock;
 pub mod domain;
 pub mod error;
 mod firing;
+pub mod fragment_cache;
 pub mod hook;
 pub mod lifecycle;
 pub mod links;

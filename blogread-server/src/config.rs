@@ -87,6 +87,13 @@ pub struct ServeArgs {
     #[arg(long, env = "BLOGREAD_RESPONSE_CACHE_MIB", default_value_t = 64)]
     pub response_cache_mib: u64,
 
+    /// MiB of serialised posts kept in memory behind the response cache, each under its
+    /// change number, so that the first reads after a publish rebuild only the posts it
+    /// changed (exact: see `blogread_core::fragment_cache`); 0 turns the cache off. Size it
+    /// to hold a site build's posts: see docs/operations.md#fragment-cache.
+    #[arg(long, env = "BLOGREAD_FRAGMENT_CACHE_MIB", default_value_t = 32)]
+    pub fragment_cache_mib: u64,
+
     /// Days the changes feed keeps the slugs it deleted (unpublished, deleted and renamed
     /// posts): a site whose saved cursor is older syncs from the start (the feed answers
     /// 410). Forgotten hourly by the scheduler.
@@ -144,6 +151,13 @@ impl ServeArgs {
     pub fn response_cache(&self) -> blogread_core::response_cache::ResponseCache {
         blogread_core::response_cache::ResponseCache::new(
             self.response_cache_mib.saturating_mul(1024 * 1024),
+        )
+    }
+
+    /// The per-post fragment cache these arguments ask for.
+    pub fn fragment_cache(&self) -> blogread_core::fragment_cache::FragmentCache {
+        blogread_core::fragment_cache::FragmentCache::new(
+            self.fragment_cache_mib.saturating_mul(1024 * 1024),
         )
     }
 

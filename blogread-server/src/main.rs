@@ -183,6 +183,7 @@ async fn serve(
 ) -> Result<(), String> {
     let service = service
         .with_response_cache(args.response_cache())
+        .with_fragment_cache(args.fragment_cache())
         .with_change_retention(args.change_retention());
     let service = match operator {
         Some(token) => service.with_operator_token(token),
@@ -220,6 +221,7 @@ async fn run_demo(
     let service = service
         .with_operator_token(run.operator)
         .with_response_cache(args.response_cache())
+        .with_fragment_cache(args.fragment_cache())
         .with_change_retention(args.change_retention());
     let addr = listeners.api.local_addr().map_err(|e| e.to_string())?;
     let seeded = demo::seed_or_reset(&service)

@@ -11,6 +11,9 @@
 //! - `blogread_response_cache_requests_total{result="hit"|"miss"}` (recorded by the core),
 //!   `blogread_response_cache_bytes`, `blogread_response_cache_entries` and
 //!   `blogread_response_cache_capacity_bytes`.
+//! - `blogread_fragment_cache_fragments_total{result="hit"|"miss"}` (recorded by the core),
+//!   `blogread_fragment_cache_bytes`, `blogread_fragment_cache_entries` and
+//!   `blogread_fragment_cache_capacity_bytes`.
 //! - `blogread_deploy_hook_firings_total{outcome, trigger}` (`success`, `failure`, or `unknown`
 //!   for a firing a stopped server left in flight, found at the next start) and
 //!   `blogread_deploy_hook_duration_seconds{outcome}` (recorded by the core).
@@ -120,6 +123,24 @@ fn describe() {
         "The byte bound of the response cache (0 when it is off)."
     );
     describe_counter!(
+        "blogread_fragment_cache_fragments_total",
+        "Posts of public reads answered from the fragment cache (hit) or read and serialised (miss)."
+    );
+    describe_gauge!(
+        "blogread_fragment_cache_bytes",
+        Unit::Bytes,
+        "Bytes held by the fragment cache (serialised posts and bookkeeping)."
+    );
+    describe_gauge!(
+        "blogread_fragment_cache_entries",
+        "Serialised posts held by the fragment cache."
+    );
+    describe_gauge!(
+        "blogread_fragment_cache_capacity_bytes",
+        Unit::Bytes,
+        "The byte bound of the fragment cache (0 when it is off)."
+    );
+    describe_counter!(
         "blogread_deploy_hook_firings_total",
         "Deploy hook firings, by outcome (success, failure; unknown: the server stopped while one was in flight) and trigger."
     );
@@ -191,14 +212,19 @@ fn method_label(method: &poem::http::Method) -> &'static str {
     }
 }
 
-/// The Prometheus text of everything recorded, with the response cache's gauges of `service`
-/// read now.
+/// The Prometheus text of everything recorded, with the gauges of `service`'s response and
+/// fragment caches read now.
 pub fn render(service: &Service) -> String {
     let handle = handle();
     let cache = service.responses();
     metrics::gauge!("blogread_response_cache_bytes").set(cache.bytes() as f64);
     metrics::gauge!("blogread_response_cache_entries").set(cache.len() as f64);
     metrics::gauge!("blogread_response_cache_capacity_bytes").set(cache.capacity_bytes() as f64);
+    let fragments = service.fragments();
+    metrics::gauge!("blogread_fragment_cache_bytes").set(fragments.bytes() as f64);
+    metrics::gauge!("blogread_fragment_cache_entries").set(fragments.len() as f64);
+    metrics::gauge!("blogread_fragment_cache_capacity_bytes")
+        .set(fragments.capacity_bytes() as f64);
     handle.render()
 }
 

@@ -29,6 +29,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::domain::{OperatorToken, ProjectId, Timestamp};
 use crate::error::Result;
 use crate::firing::{Firings, UnavailableNotifier};
+use crate::fragment_cache::FragmentCache;
 use crate::hook::{AddressPolicy, Notifier, Resolver, SystemResolver};
 use crate::response_cache::ResponseCache;
 use crate::store::Store;
@@ -47,6 +48,7 @@ pub struct Service {
     hook_policy: AddressPolicy,
     firings: Firings,
     responses: ResponseCache,
+    fragments: FragmentCache,
     /// The store's ETag epoch, read once.
     etag_epoch: Arc<tokio::sync::OnceCell<String>>,
     /// Wakes the scheduler when this service schedules a blog.
@@ -73,6 +75,7 @@ impl Service {
             hook_policy: AddressPolicy::GlobalOnly,
             firings: Firings::default(),
             responses: ResponseCache::default(),
+            fragments: FragmentCache::default(),
             etag_epoch: Arc::default(),
             scheduler_wake: Arc::default(),
             go_live_gate: Arc::default(),
@@ -185,6 +188,20 @@ impl Service {
     /// The response cache of the public reads.
     pub fn responses(&self) -> &ResponseCache {
         &self.responses
+    }
+
+    /// Replaces the per-post fragment cache behind the response cache (the default holds up
+    /// to [`crate::fragment_cache::DEFAULT_CAPACITY_BYTES`]; [`FragmentCache::disabled`]
+    /// turns it off, and every public answer is then made from the store's rows as a
+    /// whole). Clones of a service share its cache.
+    pub fn with_fragment_cache(mut self, cache: FragmentCache) -> Self {
+        self.fragments = cache;
+        self
+    }
+
+    /// The per-post fragment cache of the public reads.
+    pub fn fragments(&self) -> &FragmentCache {
+        &self.fragments
     }
 
     /// The store's ETag epoch (see [`Store::etag_epoch`]), read on first use.

@@ -9,12 +9,14 @@ use crate::domain::{
     ChangePosition, ProjectId, PublicProject, PublishedBlog, Redirects, Sitemap,
 };
 use crate::error::{Error, NotFound, Result};
+use crate::fragment_cache::{Form, FragmentKey, SiteFingerprint};
 use crate::links::{self, LinkContext};
 use crate::read::{
     Answer, ChangeRequest, Conditional, ListParams, ListRequest, SITEMAP_CAP, etag, not_modified,
     to_json,
 };
-use crate::store::{ChangeQuery, PageQuery, StoredChange, category_key};
+use crate::store::{ChangeQuery, PageQuery, PostKey, StoredChange, category_key};
+use bytes::Bytes;
 
 /// The bytes of bodies after which a page of the changes feed stops (it always holds at
 /// least one entry).
@@ -30,6 +32,31 @@ struct ListPlan {
     params: ListParams,
     category: Option<String>,
     etag: String,
+}
+
+impl ListPlan {
+    /// The store's query for this page.
+    fn query(&self) -> PageQuery {
+        PageQuery {
+            limit: self.params.limit,
+            offset: self.params.offset,
+            category: self.category.clone(),
+            include_content: self.params.include_content,
+        }
+    }
+}
+
+/// What a public read computed: the typed value (serialised by the conditional read), or
+/// the body alone, put together from serialised fragments.
+enum Fresh<T> {
+    Value(T),
+    Body(Bytes),
+}
+
+impl<T> From<T> for Fresh<T> {
+    fn from(value: T) -> Self {
+        Fresh::Value(value)
+    }
 }
 
 impl Service {
@@ -86,18 +113,21 @@ impl Service {
         })
     }
 
-    async fn compute_list(&self, plan: &ListPlan) -> Result<BlogList> {
+    /// The page of `plan`: from the fragment cache when it is on, else from the page's rows.
+    async fn compute_list(&self, plan: &ListPlan) -> Result<Fresh<BlogList>> {
+        if self.fragments().is_enabled()
+            && let Some(body) = self.list_from_fragments(plan).await?
+        {
+            return Ok(Fresh::Body(body));
+        }
+        self.list_from_rows(plan).await.map(Fresh::Value)
+    }
+
+    /// The page of `plan` made from its rows, read as a whole.
+    async fn list_from_rows(&self, plan: &ListPlan) -> Result<BlogList> {
         let page = self
             .store()
-            .published_page(
-                plan.project.id,
-                &PageQuery {
-                    limit: plan.params.limit,
-                    offset: plan.params.offset,
-                    category: plan.category.clone(),
-                    include_content: plan.params.include_content,
-                },
-            )
+            .published_page(plan.project.id, &plan.query())
             .await?;
         let mut blogs = page.blogs;
         if plan.params.include_content {
@@ -112,6 +142,69 @@ impl Service {
             limit: plan.params.limit,
             offset: plan.params.offset,
         })
+    }
+
+    /// The body of the page of `plan` made from its posts' fragments: the page's keys, the
+    /// fragments held for them, and the missing posts read in one statement and made into
+    /// fragments (and kept). `None` when a post of the page left it between the two reads:
+    /// the caller reads the page as a whole then.
+    async fn list_from_fragments(&self, plan: &ListPlan) -> Result<Option<Bytes>> {
+        let project = &plan.project;
+        let include_content = plan.params.include_content;
+        let page = self
+            .store()
+            .published_page_keys(project.id, &plan.query())
+            .await?;
+        let form = if include_content {
+            Form::ItemWithContent
+        } else {
+            Form::Item
+        };
+        let site = SiteFingerprint::of(project.site_url.as_deref());
+        let key = |post| FragmentKey::new(project.id, post, form, site);
+        let fragments = self.fragments();
+        let mut items: Vec<Option<Bytes>> = page
+            .keys
+            .iter()
+            .map(|post| fragments.get(&key(*post)))
+            .collect();
+        let missing: Vec<BlogId> = page
+            .keys
+            .iter()
+            .zip(&items)
+            .filter(|(_, item)| item.is_none())
+            .map(|(post, _)| post.id)
+            .collect();
+        fragments.count(items.len() - missing.len(), missing.len());
+        if !missing.is_empty() {
+            let rows = self
+                .store()
+                .published_by_ids(project.id, &missing, include_content)
+                .await?;
+            if rows.len() != missing.len() {
+                return Ok(None);
+            }
+            let (posts, mut blogs): (Vec<PostKey>, Vec<PublishedBlog>) = rows.into_iter().unzip();
+            if include_content {
+                let ctx = self.link_context(project, &blogs).await?;
+                for blog in &mut blogs {
+                    resolve_body(blog, &ctx);
+                }
+            }
+            let mut made: HashMap<BlogId, Bytes> = HashMap::with_capacity(blogs.len());
+            for (post, blog) in posts.into_iter().zip(blogs) {
+                let item = to_json(&list_item(blog))?;
+                fragments.insert(key(post), item.clone());
+                made.insert(post.id, item);
+            }
+            for (item, post) in items.iter_mut().zip(&page.keys) {
+                if item.is_none() {
+                    *item = made.remove(&post.id);
+                }
+            }
+        }
+        let items: Option<Vec<Bytes>> = items.into_iter().collect();
+        Ok(items.map(|items| list_json(&items, page.total, plan.params.limit, plan.params.offset)))
     }
 
     /// One page of the key's project's published blogs, newest first: the typed list and its
@@ -167,12 +260,12 @@ impl Service {
     /// `if_none_match` holds `etag` (for a single blog, only if it still exists: `blog`),
     /// otherwise the body held under `etag` in the response cache, or `compute`'s value with
     /// its body, serialised once (and held).
-    async fn conditional<T: serde::Serialize + serde::de::DeserializeOwned>(
+    async fn conditional<T: serde::Serialize + serde::de::DeserializeOwned, F: Into<Fresh<T>>>(
         &self,
         etag: &str,
         if_none_match: Option<&str>,
         blog: Option<(&PublicProject, &str)>,
-        compute: impl std::future::Future<Output = Result<T>>,
+        compute: impl std::future::Future<Output = Result<F>>,
     ) -> Result<Conditional<Answer<T>>> {
         if let Some(not_modified) = not_modified(etag, if_none_match) {
             return match blog {
@@ -184,10 +277,14 @@ impl Service {
         let body = self
             .responses()
             .get_or_fill(etag, async {
-                let value = compute.await?;
-                let body = to_json(&value)?;
-                computed = Some(value);
-                Ok::<_, crate::Error>(body)
+                match compute.await?.into() {
+                    Fresh::Value(value) => {
+                        let body = to_json(&value)?;
+                        computed = Some(value);
+                        Ok::<_, crate::Error>(body)
+                    }
+                    Fresh::Body(body) => Ok(body),
+                }
             })
             .await?;
         Ok(Conditional::Fresh {
@@ -211,7 +308,7 @@ impl Service {
         if self.responses().contains(not_modified.etag()) {
             return Ok(not_modified);
         }
-        match self.store().published_by_slug(project.id, slug).await? {
+        match self.store().published_key_by_slug(project.id, slug).await? {
             Some(_) => Ok(not_modified),
             None => Err(self.not_published(project, slug).await),
         }
@@ -233,7 +330,43 @@ impl Service {
         }
     }
 
-    async fn compute_blog(&self, project: &PublicProject, slug: &str) -> Result<BlogDetail> {
+    /// The single-blog answer of `slug`: from the fragment cache when it is on (the post's
+    /// key by slug, then its fragment, or its row made into one and kept), else from its row.
+    async fn compute_blog(&self, project: &PublicProject, slug: &str) -> Result<Fresh<BlogDetail>> {
+        if !self.fragments().is_enabled() {
+            return self.blog_from_row(project, slug).await.map(Fresh::Value);
+        }
+        let Some(post) = self.store().published_key_by_slug(project.id, slug).await? else {
+            return Err(self.not_published(project, slug).await);
+        };
+        let site = SiteFingerprint::of(project.site_url.as_deref());
+        let key = |post| FragmentKey::new(project.id, post, Form::Detail, site);
+        if let Some(body) = self.fragments().get(&key(post)) {
+            self.fragments().count(1, 0);
+            return Ok(Fresh::Body(body));
+        }
+        self.fragments().count(0, 1);
+        let row = self
+            .store()
+            .published_by_ids(project.id, &[post.id], true)
+            .await?
+            .into_iter()
+            .next()
+            // Renamed or unpublished between the two reads: read it as a whole.
+            .filter(|(_, blog)| blog.fields.slug().as_str() == slug);
+        let Some((post, blog)) = row else {
+            return self.blog_from_row(project, slug).await.map(Fresh::Value);
+        };
+        let ctx = self
+            .link_context(project, std::slice::from_ref(&blog))
+            .await?;
+        let body = to_json(&detail(blog, &ctx))?;
+        self.fragments().insert(key(post), body.clone());
+        Ok(Fresh::Body(body))
+    }
+
+    /// The single-blog answer of `slug` made from its row.
+    async fn blog_from_row(&self, project: &PublicProject, slug: &str) -> Result<BlogDetail> {
         let Some(blog) = self.store().published_by_slug(project.id, slug).await? else {
             return Err(self.not_published(project, slug).await);
         };
@@ -505,11 +638,72 @@ fn detail(mut blog: PublishedBlog, ctx: &LinkContext) -> BlogDetail {
     }
 }
 
+/// The body of a list page whose items are `items` (each a serialised [`BlogListItem`]): the
+/// bytes [`to_json`] writes for the [`BlogList`] of those items.
+fn list_json(items: &[Bytes], total: u64, limit: u32, offset: u64) -> Bytes {
+    let mut out = Vec::with_capacity(items.iter().map(|i| i.len() + 1).sum::<usize>() + 80);
+    out.extend_from_slice(b"{\"blogs\":[");
+    for (at, item) in items.iter().enumerate() {
+        if at > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item);
+    }
+    out.extend_from_slice(
+        format!("],\"total\":{total},\"limit\":{limit},\"offset\":{offset}}}").as_bytes(),
+    );
+    Bytes::from(out)
+}
+
 fn list_item(b: PublishedBlog) -> BlogListItem {
     BlogListItem {
         id: b.id,
         fields: b.fields,
         published_at: b.published_at,
         content: b.content,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{BlogFields, BlogInput, Timestamp};
+
+    proptest::proptest! {
+        /// A page put together from its items' fragments is byte for byte the page
+        /// serialised as a whole, whatever the items hold and however many there are.
+        #[test]
+        fn a_page_of_fragments_is_the_page_serialised_whole(
+            titles in proptest::collection::vec("(\\PC|[\u{0}-\u{1f}\"\\\\])*", 0..4),
+            content in proptest::option::of(".*"),
+            numbers in proptest::array::uniform3(proptest::num::u64::ANY),
+        ) {
+            let items: Vec<BlogListItem> = titles
+                .iter()
+                .map(|title| BlogListItem {
+                    id: BlogId::generate(),
+                    fields: BlogFields::from_published(BlogInput {
+                        title: Some(title.clone()),
+                        slug: Some("a-slug".into()),
+                        categories: Some(titles.clone()),
+                        ..Default::default()
+                    })
+                    .expect("a valid slug"),
+                    published_at: Timestamp::from_unix_seconds(1_700_000_000).unwrap(),
+                    content: content.clone(),
+                })
+                .collect();
+            let fragments: Vec<Bytes> = items.iter().map(|i| to_json(i).unwrap()).collect();
+            let list = BlogList {
+                blogs: items,
+                total: numbers[0],
+                limit: numbers[1] as u32,
+                offset: numbers[2],
+            };
+            proptest::prop_assert_eq!(
+                list_json(&fragments, list.total, list.limit, list.offset),
+                to_json(&list).unwrap()
+            );
+        }
     }
 }

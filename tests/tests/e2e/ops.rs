@@ -549,6 +549,20 @@ async fn a_request_is_counted_under_its_route_template_never_its_path() {
         sample(&after, "blogread_response_cache_bytes", &[]).is_some_and(|b| b > 0.0),
         "{after}"
     );
+    // The response cache's miss was made from the fragment cache's posts.
+    assert!(
+        sample(
+            &after,
+            "blogread_fragment_cache_fragments_total",
+            &["result=\"miss\""]
+        )
+        .is_some_and(|n| n > 0.0),
+        "{after}"
+    );
+    assert!(
+        sample(&after, "blogread_fragment_cache_bytes", &[]).is_some_and(|b| b > 0.0),
+        "{after}"
+    );
     // The request log names the route the same way.
     let logs = captured_logs();
     assert!(
