@@ -21,6 +21,7 @@ pub use super::changes_contract::{
     following_the_changes_feed_ends_equal_to_a_full_read,
     the_changes_feed_names_what_changed_and_only_that,
 };
+pub use super::fragments_contract::answers_from_fragments_are_the_answers_from_rows;
 pub use super::links_contract::{
     BEFORE_THE_SLUG_INDEX, backlinks_name_the_posts_linking_by_slug_or_alias,
     links_report_follows_edits_and_target_changes,
@@ -192,6 +193,30 @@ pub async fn deep_pages_under_ties_never_repeat_or_skip(store: Arc<dyn Store>) {
             let ids: Vec<BlogId> = page.blogs.iter().map(|b| b.id).collect();
             let want: Vec<BlogId> = all.iter().skip(offset).take(3).copied().collect();
             assert_eq!(ids, want, "{when}: offset {offset}");
+        }
+        // The keys a page read fetches first are that page's posts, deep pages too.
+        for (category, offset) in [
+            (None, 127),
+            (None, 257),
+            (Some("deep"), 0),
+            (Some("deep"), 129),
+        ] {
+            let query = PageQuery {
+                limit: 7,
+                offset,
+                category: category.map(str::to_owned),
+                include_content: false,
+            };
+            let store = f.service.store();
+            let page = store.published_page(f.project, &query).await.unwrap();
+            let keys = store.published_page_keys(f.project, &query).await.unwrap();
+            let ids: Vec<BlogId> = page.blogs.iter().map(|b| b.id).collect();
+            let key_ids: Vec<BlogId> = keys.keys.iter().map(|k| k.id).collect();
+            assert_eq!(
+                (key_ids, keys.total),
+                (ids, page.total),
+                "{when}: {query:?}"
+            );
         }
         let past = list(
             f,
@@ -2335,6 +2360,7 @@ macro_rules! store_contract_tests {
             backlinks_name_the_posts_linking_by_slug_or_alias,
             publish_answers_carry_the_unresolved_links,
             reports_read_by_slug_agree_with_the_whole_report,
+            answers_from_fragments_are_the_answers_from_rows,
         );
     };
     ($make:expr) => {

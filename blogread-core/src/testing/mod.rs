@@ -6,9 +6,11 @@ mod changes_contract;
 pub mod contract;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod databases;
+mod fragments_contract;
 mod links_contract;
 #[cfg(feature = "postgres")]
 pub mod postgres_server;
+mod random_writes;
 pub mod receiver;
 
 use std::sync::Arc;
