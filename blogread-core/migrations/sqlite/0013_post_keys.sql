@@ -11,7 +11,9 @@
 DROP INDEX blogs_published;
 CREATE INDEX blogs_published ON blogs (project_id, status, published_at DESC, id DESC, pub_slug, published_updated_at, change_no);
 -- A published post's key by its published slug.
-CREATE INDEX blogs_published_slug_key ON blogs (project_id, pub_slug, id, change_no) WHERE status = 'published';
+-- (The status is in it too, so that it covers the read: SQLite does not take it from the
+-- index's condition.)
+CREATE INDEX blogs_published_slug_key ON blogs (project_id, pub_slug, status, id, change_no) WHERE status = 'published';
 -- A post's change number by its id (a category page's keys, and the change number read
 -- beside the posts a read fills).
 CREATE INDEX blogs_change_key ON blogs (id, change_no);

@@ -121,13 +121,21 @@ impl SqlDialect for PostgresDialect {
         sql::put_placeholder_slugs!("jsonb_array_elements_text($2::jsonb) AS t(value)");
     const PLACEHOLDERS_NAMING: &'static str =
         sql::placeholders_naming!("jsonb_array_elements_text($2::jsonb) AS t(value)");
-    const PUBLISHED_BY_IDS: &'static str =
-        sql::published_by_ids!("SELECT (jsonb_array_elements_text($2::jsonb))::uuid");
+    const PUBLISHED_BY_IDS: &'static str = sql::published_by_ids!(
+        "SELECT (jsonb_array_elements_text($2::jsonb))::uuid",
+        "blogs k"
+    );
     const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str = sql::published_by_ids!(
         "SELECT (jsonb_array_elements_text($2::jsonb))::uuid",
+        "blogs k",
         sql::body_columns!(),
         sql::template_join!()
     );
+    const PUBLISHED_KEY_BY_SLUG: &'static str = sql::published_key_by_slug!("blogs b");
+    const CATEGORY_KEYS_PAGE: &'static str =
+        sql::category_page_query!(@ sql::key_columns!(), "blogs b");
+    const CATEGORY_KEYSET_KEYS_PAGE: &'static str =
+        sql::category_keyset_page_query!(@ sql::key_columns!(), "blogs b");
     const RAISE_CHANGES_FLOOR: &'static str = sql::raise_changes_floor!("GREATEST");
 
     /// A plain `BEGIN`. PostgreSQL accepts `ROLLBACK` in any state of a live connection, so a

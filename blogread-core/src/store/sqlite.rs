@@ -182,13 +182,21 @@ impl SqlDialect for SqliteDialect {
     const CHANGE_ALIASES: &'static str = sql::change_aliases!("SELECT value FROM json_each($1)");
     const PUT_PLACEHOLDER_SLUGS: &'static str = sql::put_placeholder_slugs!("json_each($2)");
     const PLACEHOLDERS_NAMING: &'static str = sql::placeholders_naming!("json_each($2)");
-    const PUBLISHED_BY_IDS: &'static str =
-        sql::published_by_ids!("SELECT value FROM json_each($2)");
+    const PUBLISHED_BY_IDS: &'static str = sql::published_by_ids!(
+        "SELECT value FROM json_each($2)",
+        "blogs k INDEXED BY blogs_change_key"
+    );
     const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str = sql::published_by_ids!(
         "SELECT value FROM json_each($2)",
+        "blogs k INDEXED BY blogs_change_key",
         sql::body_columns!(),
         sql::template_join!()
     );
+    const PUBLISHED_KEY_BY_SLUG: &'static str =
+        sql::published_key_by_slug!("blogs b INDEXED BY blogs_published_slug_key");
+    const CATEGORY_KEYS_PAGE: &'static str =
+        sql::category_page_query!(@ sql::key_columns!(), "blogs b INDEXED BY blogs_change_key");
+    const CATEGORY_KEYSET_KEYS_PAGE: &'static str = sql::category_keyset_page_query!(@ sql::key_columns!(), "blogs b INDEXED BY blogs_change_key");
     const RAISE_CHANGES_FLOOR: &'static str = sql::raise_changes_floor!("max");
 
     /// `BEGIN IMMEDIATE` already holds the write lock: a plain select is enough.

@@ -60,11 +60,24 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// `queries::change_aliases!` with the dialect's rows of a JSON array of ids.
     const CHANGE_ALIASES: &'static str;
 
-    /// `queries::published_by_ids!` with the dialect's rows of a JSON array of ids.
+    /// `queries::published_by_ids!` with the dialect's rows of a JSON array of ids and its
+    /// covering index of ids' change numbers.
     const PUBLISHED_BY_IDS: &'static str;
 
     /// [`SqlDialect::PUBLISHED_BY_IDS`] with the bodies.
     const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str;
+
+    /// `queries::published_key_by_slug!` through the covering index of slug keys (SQLite
+    /// picks a unique index for an equality on all its columns, here the slug's, whatever
+    /// covers the query: a dialect names the covering index where it must).
+    const PUBLISHED_KEY_BY_SLUG: &'static str;
+
+    /// A category page's keys (`queries::category_page_query!` of `queries::key_columns!`),
+    /// the change numbers read through the covering index of ids.
+    const CATEGORY_KEYS_PAGE: &'static str;
+
+    /// [`SqlDialect::CATEGORY_KEYS_PAGE`] after a key (`queries::category_keyset_page_query!`).
+    const CATEGORY_KEYSET_KEYS_PAGE: &'static str;
 
     /// `queries::raise_changes_floor!` with the dialect's two-argument maximum.
     const RAISE_CHANGES_FLOOR: &'static str;

@@ -35,7 +35,8 @@ pub(crate) use links_report::{placeholders_naming, put_placeholder_slugs};
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
 pub(crate) use queries::{
-    blog_query, body_columns, change_aliases, due_query, published_by_ids, published_columns,
+    blog_query, body_columns, category_keyset_page_query, category_page_query, change_aliases,
+    due_query, key_columns, published_by_ids, published_columns, published_key_by_slug,
     raise_changes_floor, stamp_linkers, template_join,
 };
 pub(crate) use rows::PublicProjectRow;

@@ -64,14 +64,18 @@ macro_rules! page_query {
     };
 }
 
-/// `page_query!` within one category.
+/// `page_query!` within one category; `@` first names the posts' table (`$blogs`, aliased
+/// `b`) with a dialect's index hint.
 macro_rules! category_page_query {
     ($columns:expr $(, $join:expr)?) => {
+        category_page_query!(@ $columns, "blogs b" $(, $join)?)
+    };
+    (@ $columns:expr, $blogs:expr $(, $join:expr)?) => {
         concat!(
             "SELECT ", $columns,
             ", (SELECT COUNT(*) FROM blog_categories k WHERE k.project_id = $1 \
              AND k.category_key = $2) AS total \
-             FROM blog_categories c JOIN blogs b ON b.id = c.blog_id", $($join,)? " \
+             FROM blog_categories c JOIN ", $blogs, " ON b.id = c.blog_id", $($join,)? " \
              WHERE c.project_id = $1 AND c.category_key = $2 \
              ORDER BY c.published_at DESC, c.blog_id DESC LIMIT $3 OFFSET $4"
         )
@@ -94,14 +98,17 @@ macro_rules! keyset_page_query {
     };
 }
 
-/// `keyset_page_query!` within one category: `$1` project, `$2` category key, `$3` limit,
+/// `keyset_page_query!` within one category (with `@`, as `category_page_query!`): `$1` project, `$2` category key, `$3` limit,
 /// `$4` offset after the key, `$5` and `$6` the key.
 macro_rules! category_keyset_page_query {
     ($columns:expr $(, $join:expr)?) => {
+        category_keyset_page_query!(@ $columns, "blogs b" $(, $join)?)
+    };
+    (@ $columns:expr, $blogs:expr $(, $join:expr)?) => {
         concat!(
             "SELECT ", $columns,
             ", (SELECT content_version FROM projects p WHERE p.id = $1) AS version \
-             FROM blog_categories c JOIN blogs b ON b.id = c.blog_id", $($join,)? " \
+             FROM blog_categories c JOIN ", $blogs, " ON b.id = c.blog_id", $($join,)? " \
              WHERE c.project_id = $1 AND c.category_key = $2 \
              AND c.published_at <= $5 AND (c.published_at < $5 OR c.blog_id < $6) \
              ORDER BY c.published_at DESC, c.blog_id DESC LIMIT $3 OFFSET $4"
@@ -496,12 +503,8 @@ pub(crate) const CATEGORY_KEYSET_PAGE_WITH_CONTENT: &str = category_keyset_page_
 );
 /// [`PAGE`]'s keys (`KeyRow`s), from the covering index alone.
 pub(crate) const KEYS_PAGE: &str = page_query!(key_columns!());
-/// [`CATEGORY_PAGE`]'s keys.
-pub(crate) const CATEGORY_KEYS_PAGE: &str = category_page_query!(key_columns!());
 /// [`KEYSET_PAGE`]'s keys.
 pub(crate) const KEYSET_KEYS_PAGE: &str = keyset_page_query!(key_columns!());
-/// [`CATEGORY_KEYSET_PAGE`]'s keys.
-pub(crate) const CATEGORY_KEYSET_KEYS_PAGE: &str = category_keyset_page_query!(key_columns!());
 /// The page index's marks of project `$1`'s public list, `$2` the stride: one row with the
 /// content version and the total, joined with every `$2`-th key of the order and its
 /// position `n` (NULL when the list is shorter than the stride). One statement, so the keys,
@@ -538,29 +541,38 @@ pub(crate) const PUBLISHED_BY_SLUG: &str = concat!(
     " WHERE b.project_id = $1 AND b.status = 'published' AND b.pub_slug = $2"
 );
 
-/// The key (`KeyRow`) of the published blog of project `$1` with published slug `$2`.
-pub(crate) const PUBLISHED_KEY_BY_SLUG: &str = concat!(
-    "SELECT ",
-    key_columns!(),
-    " FROM blogs b WHERE b.project_id = $1 AND b.status = 'published' AND b.pub_slug = $2"
-);
+/// The key (`KeyRow`) of the published blog of project `$1` with published slug `$2`, read
+/// from `$blogs` (the posts' table aliased `b`, with a dialect's index hint).
+macro_rules! published_key_by_slug {
+    ($blogs:expr) => {
+        concat!(
+            "SELECT b.id, b.change_no FROM ",
+            $blogs,
+            " WHERE b.project_id = $1 AND b.status = 'published' AND b.pub_slug = $2"
+        )
+    };
+}
 /// The published blogs of project `$1` among the ids `$ids` selects (the dialect's rows of
 /// the JSON array `$2`), with their change numbers (`PublishedRow`s): the published columns,
 /// then `$content` (the body columns and their join, or nothing). The change number is read
-/// through the covering index of ids, so that it is of the same statement as the fields
-/// without reading past the bodies.
+/// through the covering index of ids (`$keys`: the posts' table aliased `k`, with a
+/// dialect's index hint), so that it is of the same statement as the fields without reading
+/// past the bodies.
 macro_rules! published_by_ids {
-    ($ids:expr $(, $content:expr, $join:expr)?) => {
+    ($ids:expr, $keys:expr $(, $content:expr, $join:expr)?) => {
         concat!(
             "SELECT ", $crate::store::sql::published_columns!(), $($content,)?
-            ", (SELECT k.change_no FROM blogs k WHERE k.id = b.id) AS change_no FROM blogs b",
+            ", (SELECT k.change_no FROM ", $keys, " WHERE k.id = b.id) AS change_no FROM blogs b",
             $($join,)? " WHERE b.project_id = $1 AND b.status = 'published' AND b.id IN (",
             $ids,
             ")"
         )
     };
 }
-pub(crate) use {body_columns, published_by_ids, published_columns, template_join};
+pub(crate) use {
+    body_columns, category_keyset_page_query, category_page_query, key_columns, published_by_ids,
+    published_columns, published_key_by_slug, template_join,
+};
 
 /// The aliases of the published blogs of project `$1`, newest rename first, at most `$2`:
 /// `(from, to)`.

@@ -461,10 +461,10 @@ where
             (false, true, Columns::Keys) => q::KEYSET_KEYS_PAGE,
             (false, true, Columns::Fields) => q::KEYSET_PAGE,
             (false, true, Columns::Content) => q::KEYSET_PAGE_WITH_CONTENT,
-            (true, false, Columns::Keys) => q::CATEGORY_KEYS_PAGE,
+            (true, false, Columns::Keys) => D::CATEGORY_KEYS_PAGE,
             (true, false, Columns::Fields) => q::CATEGORY_PAGE,
             (true, false, Columns::Content) => q::CATEGORY_PAGE_WITH_CONTENT,
-            (true, true, Columns::Keys) => q::CATEGORY_KEYSET_KEYS_PAGE,
+            (true, true, Columns::Keys) => D::CATEGORY_KEYSET_KEYS_PAGE,
             (true, true, Columns::Fields) => q::CATEGORY_KEYSET_PAGE,
             (true, true, Columns::Content) => q::CATEGORY_KEYSET_PAGE_WITH_CONTENT,
         };
@@ -1824,9 +1824,7 @@ where
         slug: &str,
     ) -> Result<Option<PostKey>> {
         let binds = [Bind::Id(DbId::from(project)), Bind::Text(slug)];
-        let rows: Vec<KeyRow> = self
-            .public_rows(queries::PUBLISHED_KEY_BY_SLUG, &binds)
-            .await?;
+        let rows: Vec<KeyRow> = self.public_rows(D::PUBLISHED_KEY_BY_SLUG, &binds).await?;
         Ok(rows.into_iter().next().map(KeyRow::into_key))
     }
 
