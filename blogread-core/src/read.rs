@@ -415,9 +415,11 @@ pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<Bytes> {
     // Serialisation fails only on maps with non-string keys or a failing `Serialize`; the
     // public types hold strings, integers, timestamps (always formattable) and arrays of
     // strings.
-    Ok(Bytes::from(
-        sonic_rs::to_vec(value).expect("public response types always serialise"),
-    ))
+    let json = sonic_rs::to_vec(value).expect("public response types always serialise");
+    // The writer reserves room for escaping every string six times over: a body kept in a
+    // cache must not keep that room (a 9 KB post held ~64 KB), nor sit in the middle of it
+    // (shrinking in place left the rest as holes between the kept bodies).
+    Ok(Bytes::copy_from_slice(&json))
 }
 
 #[cfg(test)]
@@ -488,6 +490,33 @@ mod tests {
                 Bytes::from(serde_json::to_vec(&detail).unwrap())
             );
         }
+    }
+
+    /// A body the caches keep holds its bytes and no more: the serialiser's spare room (six
+    /// times every string, for escaping) once made a 9 KB post hold ~64 KB, and the caches'
+    /// byte bounds count only the bytes.
+    #[test]
+    fn kept_bodies_hold_no_spare_room() {
+        use crate::domain::{BlogDetail, BlogFields, BlogId, BlogInput, Timestamp};
+        let at = Timestamp::from_unix_seconds(1_700_000_000).unwrap();
+        let detail = BlogDetail {
+            id: BlogId::generate(),
+            fields: BlogFields::from_published(BlogInput {
+                title: Some("A post".into()),
+                slug: Some("a-post".into()),
+                ..Default::default()
+            })
+            .unwrap(),
+            published_at: at,
+            content: "<p>words</p>".repeat(800),
+            updated_at: at,
+            word_count: 800,
+        };
+        let body = to_json(&detail)
+            .unwrap()
+            .try_into_mut()
+            .expect("not shared");
+        assert_eq!(body.capacity(), body.len());
     }
 
     #[test]
