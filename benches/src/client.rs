@@ -197,6 +197,41 @@ pub async fn fetch(addr: SocketAddr, request: &[u8]) -> io::Result<Captured> {
     })
 }
 
+/// One keep-alive connection that sends whatever it is given, reconnecting after an error
+/// (for benchmarks whose requests differ from one to the next).
+#[derive(Debug)]
+pub struct KeepAlive {
+    addr: SocketAddr,
+    stream: Option<TcpStream>,
+    buf: Vec<u8>,
+}
+
+impl KeepAlive {
+    /// A connection to `addr`, made at the first request.
+    pub fn new(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            stream: None,
+            buf: Vec::with_capacity(64 * 1024),
+        }
+    }
+
+    /// Sends `request` and reads the whole answer: its status and body length.
+    pub async fn send(&mut self, request: &[u8]) -> io::Result<(u16, usize)> {
+        let mut stream = match self.stream.take() {
+            Some(stream) => stream,
+            None => {
+                let stream = TcpStream::connect(self.addr).await?;
+                let _ = stream.set_nodelay(true);
+                stream
+            }
+        };
+        let answer = exchange(&mut stream, request, &mut self.buf).await?;
+        self.stream = Some(stream);
+        Ok((answer.status, answer.body))
+    }
+}
+
 async fn connection(target: &Target, start: Instant, load: Load) -> (u64, u64, Histogram<u64>) {
     let measured_from = start + load.warmup;
     let end = measured_from + load.duration;
