@@ -143,6 +143,25 @@ pub async fn seed(service: &Service, spec: Spec, progress: impl Fn(usize)) -> Re
     })
 }
 
+/// Seeds one project of `blogs` published posts (five placeholders each, as [`seed`] does);
+/// returns its public key and id.
+pub async fn seed_project(service: &Service, blogs: usize) -> Result<(String, ProjectId)> {
+    let seeded = seed(
+        service,
+        Spec {
+            projects: 1,
+            blogs_per_project: blogs,
+            links_per_post: 5,
+        },
+        |_| {},
+    )
+    .await?;
+    let project = seeded.projects[0]
+        .parse()
+        .expect("the seeder's own project id");
+    Ok((seeded.keys[0].clone(), project))
+}
+
 async fn seed_blogs(
     service: &Service,
     project: ProjectId,

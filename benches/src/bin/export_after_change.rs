@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use blogread_benches::data::{self, Spec};
+use blogread_benches::data;
 use blogread_benches::harness;
 use blogread_client::export::{self, ExportOptions, Format};
 use blogread_core::Service;
@@ -138,19 +138,7 @@ async fn run(cli: &Cli, dir: &Path) {
             .expect("open the database");
     let service = Service::new(store);
     eprintln!("seeding {} posts…", cli.blogs);
-    let seeded = data::seed(
-        &service,
-        Spec {
-            projects: 1,
-            blogs_per_project: cli.blogs,
-            links_per_post: 5,
-        },
-        |_| {},
-    )
-    .await
-    .expect("seed");
-    let key = seeded.keys[0].clone();
-    let project: ProjectId = seeded.projects[0].parse().expect("project id");
+    let (key, project) = data::seed_project(&service, cli.blogs).await.expect("seed");
     let mut author = Author {
         service: service.clone(),
         project,

@@ -16,11 +16,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use blogread_benches::data::{self, Spec};
+use blogread_benches::data;
 use blogread_benches::harness;
 use blogread_core::Service;
 use blogread_core::auth::Caller;
-use blogread_core::domain::{BlogInput, ProjectId};
+use blogread_core::domain::BlogInput;
 use blogread_core::store::Store;
 use clap::Parser;
 
@@ -90,22 +90,10 @@ async fn run(cli: &Cli, dir: &std::path::Path) {
         blogread_core::fragment_cache::FragmentCache::new(cli.fragment_cache_mib << 20),
     );
     eprintln!("seeding {} posts…", cli.blogs);
-    let seeded = data::seed(
-        &service,
-        Spec {
-            projects: 1,
-            blogs_per_project: cli.blogs,
-            links_per_post: 5,
-        },
-        |_| {},
-    )
-    .await
-    .expect("seed");
+    let (key, project) = data::seed_project(&service, cli.blogs).await.expect("seed");
     if url.starts_with("postgres") {
         harness::vacuum(&url).await.expect("vacuum");
     }
-    let key = seeded.keys[0].clone();
-    let project: ProjectId = seeded.projects[0].parse().expect("project id");
 
     let base = harness::serve(service.clone()).await;
 

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use blogread_benches::client::{KeepAlive, get};
-use blogread_benches::data::{self, CATEGORY, Spec};
+use blogread_benches::data::{self, CATEGORY};
 use blogread_benches::{harness, procfs};
 use blogread_core::Service;
 use blogread_core::auth::Caller;
@@ -276,19 +276,9 @@ async fn run(args: &RunArgs, dir: &std::path::Path) {
         .expect("open the database");
     let service = Service::new(store.clone());
     eprintln!("seeding {} posts…", args.blogs);
-    let seeded = data::seed(
-        &service,
-        Spec {
-            projects: 1,
-            blogs_per_project: args.blogs,
-            links_per_post: 5,
-        },
-        |_| {},
-    )
-    .await
-    .expect("seed");
-    let key = seeded.keys[0].clone();
-    let project: ProjectId = seeded.projects[0].parse().expect("project id");
+    let (key, project) = data::seed_project(&service, args.blogs)
+        .await
+        .expect("seed");
     // The posts' ids, in slug order (post-00000 first).
     let mut posts = Vec::with_capacity(args.blogs);
     let reader = Caller::public(&key);

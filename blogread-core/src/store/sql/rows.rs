@@ -334,6 +334,15 @@ pub(crate) struct PendingTemplateRow {
     pub(crate) pub_content: String,
 }
 
+/// The id in column `at` of a row read by rusqlite (stored as text).
+#[cfg(feature = "sqlite")]
+fn rusqlite_id(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<DbId> {
+    let id: String = row.get(at)?;
+    Uuid::parse_str(&id).map(DbId).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
 /// A published blog for public reads; `content` and `total` are present only when selected.
 #[derive(Debug, FromRow)]
 pub(crate) struct PublishedRow {
@@ -397,16 +406,9 @@ impl super::quick::QuickRow for PublishedRow {
         ) -> rusqlite::Result<Option<T>> {
             at.map_or(Ok(None), |at| row.get(at))
         }
-        let id: String = row.get(at[0])?;
-        let id = Uuid::parse_str(&id).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(
-                at[0],
-                rusqlite::types::Type::Text,
-                Box::new(e),
-            )
-        })?;
+        let id = rusqlite_id(row, at[0])?;
         Ok(PublishedRow {
-            id: DbId(id),
+            id,
             fields: FieldsRow {
                 title: row.get(at[1])?,
                 slug: row.get(at[2])?,
@@ -493,17 +495,10 @@ impl super::quick::QuickRow for KeyRow {
         row: &rusqlite::Row<'_>,
         (at, optional): &Self::Layout,
     ) -> rusqlite::Result<Self> {
-        let id: String = row.get(at[0])?;
-        let id = Uuid::parse_str(&id).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(
-                at[0],
-                rusqlite::types::Type::Text,
-                Box::new(e),
-            )
-        })?;
+        let id = rusqlite_id(row, at[0])?;
         let maybe = |at: Option<usize>| at.map_or(Ok(None), |at| row.get(at));
         Ok(KeyRow {
-            id: DbId(id),
+            id,
             change_no: row.get(at[1])?,
             total: maybe(optional[0])?,
             version: maybe(optional[1])?,
