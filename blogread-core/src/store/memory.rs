@@ -231,6 +231,19 @@ impl Inner {
     }
 
     /// Published blogs of a project, sorted newest first with the id tie-break.
+    /// The published blog of `project` with published slug `slug`, and its snapshot.
+    fn published_with_slug(
+        &self,
+        project: ProjectId,
+        slug: &str,
+    ) -> Option<(&Blog, &crate::domain::PublishedSnapshot)> {
+        self.blogs
+            .values()
+            .filter(|b| b.project_id == project)
+            .filter_map(|b| b.state.snapshot().map(|s| (b, s)))
+            .find(|(_, s)| s.fields.slug().as_str() == slug)
+    }
+
     /// The key of published blog `id`: its id and change number.
     fn key_of(&self, id: BlogId) -> PostKey {
         PostKey {
@@ -750,15 +763,8 @@ impl Store for MemoryStore {
     ) -> Result<Option<PostKey>> {
         let inner = self.read();
         Ok(inner
-            .blogs
-            .values()
-            .filter(|b| b.project_id == project)
-            .find(|b| {
-                b.state
-                    .snapshot()
-                    .is_some_and(|s| s.fields.slug().as_str() == slug)
-            })
-            .map(|b| inner.key_of(b.id)))
+            .published_with_slug(project, slug)
+            .map(|(b, _)| inner.key_of(b.id)))
     }
 
     async fn published_by_ids(
@@ -787,11 +793,7 @@ impl Store for MemoryStore {
     ) -> Result<Option<PublishedBlog>> {
         let inner = self.read();
         Ok(inner
-            .blogs
-            .values()
-            .filter(|b| b.project_id == project)
-            .filter_map(|b| b.state.snapshot().map(|s| (b, s)))
-            .find(|(_, s)| s.fields.slug().as_str() == slug)
+            .published_with_slug(project, slug)
             .map(|(b, s)| published_blog(b, s, true, inner.templates.get(&b.id))))
     }
 
