@@ -1,5 +1,5 @@
 //! What the end-to-end benchmark binaries share: a work folder and a runtime to run in, the
-//! real server on loopback, and the vacuum after seeding PostgreSQL.
+//! real server on loopback, and the vacuum and seeding mark of a PostgreSQL database.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -45,5 +45,44 @@ pub async fn vacuum(url: &str) -> Result<(), sqlx::Error> {
     use sqlx::Connection as _;
     let mut conn = sqlx::postgres::PgConnection::connect(url).await?;
     sqlx::query("VACUUM (ANALYZE)").execute(&mut conn).await?;
+    conn.close().await
+}
+
+/// The seeding record a PostgreSQL database holds in its table `blogread_bench_seeded` (the
+/// JSON of what was seeded, see [`mark_seeded`]), if any: a later run on the same database
+/// reuses the data instead of seeding again.
+pub async fn seeded_record(url: &str) -> Result<Option<String>, sqlx::Error> {
+    use sqlx::Connection as _;
+    let mut conn = sqlx::postgres::PgConnection::connect(url).await?;
+    let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
+        .bind("blogread_bench_seeded")
+        .fetch_one(&mut conn)
+        .await?;
+    let record = if exists {
+        sqlx::query_scalar("SELECT record FROM blogread_bench_seeded")
+            .fetch_optional(&mut conn)
+            .await?
+    } else {
+        None
+    };
+    conn.close().await?;
+    Ok(record)
+}
+
+/// Writes `record` (what was seeded) into the PostgreSQL database `url` names, beside the
+/// seeded data, for [`seeded_record`].
+pub async fn mark_seeded(url: &str, record: &str) -> Result<(), sqlx::Error> {
+    use sqlx::Connection as _;
+    let mut conn = sqlx::postgres::PgConnection::connect(url).await?;
+    sqlx::query("CREATE TABLE IF NOT EXISTS blogread_bench_seeded (record text NOT NULL)")
+        .execute(&mut conn)
+        .await?;
+    sqlx::query("DELETE FROM blogread_bench_seeded")
+        .execute(&mut conn)
+        .await?;
+    sqlx::query("INSERT INTO blogread_bench_seeded (record) VALUES ($1)")
+        .bind(record)
+        .execute(&mut conn)
+        .await?;
     conn.close().await
 }

@@ -38,8 +38,9 @@ struct RunArgs {
     /// The databases to run on, one full comparison each: `sqlite://PATH`, `postgres://...`
     /// or `memory:` (seeded inside the server process). Default: a SQLite file in the work
     /// directory (seeded once, reused while the data set is the same), then PostgreSQL when
-    /// `BLOGREAD_TEST_POSTGRES_URL` is set (seeded on every run: use a throw-away database,
-    /// e.g. under `scripts/with-postgres`).
+    /// `BLOGREAD_TEST_POSTGRES_URL` is set (a PostgreSQL database records what it was seeded
+    /// with and is reused while the data set is the same; give a fresh one otherwise, e.g.
+    /// under `scripts/with-postgres`).
     #[arg(long = "database-url")]
     database_urls: Vec<String>,
     /// Projects to seed (default 10; 2 with --quick).
@@ -342,7 +343,8 @@ fn shown_url(url: &str) -> String {
 }
 
 /// Seeds a SQL database from this process (so the server's memory is its own), or reuses a
-/// SQLite file seeded earlier with the same spec (its `.seeded.json` beside it says so).
+/// database seeded earlier with the same spec: a SQLite file's `.seeded.json` beside it, a
+/// PostgreSQL database's own seeding record, says so.
 fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
     let sqlite_file = url
         .strip_prefix("sqlite://")
@@ -367,6 +369,24 @@ fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
+    let postgres = url.starts_with("postgres");
+    if postgres {
+        let record = rt
+            .block_on(blogread_benches::harness::seeded_record(url))
+            .map_err(|e| format!("reading {}: {e}", shown_url(url)))?;
+        if let Some(record) = record {
+            return match serde_json::from_str::<Seeded>(&record) {
+                Ok(seeded) if seeded.spec == spec => {
+                    eprintln!("reusing {} (seeded earlier)", shown_url(url));
+                    Ok(seeded)
+                }
+                _ => Err(format!(
+                    "{} was seeded earlier with another data set; give an empty database",
+                    shown_url(url)
+                )),
+            };
+        }
+    }
     let seeded = rt.block_on(async {
         let store = blogread_core::store::open_store(url)
             .await
@@ -382,13 +402,17 @@ fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
         })
         .await
         .map_err(|e| format!("seeding {}: {e}", shown_url(url)))?;
-        if url.starts_with("postgres") {
+        if postgres {
             // Otherwise autovacuum works through the fresh rows during the first measurements
             // (its CPU showed up as PostgreSQL's share of the cached reads).
             eprintln!("  VACUUM (ANALYZE), so that autovacuum stays idle while measuring");
             blogread_benches::harness::vacuum(url)
                 .await
                 .map_err(|e| format!("vacuuming {}: {e}", shown_url(url)))?;
+            let record = serde_json::to_string(&seeded).map_err(|e| e.to_string())?;
+            blogread_benches::harness::mark_seeded(url, &record)
+                .await
+                .map_err(|e| format!("marking {} seeded: {e}", shown_url(url)))?;
         }
         Ok::<_, String>(seeded)
     })?;
