@@ -46,6 +46,37 @@ async fn reconnecting_runs_no_migration_twice_and_keeps_the_data() {
         .unwrap();
 }
 
+/// The store's connections plan each prepared statement once (a page's `LIMIT $n` made
+/// PostgreSQL plan the public reads again at every execution), unless the URL says otherwise.
+#[tokio::test]
+async fn connections_use_generic_plans_unless_the_url_sets_the_plan_cache_mode() {
+    use sqlx::Connection as _;
+
+    let Some((url, _guard)) = fresh_database().await else {
+        return;
+    };
+    let mode = |url: String| async move {
+        let options = PostgresStore::connect_options(&url).unwrap();
+        let mut conn = sqlx::postgres::PgConnection::connect_with(&options)
+            .await
+            .unwrap();
+        let mode: String = sqlx::query_scalar("SHOW plan_cache_mode")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        conn.close().await.unwrap();
+        mode
+    };
+    assert_eq!(mode(url.clone()).await, "force_generic_plan");
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let own = format!("{url}{separator}options=-c%20plan_cache_mode%3Dforce_custom_plan");
+    assert_eq!(
+        mode(own).await,
+        "force_custom_plan",
+        "the URL's own setting wins"
+    );
+}
+
 /// Checks that arrive together share queries (see `store/postgres/keys.rs`); each must still
 /// get the answer for its own key.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -50,7 +50,7 @@ impl PostgresStore {
     /// and brings the schema up to date (under PostgreSQL's advisory lock, so several
     /// instances may start at once).
     pub async fn connect(url: &str) -> Result<Self> {
-        let options = PgConnectOptions::from_str(url).map_err(storage)?;
+        let options = Self::connect_options(url)?;
         let connections = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(2)
@@ -95,6 +95,27 @@ impl PostgresStore {
         store.index_stored_links().await?;
         store.index_stored_placeholders().await?;
         Ok(store)
+    }
+
+    /// The options [`PostgresStore::connect`] opens each connection of `url` with: the URL's
+    /// own, and PostgreSQL told to plan each prepared statement once (`plan_cache_mode =
+    /// force_generic_plan`) unless the URL's `options` set `plan_cache_mode` themselves.
+    ///
+    /// Every statement of this store reads by indexed keys, a plan that does not depend on
+    /// the values bound; but a page's `LIMIT $n` makes PostgreSQL cost the generic plan above
+    /// a custom one (an unknown limit is taken as a tenth of the rows), so by default it kept
+    /// planning the public reads anew at every execution, which was most of its CPU for a
+    /// list page whose posts' answers were held (`benches/README.md`, "Fragment cache").
+    pub fn connect_options(url: &str) -> Result<PgConnectOptions> {
+        let options = PgConnectOptions::from_str(url).map_err(storage)?;
+        let set_in_url = options
+            .get_options()
+            .is_some_and(|given| given.contains("plan_cache_mode"));
+        Ok(if set_in_url {
+            options
+        } else {
+            options.options([("plan_cache_mode", "force_generic_plan")])
+        })
     }
 
     /// Closes every connection.
