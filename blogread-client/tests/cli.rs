@@ -272,9 +272,11 @@ async fn export_warns_about_what_the_generator_cannot_show_naming_the_post() {
         reply
     })
     .await;
-    let site = std::env::temp_dir().join(format!("blogread-cli-inexact-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&site);
-    std::fs::create_dir_all(&site).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix("blogread-cli-inexact-")
+        .tempdir()
+        .unwrap();
+    let site = scratch.path().to_path_buf();
     let base = stub.base.clone();
     let dir = site.clone();
     let out = tokio::task::spawn_blocking(move || {
@@ -308,7 +310,6 @@ async fn export_warns_about_what_the_generator_cannot_show_naming_the_post() {
         file.contains("<p>&#123;% end %}</p>\n<script>let t = `&#123;% end %}`;</script >"),
         "{file}"
     );
-    std::fs::remove_dir_all(&site).unwrap();
 }
 
 /// What `hugo new site` writes into hugo.toml (Hugo 0.168).

@@ -8,6 +8,7 @@
 pub mod dom;
 
 use std::io;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use blogread_core::Service;
@@ -22,6 +23,51 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use blogread_core::testing::OPERATOR_TOKEN;
+
+/// A path for one test's files under the temporary directory, in a folder named
+/// `blogread-e2e-{name}-…` that is removed, with everything in it, when this is dropped (when
+/// the test fails too), so that runs leave nothing behind. Derefs to the path.
+pub struct Scratch {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Scratch {
+    /// A new, empty folder.
+    pub fn folder(name: &str) -> Self {
+        let dir = Self::new_dir(name);
+        let path = dir.path().to_path_buf();
+        Self { _dir: dir, path }
+    }
+
+    /// A path that does not exist yet, in a new folder (for what a test expects to be made).
+    pub fn absent(name: &str) -> Self {
+        let dir = Self::new_dir(name);
+        let path = dir.path().join(name);
+        Self { _dir: dir, path }
+    }
+
+    fn new_dir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("blogread-e2e-{name}-"))
+            .tempdir()
+            .expect("a temporary folder")
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
 
 /// Keeps one test's database alive until the test ends: a SQLite file's directory (removed on
 /// drop) or a PostgreSQL database (dropped on drop).

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use blogread_client::export::{self, ExportOptions, Format, Manifest};
 use blogread_client::{Client, Error, ListParams};
-use blogread_tests::{TestApp, TestProject, spawn_app};
+use blogread_tests::{Scratch, TestApp, TestProject, spawn_app};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -212,12 +212,6 @@ fn chrono_like(hours: u32) -> String {
     format!("2026-01-{day:02}T{:02}:00:00Z", hours % 24)
 }
 
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("blogread-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 fn walk(dir: &Path) -> Vec<String> {
     fn go(root: &Path, dir: &Path, out: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -244,7 +238,7 @@ async fn zola_export_parses_removes_unpublished_and_keeps_user_files() {
         .published_blog(&p, "post-e", "2026-05-01T10:00:00Z", json!({"tags": ["x"]}))
         .await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let site = tempdir("zola");
+    let site = Scratch::absent("zola");
     let out = site.join("content/blog");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("_index.md"), "+++\ntitle = \"Blog\"\n+++\n").unwrap();
@@ -321,7 +315,6 @@ async fn zola_export_parses_removes_unpublished_and_keeps_user_files() {
         manifest.files.keys().collect::<Vec<_>>(),
         vec!["post-a.md", "post-b.md", "post-c.md"]
     );
-    std::fs::remove_dir_all(&site).unwrap();
 }
 
 #[tokio::test]
@@ -330,7 +323,7 @@ async fn static_site_over_the_demo_content_has_no_broken_internal_link() {
     let demo = blogread_server::demo::seed(&app.service).await.unwrap();
     let site_url = blogread_server::demo::DEMO_SITE_URL;
     let client = Client::new(&app.base, &demo.public_key).unwrap();
-    let out = tempdir("site");
+    let out = Scratch::absent("site");
     let files = crate::static_site::build_site(&client, site_url, &out, 10)
         .await
         .unwrap();
@@ -377,14 +370,13 @@ async fn static_site_over_the_demo_content_has_no_broken_internal_link() {
         internal > demo.published.len(),
         "links were checked: {internal}"
     );
-    std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[tokio::test]
 async fn the_blocking_cache_example_runs_the_whole_cycle() {
     let app = spawn_app().await;
     let p = seeded(&app).await;
-    let dir = tempdir("blocking-cache");
+    let dir = Scratch::absent("blocking-cache");
     let (out, cache) = (dir.join("site"), dir.join("state/cache.json"));
     std::fs::create_dir_all(dir.join("state")).unwrap();
     let build = |base: String, key: String, out: PathBuf, cache: PathBuf| {
@@ -427,7 +419,6 @@ async fn the_blocking_cache_example_runs_the_whole_cycle() {
     assert!(third.changed);
     assert_eq!(third.written, 5);
     assert!(out.join("blog/post-d/index.html").exists());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test]
@@ -496,7 +487,7 @@ async fn published_with_cache_file(
 async fn a_hand_edited_cache_never_fails_a_build() {
     let app = spawn_app().await;
     let p = seeded(&app).await;
-    let dir = tempdir("edited-cache");
+    let dir = Scratch::absent("edited-cache");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("cache.json");
     let first = published_with_cache_file(&app, &p, &path).await.unwrap();
@@ -525,7 +516,6 @@ async fn a_hand_edited_cache_never_fails_a_build() {
         let next = published_with_cache_file(&app, &p, &path).await.unwrap();
         assert!(!next.changed, "{edited}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test]

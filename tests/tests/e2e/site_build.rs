@@ -18,7 +18,7 @@ use blogread_client::export::{
     self, ExportError, ExportOptions, Format, HugoConfigError, HugoSite,
 };
 use blogread_client::{Client, ListParams};
-use blogread_tests::{TestApp, TestProject, dom, spawn_app};
+use blogread_tests::{Scratch, TestApp, TestProject, dom, spawn_app};
 use reqwest::Method;
 use serde_json::json;
 
@@ -67,13 +67,6 @@ async fn run_hugo(hugo: &Path, dir: &Path, args: &[&str]) -> String {
 }
 
 /// A new, empty folder for one test.
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("blogread-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// Every file below `dir`, relative, with `/`.
 fn walk(dir: &Path) -> BTreeSet<String> {
     fn go(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
@@ -253,7 +246,7 @@ async fn the_readme_hugo_steps_build_every_published_post_with_working_links() {
     let app = spawn_app().await;
     let (p, b) = seed(&app).await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let root = tempdir("hugo");
+    let root = Scratch::folder("hugo");
     let site = new_hugo_site(&hugo, &root).await;
     let config = site.join("hugo.toml");
     let fresh_config = std::fs::read_to_string(&config).unwrap();
@@ -336,7 +329,6 @@ async fn the_readme_hugo_steps_build_every_published_post_with_working_links() {
     assert!(check_links(&public) >= 3);
     let a = std::fs::read_to_string(public.join("blog/post-a/index.html")).unwrap();
     assert!(!a.contains("/blog/post-b/"), "{a}");
-    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[tokio::test]
@@ -345,7 +337,7 @@ async fn a_fresh_hugo_site_without_configure_hugo_stops_with_the_lines_to_add_an
     let app = spawn_app().await;
     let (p, _) = seed(&app).await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let root = tempdir("hugo-fresh");
+    let root = Scratch::folder("hugo-fresh");
     let site = new_hugo_site(&hugo, &root).await;
     let config = site.join("hugo.toml");
     let fresh_config = std::fs::read_to_string(&config).unwrap();
@@ -383,7 +375,6 @@ async fn a_fresh_hugo_site_without_configure_hugo_stops_with_the_lines_to_add_an
         built_posts(&site.join("public")).len(),
         total(&client).await
     );
-    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[tokio::test]
@@ -391,7 +382,7 @@ async fn the_html_export_has_every_published_post_and_no_broken_internal_link() 
     let app = spawn_app().await;
     let (p, b) = seed(&app).await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let site = tempdir("html-build");
+    let site = Scratch::folder("html-build");
     let public = site.join("public");
     let options =
         ExportOptions::new(public.join("blog"), Format::Html).state_dir(site.join(".blogread"));
@@ -423,7 +414,6 @@ async fn the_html_export_has_every_published_post_and_no_broken_internal_link() 
     );
     assert_eq!(built_posts(&public).len(), total(&client).await);
     check_links(&public);
-    std::fs::remove_dir_all(&site).unwrap();
 }
 
 #[tokio::test]
@@ -450,7 +440,7 @@ async fn a_renamed_post_builds_with_hugo_and_its_old_address_redirects() {
     assert_eq!(r.status, 200, "{r:?}");
     assert_eq!(app.publish(&p, &id, None).await.status, 200);
     let client = Client::new(&app.base, &p.key).unwrap();
-    let root = tempdir("hugo-alias");
+    let root = Scratch::folder("hugo-alias");
     let site = new_hugo_site(&hugo, &root).await;
     let options = ExportOptions::new(site.join("content/blog"), Format::Hugo)
         .state_dir(site.join(".blogread"))
@@ -533,7 +523,7 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_hugo_and_show_the
     let app = spawn_app().await;
     let p = seed_look_alikes(&app).await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let root = tempdir("hugo-look-alikes");
+    let root = Scratch::folder("hugo-look-alikes");
     let site = new_hugo_site(&hugo, &root).await;
     let options = ExportOptions::new(site.join("content/blog"), Format::Hugo)
         .state_dir(site.join(".blogread"))
@@ -568,7 +558,6 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_hugo_and_show_the
             "{slug}: the page shows something else than the API's content\npage:\n{page}\nAPI:\n{api}"
         );
     }
-    std::fs::remove_dir_all(&root).unwrap();
 }
 
 /// A Zola binary from `BLOGREAD_TEST_ZOLA`, or `None` with a note: Zola cannot be installed
@@ -590,7 +579,7 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the
     let app = spawn_app().await;
     let p = seed_look_alikes(&app).await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let site = tempdir("zola-look-alikes");
+    let site = Scratch::folder("zola-look-alikes");
     std::fs::write(
         site.join("config.toml"),
         format!("base_url = \"{SITE_URL}\"\n"),
@@ -654,5 +643,4 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the
             "{slug}: the page shows something else than the API's content\npage:\n{page}\nAPI:\n{api}"
         );
     }
-    std::fs::remove_dir_all(&site).unwrap();
 }

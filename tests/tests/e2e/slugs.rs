@@ -3,11 +3,11 @@
 //! read of the old slug is a 404 naming the new one, and the export writes the aliases (and
 //! removes them with their post).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use blogread_client::export::{self, ExportOptions, Format};
 use blogread_client::{Client, Redirect};
-use blogread_tests::{TestApp, TestProject, spawn_app};
+use blogread_tests::{Scratch, TestApp, TestProject, spawn_app};
 use reqwest::Method;
 use serde_json::json;
 
@@ -25,14 +25,6 @@ async fn rename(app: &TestApp, p: &TestProject, id: &str, to: &str) {
     assert_eq!(r.status, 200, "{r:?}");
     let r = app.publish(p, id, None).await;
     assert_eq!(r.status, 200, "{r:?}");
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("blogread-e2e-slugs-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn read(path: &Path) -> String {
@@ -129,7 +121,7 @@ async fn the_export_writes_aliases_and_removes_them_with_their_post() {
         .await;
     rename(&app, &p, &post, "new-name").await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let site = tempdir("export");
+    let site = Scratch::folder("export");
 
     for format in [Format::Zola, Format::Hugo] {
         let out = site.join(format!("{format:?}"));
