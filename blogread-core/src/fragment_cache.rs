@@ -29,24 +29,24 @@
 //!
 //! Entries are bounded by total bytes (body, key and bookkeeping).
 
-use std::sync::Arc;
-
 use bytes::Bytes;
-use quick_cache::Weighter;
-use quick_cache::sync::Cache;
 use sha2::{Digest, Sha256};
 
+use crate::byte_cache::{ByteCache, HeldBytes, Sizing};
 use crate::domain::ProjectId;
 use crate::store::PostKey;
 
 /// The byte bound of [`FragmentCache::default`]: 32 MiB.
 pub const DEFAULT_CAPACITY_BYTES: u64 = 32 * 1024 * 1024;
 
-/// What an entry costs beyond its body (the key, map slot, `Bytes` header, allocator slack).
-const ENTRY_OVERHEAD: u64 = 160;
-
-/// A typical fragment, for sizing the cache's tables (a list item is ~0.5 KB, a body ~9 KB).
-const TYPICAL_ENTRY_BYTES: u64 = 4 * 1024;
+/// How the cache is sized: an entry costs its body and 160 bytes (the key, map slot, `Bytes`
+/// header, allocator slack); a typical fragment is 4 KB (a list item is ~0.5 KB, a body
+/// ~9 KB).
+const SIZING: Sizing = Sizing {
+    entry_overhead: 160,
+    typical_entry_bytes: 4 * 1024,
+    max_entries: 1 << 22,
+};
 
 /// Which of a post's answers a fragment is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -109,12 +109,9 @@ impl FragmentKey {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct ByBytes;
-
-impl Weighter<FragmentKey, Bytes> for ByBytes {
-    fn weight(&self, _: &FragmentKey, body: &Bytes) -> u64 {
-        body.len() as u64 + ENTRY_OVERHEAD
+impl HeldBytes for FragmentKey {
+    fn held_bytes(&self) -> u64 {
+        0
     }
 }
 
@@ -123,16 +120,12 @@ impl Weighter<FragmentKey, Bytes> for ByBytes {
 /// is exact.
 #[derive(Clone)]
 pub struct FragmentCache {
-    inner: Option<Arc<Cache<FragmentKey, Bytes, ByBytes>>>,
+    inner: ByteCache<FragmentKey>,
 }
 
 impl std::fmt::Debug for FragmentCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FragmentCache")
-            .field("capacity_bytes", &self.capacity_bytes())
-            .field("bytes", &self.bytes())
-            .field("entries", &self.len())
-            .finish()
+        self.inner.fmt_as("FragmentCache", f)
     }
 }
 
@@ -146,42 +139,36 @@ impl FragmentCache {
     /// A cache holding at most `capacity_bytes` (bodies and bookkeeping); `0` disables it. A
     /// fragment larger than a shard of the cache (capacity / shards) is not kept.
     pub fn new(capacity_bytes: u64) -> Self {
-        if capacity_bytes == 0 {
-            return Self::disabled();
-        }
-        let items = (capacity_bytes / TYPICAL_ENTRY_BYTES).clamp(16, 1 << 22) as usize;
         Self {
-            inner: Some(Arc::new(Cache::with_weighter(
-                items,
-                capacity_bytes,
-                ByBytes,
-            ))),
+            inner: ByteCache::new(capacity_bytes, SIZING),
         }
     }
 
     /// No cache: every public answer is made from the store's rows as a whole.
     pub fn disabled() -> Self {
-        Self { inner: None }
+        Self {
+            inner: ByteCache::disabled(),
+        }
     }
 
     /// Whether the cache is on.
     pub fn is_enabled(&self) -> bool {
-        self.inner.is_some()
+        self.inner.is_enabled()
     }
 
     /// The byte bound (0 when disabled).
     pub fn capacity_bytes(&self) -> u64 {
-        self.inner.as_ref().map_or(0, |c| c.capacity())
+        self.inner.capacity_bytes()
     }
 
     /// Bytes held now (bodies and bookkeeping).
     pub fn bytes(&self) -> u64 {
-        self.inner.as_ref().map_or(0, |c| c.weight())
+        self.inner.bytes()
     }
 
     /// Fragments held now.
     pub fn len(&self) -> usize {
-        self.inner.as_ref().map_or(0, |c| c.len())
+        self.inner.len()
     }
 
     /// True when nothing is held.
@@ -191,14 +178,12 @@ impl FragmentCache {
 
     /// The fragment under `key`, if held.
     pub(crate) fn get(&self, key: &FragmentKey) -> Option<Bytes> {
-        self.inner.as_ref().and_then(|c| c.get(key))
+        self.inner.get(key)
     }
 
     /// Keeps `body` under `key`.
     pub(crate) fn insert(&self, key: FragmentKey, body: Bytes) {
-        if let Some(cache) = &self.inner {
-            cache.insert(key, body);
-        }
+        self.inner.insert(key, body);
     }
 
     /// Counts one read's fragments found and made, in

@@ -90,6 +90,7 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+mod byte_cache;
 pub mod clock;
 pub mod domain;
 pub mod error;

@@ -21,45 +21,31 @@
 //! and for them either body is a correct answer. Entries are bounded by total bytes (body plus
 //! key and bookkeeping), and concurrent misses of one tag compute the body once.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use bytes::Bytes;
-use quick_cache::Weighter;
-use quick_cache::sync::Cache;
+
+use crate::byte_cache::{ByteCache, Sizing};
 
 /// The byte bound of [`ResponseCache::default`]: 64 MiB.
 pub const DEFAULT_CAPACITY_BYTES: u64 = 64 * 1024 * 1024;
 
-/// What an entry costs beyond its key and body (map slot, `Bytes` header, allocator slack).
-const ENTRY_OVERHEAD: u64 = 128;
-
-/// A typical body, for sizing the cache's tables (list pages are tens of KB).
-const TYPICAL_ENTRY_BYTES: u64 = 16 * 1024;
-
-#[derive(Debug, Clone, Copy)]
-struct ByBytes;
-
-impl Weighter<String, Bytes> for ByBytes {
-    fn weight(&self, key: &String, body: &Bytes) -> u64 {
-        key.len() as u64 + body.len() as u64 + ENTRY_OVERHEAD
-    }
-}
+/// How the cache is sized: an entry costs its tag, its body and 128 bytes (map slot, `Bytes`
+/// header, allocator slack); a typical body is 16 KB (list pages are tens of KB).
+const SIZING: Sizing = Sizing {
+    entry_overhead: 128,
+    typical_entry_bytes: 16 * 1024,
+    max_entries: 1 << 20,
+};
 
 /// Serialised public response bodies by ETag, bounded by total bytes; cloning shares the
 /// cache. See the module documentation for why it is exact.
 #[derive(Clone)]
 pub struct ResponseCache {
-    inner: Option<Arc<Cache<String, Bytes, ByBytes>>>,
+    inner: ByteCache<String>,
 }
 
 impl std::fmt::Debug for ResponseCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResponseCache")
-            .field("capacity_bytes", &self.capacity_bytes())
-            .field("bytes", &self.bytes())
-            .field("entries", &self.len())
-            .finish()
+        self.inner.fmt_as("ResponseCache", f)
     }
 }
 
@@ -73,37 +59,31 @@ impl ResponseCache {
     /// A cache holding at most `capacity_bytes` (bodies, keys and bookkeeping); `0` disables
     /// it. A body larger than a shard of the cache (capacity / shards) is not kept.
     pub fn new(capacity_bytes: u64) -> Self {
-        if capacity_bytes == 0 {
-            return Self::disabled();
-        }
-        let items = (capacity_bytes / TYPICAL_ENTRY_BYTES).clamp(16, 1 << 20) as usize;
         Self {
-            inner: Some(Arc::new(Cache::with_weighter(
-                items,
-                capacity_bytes,
-                ByBytes,
-            ))),
+            inner: ByteCache::new(capacity_bytes, SIZING),
         }
     }
 
     /// No cache: every response is computed.
     pub fn disabled() -> Self {
-        Self { inner: None }
+        Self {
+            inner: ByteCache::disabled(),
+        }
     }
 
     /// The byte bound (0 when disabled).
     pub fn capacity_bytes(&self) -> u64 {
-        self.inner.as_ref().map_or(0, |c| c.capacity())
+        self.inner.capacity_bytes()
     }
 
     /// Bytes held now (bodies, keys and bookkeeping).
     pub fn bytes(&self) -> u64 {
-        self.inner.as_ref().map_or(0, |c| c.weight())
+        self.inner.bytes()
     }
 
     /// Entries held now.
     pub fn len(&self) -> usize {
-        self.inner.as_ref().map_or(0, |c| c.len())
+        self.inner.len()
     }
 
     /// True when nothing is held.
@@ -113,7 +93,7 @@ impl ResponseCache {
 
     /// True when the body of `etag` is held.
     pub fn contains(&self, etag: &str) -> bool {
-        self.inner.as_ref().is_some_and(|c| c.contains_key(etag))
+        self.inner.contains(etag)
     }
 
     /// The body of `etag`: the cached one, or the one `fill` computes (then kept). Concurrent
@@ -125,26 +105,13 @@ impl ResponseCache {
         etag: &str,
         fill: impl Future<Output = Result<Bytes, E>>,
     ) -> Result<Bytes, E> {
-        match &self.inner {
-            Some(cache) => {
-                let filled = AtomicBool::new(false);
-                let result = cache
-                    .get_or_insert_async(etag, async {
-                        filled.store(true, Ordering::Relaxed);
-                        fill.await
-                    })
-                    .await;
-                let outcome = if filled.load(Ordering::Relaxed) {
-                    "miss"
-                } else {
-                    "hit"
-                };
-                metrics::counter!("blogread_response_cache_requests_total", "result" => outcome)
-                    .increment(1);
-                result
-            }
-            None => fill.await,
+        let (result, filled) = self.inner.get_or_fill(etag, fill).await;
+        if self.inner.is_enabled() {
+            let outcome = if filled { "miss" } else { "hit" };
+            metrics::counter!("blogread_response_cache_requests_total", "result" => outcome)
+                .increment(1);
         }
+        result
     }
 }
 
