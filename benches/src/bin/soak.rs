@@ -29,6 +29,7 @@ use blogread_core::fragment_cache::{self, FragmentCache};
 use blogread_core::read::ListParams;
 use blogread_core::response_cache::{self, ResponseCache};
 use blogread_core::store::Store;
+use blogread_core::testing::Dice;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
@@ -133,24 +134,12 @@ impl Drop for Server {
     }
 }
 
-/// A small deterministic generator (xorshift).
-struct Dice(u64);
-
-impl Dice {
-    fn roll(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
 /// One random public request of the mix.
 fn request(dice: &mut Dice, blogs: u64, key: &str) -> Vec<u8> {
     let path = match dice.roll(10) {
         0..=3 => {
-            let limit = [10, 50, 100][dice.roll(3) as usize];
-            let offset = dice.roll(blogs);
+            let limit = [10, 50, 100][dice.roll(3)];
+            let offset = dice.roll(blogs as usize);
             let category = match dice.roll(4) {
                 0 => format!("&category={CATEGORY}"),
                 1 => "&category=Ops".to_owned(),
@@ -166,7 +155,7 @@ fn request(dice: &mut Dice, blogs: u64, key: &str) -> Vec<u8> {
         }
         4..=8 => format!(
             "/blog/api/v1/public/blogs/{}",
-            data::slug(dice.roll(blogs) as usize)
+            data::slug(dice.roll(blogs as usize))
         ),
         _ => "/blog/api/v1/public/blogs/sitemap".to_owned(),
     };
@@ -211,18 +200,13 @@ async fn write_loop(
     let mut n = 0u64;
     while !stop.load(Ordering::Relaxed) {
         tick.tick().await;
-        let at = dice.roll(posts.len() as u64) as usize;
+        let at = dice.roll(posts.len());
         let id = posts[at];
         let result = match n % 3 {
             0 => {
                 let id = unpublished.pop().unwrap_or(id);
                 let links: Vec<String> = (0..5)
-                    .map(|_| {
-                        format!(
-                            "[INTERNAL:{}]",
-                            data::slug(dice.roll(posts.len() as u64) as usize)
-                        )
-                    })
+                    .map(|_| format!("[INTERNAL:{}]", data::slug(dice.roll(posts.len()))))
                     .collect();
                 let input = BlogInput {
                     content: Some(data::post(&links)),

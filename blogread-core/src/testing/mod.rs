@@ -13,6 +13,8 @@ pub mod postgres_server;
 mod random_writes;
 pub mod receiver;
 
+pub use random_writes::Dice;
+
 use std::sync::Arc;
 
 use crate::auth::Caller;

@@ -8,12 +8,14 @@ use crate::error::Error;
 use crate::service::ProjectUpdate;
 use crate::testing::Fixture;
 
-/// A small deterministic generator (xorshift), so that a failure replays.
-pub(crate) struct Dice(pub(crate) u64);
+/// A small deterministic generator (xorshift) for random sequences of test and benchmark
+/// operations: the same seed gives the same rolls, so that a failure replays.
+#[derive(Debug, Clone)]
+pub struct Dice(pub u64);
 
 impl Dice {
-    /// A number below `n`.
-    pub(crate) fn roll(&mut self, n: usize) -> usize {
+    /// A number below `n` (which must not be 0).
+    pub fn roll(&mut self, n: usize) -> usize {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;

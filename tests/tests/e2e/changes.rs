@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use blogread_core::testing::Dice;
 use blogread_tests::{SharedDatabase, StoreGuard, TestApp, TestProject, spawn_app_over};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -70,24 +71,13 @@ async fn full_read(app: &TestApp, p: &TestProject) -> Site {
 
 const SLUGS: [&str; 6] = ["north", "south", "east", "west", "up", "down"];
 
-/// A small deterministic generator (xorshift), so that a failure replays.
-struct Dice(u64);
-
-impl Dice {
-    fn roll(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-
-    fn slug(&mut self) -> &'static str {
-        SLUGS[self.roll(SLUGS.len())]
-    }
+/// One of the [`SLUGS`], rolled.
+fn slug(dice: &mut Dice) -> &'static str {
+    SLUGS[dice.roll(SLUGS.len())]
 }
 
 fn body(dice: &mut Dice, n: usize) -> String {
-    let (a, b) = (dice.slug(), dice.slug());
+    let (a, b) = (slug(dice), slug(dice));
     format!("<p>Post {n}: see [INTERNAL:{a}] and <a href=\"[INTERNAL:{b}]\">that one</a>.</p>")
 }
 
@@ -113,7 +103,7 @@ async fn write_storm(
                     "/blogs".into(),
                     Some(json!({
                         "title": format!("Post {n}"),
-                        "slug": format!("{}-{}", dice.slug(), dice.roll(1_000_000)),
+                        "slug": format!("{}-{}", slug(dice), dice.roll(1_000_000)),
                         "content": body(dice, n),
                     })),
                 )
@@ -128,7 +118,7 @@ async fn write_storm(
                 let id = ids[dice.roll(ids.len())].clone();
                 let patch = match dice.roll(3) {
                     0 => json!({"title": format!("Retitled {n}")}),
-                    1 => json!({"slug": dice.slug()}),
+                    1 => json!({"slug": slug(dice)}),
                     _ => json!({"content": body(dice, n)}),
                 };
                 let r = send(Method::PATCH, format!("/blogs/{id}"), Some(patch)).await;
