@@ -123,6 +123,21 @@ impl ClientBuilder {
         self.map(|b| b.max_restarts(restarts))
     }
 
+    /// See [`crate::ClientBuilder::max_answer_bytes`].
+    pub fn max_answer_bytes(self, bytes: u64) -> Self {
+        self.map(|b| b.max_answer_bytes(bytes))
+    }
+
+    /// See [`crate::ClientBuilder::max_pages`].
+    pub fn max_pages(self, pages: u32) -> Self {
+        self.map(|b| b.max_pages(pages))
+    }
+
+    /// See [`crate::ClientBuilder::max_entries`].
+    pub fn max_entries(self, entries: u64) -> Self {
+        self.map(|b| b.max_entries(entries))
+    }
+
     /// Builds the client and starts its runtime thread.
     pub fn build(self) -> Result<Client> {
         let io = IoRuntime::start().map_err(crate::Error::Runtime)?;

@@ -16,6 +16,31 @@ use crate::runtime::IoRuntime;
 /// The user agent sent unless [`ClientBuilder::user_agent`] says otherwise.
 pub const DEFAULT_USER_AGENT: &str = concat!("blogread-client/", env!("CARGO_PKG_VERSION"));
 
+/// The most bytes of one answer the client reads unless
+/// [`ClientBuilder::max_answer_bytes`] says otherwise: 64 MiB.
+///
+/// The largest answer the server gives to what the export asks is a page of the changes feed,
+/// which stops once its bodies pass about 8 MiB and holds at least one more entry (a body is at
+/// most 2 MiB): about 10 MiB of bodies, which JSON's escaping (`\n`, `\"`) makes at most twice
+/// as long in practice. 64 MiB is three times that, and still a bound on what one hostile
+/// answer can make the client hold. A page of the list with `include_content=true` can be
+/// larger (100 bodies of up to 2 MiB): raise the cap for
+/// [`Client::all_blogs_with_content`](crate::Client::all_blogs_with_content) on a project of
+/// very long posts.
+pub const DEFAULT_MAX_ANSWER_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The most pages one call reads unless [`ClientBuilder::max_pages`] says otherwise: 100,000.
+///
+/// A full read of a project of 100,000 posts through the changes feed takes 1,000 pages of 100
+/// entries, or up to 25,000 when every post is near the 2 MiB a body may hold (a page stops
+/// after about 8 MiB of bodies); the list takes 1,001 requests.
+pub const DEFAULT_MAX_PAGES: u32 = 100_000;
+
+/// The most entries one call collects unless [`ClientBuilder::max_entries`] says otherwise:
+/// 1,000,000 (ten times a project of 100,000 posts, whose changes feed also tells the slugs it
+/// no longer has, and repeats a post changed while it is read).
+pub const DEFAULT_MAX_ENTRIES: u64 = 1_000_000;
+
 /// Builds a [`Client`]. Made by [`Client::builder`].
 ///
 /// # How long a call can take
@@ -54,6 +79,9 @@ pub struct ClientBuilder {
     http: Option<reqwest::Client>,
     cache: CacheSetting,
     max_restarts: u32,
+    max_answer_bytes: u64,
+    max_pages: u32,
+    max_entries: u64,
     io: Option<Arc<IoRuntime>>,
 }
 
@@ -84,6 +112,9 @@ impl std::fmt::Debug for ClientBuilder {
                 },
             )
             .field("max_restarts", &self.max_restarts)
+            .field("max_answer_bytes", &self.max_answer_bytes)
+            .field("max_pages", &self.max_pages)
+            .field("max_entries", &self.max_entries)
             .finish_non_exhaustive()
     }
 }
@@ -111,6 +142,9 @@ impl ClientBuilder {
             http: None,
             cache: CacheSetting::None,
             max_restarts: 3,
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+            max_pages: DEFAULT_MAX_PAGES,
+            max_entries: DEFAULT_MAX_ENTRIES,
             io: None,
         }
     }
@@ -213,6 +247,36 @@ impl ClientBuilder {
         self
     }
 
+    /// The most bytes of one answer the client reads (default [`DEFAULT_MAX_ANSWER_BYTES`],
+    /// 64 MiB), whatever the endpoint and the status. The body is read in chunks and the
+    /// client stops reading once it passes the cap, whether or not the answer declares its
+    /// length; an answer that declares a `Content-Length` above the cap is refused before its
+    /// body is read. Either way the call fails with [`Error::AnswerTooLarge`], which is not
+    /// retried (the server would send the same). The body of an error answer (a status other
+    /// than 200 and 304) is read only up to its first 64 KiB, which is all its `detail` needs.
+    pub fn max_answer_bytes(mut self, bytes: u64) -> Self {
+        self.max_answer_bytes = bytes;
+        self
+    }
+
+    /// The most pages one call reads (default [`DEFAULT_MAX_PAGES`], 100,000): the pages of
+    /// [`Client::changes_since`] (a feed whose `has_more` never ends), and those of
+    /// [`Client::all_blogs`] and the like, restarts included. Past it the call fails with
+    /// [`Error::TooManyPages`].
+    pub fn max_pages(mut self, pages: u32) -> Self {
+        self.max_pages = pages.max(1);
+        self
+    }
+
+    /// The most entries one call collects (default [`DEFAULT_MAX_ENTRIES`], 1,000,000): the
+    /// entries of [`Client::changes_since`], the blogs of one pass of [`Client::all_blogs`]
+    /// and the like. Past it the call fails with [`Error::TooManyEntries`], before the page
+    /// that passes it is kept.
+    pub fn max_entries(mut self, entries: u64) -> Self {
+        self.max_entries = entries;
+        self
+    }
+
     /// Runs every HTTP exchange on the blocking client's runtime thread.
     #[cfg_attr(not(feature = "blocking"), allow(dead_code))]
     pub(crate) fn io_runtime(mut self, io: Arc<IoRuntime>) -> Self {
@@ -258,6 +322,9 @@ impl ClientBuilder {
                 cache,
                 cache_file,
                 max_restarts: self.max_restarts,
+                max_answer_bytes: self.max_answer_bytes,
+                max_pages: self.max_pages,
+                max_entries: self.max_entries,
                 io: self.io,
                 answers: Default::default(),
             }),

@@ -47,6 +47,12 @@ pub(crate) struct Inner {
     /// Where [`Client::save_etag_cache`] saves the cache.
     pub(crate) cache_file: Option<PathBuf>,
     pub(crate) max_restarts: u32,
+    /// The most bytes of one answer read ([`crate::ClientBuilder::max_answer_bytes`]).
+    pub(crate) max_answer_bytes: u64,
+    /// The most pages one call reads ([`crate::ClientBuilder::max_pages`]).
+    pub(crate) max_pages: u32,
+    /// The most entries one call collects ([`crate::ClientBuilder::max_entries`]).
+    pub(crate) max_entries: u64,
     /// The blocking client's runtime thread: every HTTP exchange runs there when set.
     pub(crate) io: Option<Arc<IoRuntime>>,
     /// What [`Client::cache_stats`] reports, counted with or without a cache.
@@ -257,12 +263,18 @@ impl Client {
         params: &ListParams,
         conditional: bool,
     ) -> Result<BlogList> {
+        self.get_json(call, self.list_url(params), conditional, UrlKind::Other)
+            .await
+    }
+
+    /// The URL of the list page `params` asks for.
+    fn list_url(&self, params: &ListParams) -> Url {
         let mut url = self.inner.blogs_url.clone();
         let pairs = params.query_pairs();
         if !pairs.is_empty() {
             url.query_pairs_mut().extend_pairs(pairs);
         }
-        self.get_json(call, url, conditional, UrlKind::Other).await
+        url
     }
 
     /// The redirects of renamed posts: each old slug (an alias the post keeps) and the post's
@@ -351,6 +363,10 @@ impl Client {
                     url: url.to_string(),
                 });
             }
+            self.check_entries(&url, changes.len(), page.changes.len())?;
+            if page.has_more {
+                self.check_pages(&url, pages)?;
+            }
             changes.extend(page.changes);
             progress(changes.len() as u64);
             if !page.has_more {
@@ -403,6 +419,32 @@ impl Client {
         self.get_json(call, url, conditional, UrlKind::Other).await
     }
 
+    /// Fails with [`Error::TooManyEntries`] when `held` entries and `more` of a new page pass
+    /// [`Inner::max_entries`].
+    fn check_entries(&self, url: &Url, held: usize, more: usize) -> Result<()> {
+        let limit = self.inner.max_entries;
+        let total = (held as u64).saturating_add(more as u64);
+        if total > limit {
+            return Err(Error::TooManyEntries {
+                url: url.to_string(),
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Fails with [`Error::TooManyPages`] when `pages` pages were read and another is due.
+    fn check_pages(&self, url: &Url, pages: u32) -> Result<()> {
+        let limit = self.inner.max_pages;
+        if pages >= limit {
+            return Err(Error::TooManyPages {
+                url: url.to_string(),
+                limit,
+            });
+        }
+        Ok(())
+    }
+
     /// Every blog and the sitemap that agrees with them.
     async fn read_all<P: FnMut(u64, u64)>(
         &self,
@@ -411,12 +453,14 @@ impl Client {
         progress: &mut P,
     ) -> Result<(Vec<BlogListItem>, Sitemap)> {
         let attempts = self.inner.max_restarts.saturating_add(1);
+        // Pages read by every pass of this call.
+        let mut pages = 0u32;
         for pass in 0..attempts {
             // Later passes ask without If-None-Match: kept answers that disagree with each
             // other (a hand-edited cache) would otherwise make every pass fail the same way.
             let conditional = pass == 0;
             if let Some(read) = self
-                .read_all_once(call, include_content, conditional, progress)
+                .read_all_once(call, include_content, conditional, &mut pages, progress)
                 .await?
             {
                 return Ok(read);
@@ -425,12 +469,14 @@ impl Client {
         Err(Error::Changed { attempts })
     }
 
-    /// One pass over every page; `None` when the list changed under it.
+    /// One pass over every page; `None` when the list changed under it. `pages` counts the
+    /// pages of the whole call.
     async fn read_all_once<P: FnMut(u64, u64)>(
         &self,
         call: &Call,
         include_content: bool,
         conditional: bool,
+        pages: &mut u32,
         progress: &mut P,
     ) -> Result<Option<(Vec<BlogListItem>, Sitemap)>> {
         let mut blogs: Vec<BlogListItem> = Vec::new();
@@ -441,7 +487,12 @@ impl Client {
                 .limit(MAX_PAGE_SIZE)
                 .offset(blogs.len() as u64)
                 .include_content(include_content);
+            if *pages > 0 {
+                self.check_pages(&self.list_url(&params), *pages)?;
+            }
             let page = self.list_in(call, &params, conditional).await?;
+            *pages = pages.saturating_add(1);
+            self.check_entries(&self.list_url(&params), blogs.len(), page.blogs.len())?;
             let expected = *total.get_or_insert(page.total);
             if page.total != expected {
                 return Ok(None);
@@ -571,6 +622,14 @@ impl Client {
                 (t, _) => (t, false),
             };
             let (err, retry_after) = match self.attempt(url, etag, timeout).await? {
+                // Not retried: the server would send the same.
+                Err(Failed::TooLarge { declared }) => {
+                    return Err(Error::AnswerTooLarge {
+                        url: url.to_string(),
+                        limit: inner.max_answer_bytes,
+                        declared,
+                    });
+                }
                 Ok(Answer {
                     status: 200,
                     etag,
@@ -587,10 +646,10 @@ impl Client {
                     }
                     (err, answer.retry_after)
                 }
-                Err(e) if e.is_timeout() && cut_by_deadline => {
+                Err(Failed::Http(e)) if e.is_timeout() && cut_by_deadline => {
                     return Err(deadline_error(attempt, last));
                 }
-                Err(e) => {
+                Err(Failed::Http(e)) => {
                     let retryable = retry::is_retryable_transport(&e);
                     let err = Error::Transport {
                         url: url.to_string(),
@@ -631,7 +690,7 @@ impl Client {
         url: &Url,
         etag: Option<&str>,
         timeout: Option<Duration>,
-    ) -> Result<reqwest::Result<Answer>> {
+    ) -> Result<Result<Answer, Failed>> {
         let inner = &self.inner;
         let mut request = inner
             .http
@@ -645,12 +704,13 @@ impl Client {
         if let Some(etag) = etag {
             request = request.header(IF_NONE_MATCH, etag);
         }
+        let max = inner.max_answer_bytes;
         let Some(io) = &inner.io else {
-            return Ok(exchange(request).await);
+            return Ok(exchange(request, max).await);
         };
         // On the blocking client's runtime thread, whichever runtime (or none) polls us, so
         // every pooled connection lives where a runtime always runs.
-        let mut task = AbortOnDrop(io.handle().spawn(exchange(request)));
+        let mut task = AbortOnDrop(io.handle().spawn(exchange(request, max)));
         match (&mut task.0).await {
             Ok(result) => Ok(result),
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
@@ -661,9 +721,28 @@ impl Client {
     }
 }
 
-/// Sends `request` and reads the whole answer.
-async fn exchange(request: reqwest::RequestBuilder) -> reqwest::Result<Answer> {
-    let response = request.send().await?;
+/// The most bytes of an error answer's body read: its `detail` is all the client uses (and
+/// shows at most 200 characters of).
+const ERROR_BODY_BYTES: u64 = 64 * 1024;
+
+/// Why an exchange gave no answer.
+enum Failed {
+    /// The request or the answer failed on the way (retried when
+    /// [`retry::is_retryable_transport`] says so).
+    Http(reqwest::Error),
+    /// The answer's body is longer than the client's cap: declared so, or found so while
+    /// reading.
+    TooLarge {
+        /// The `Content-Length` the answer declared, if any.
+        declared: Option<u64>,
+    },
+}
+
+/// Sends `request` and reads the answer: a success's whole body, at most `max` bytes of it
+/// (read chunk by chunk, so a longer body is never held whole, with or without a
+/// `Content-Length`), or the first [`ERROR_BODY_BYTES`] of an error's.
+async fn exchange(request: reqwest::RequestBuilder, max: u64) -> Result<Answer, Failed> {
+    let mut response = request.send().await.map_err(Failed::Http)?;
     let status = response.status().as_u16();
     let retry_after = retry::retry_after(response.headers());
     let etag = response
@@ -671,7 +750,30 @@ async fn exchange(request: reqwest::RequestBuilder) -> reqwest::Result<Answer> {
         .get(ETAG)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let body = response.bytes().await?.to_vec();
+    let success = matches!(status, 200 | 304);
+    let declared = response.content_length();
+    if success && declared.is_some_and(|n| n > max) {
+        return Err(Failed::TooLarge { declared });
+    }
+    let keep = if success {
+        max
+    } else {
+        max.min(ERROR_BODY_BYTES)
+    };
+    let capacity = declared.unwrap_or(0).min(keep).min(1024 * 1024);
+    let mut body = Vec::with_capacity(usize::try_from(capacity).unwrap_or(0));
+    while let Some(chunk) = response.chunk().await.map_err(Failed::Http)? {
+        let room = keep.saturating_sub(body.len() as u64);
+        if chunk.len() as u64 > room {
+            if success {
+                return Err(Failed::TooLarge { declared });
+            }
+            // An error's detail needs only the start: the rest is dropped unread.
+            body.extend_from_slice(&chunk[..usize::try_from(room).unwrap_or(0)]);
+            break;
+        }
+        body.extend_from_slice(&chunk);
+    }
     Ok(Answer {
         status,
         etag,

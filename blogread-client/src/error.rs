@@ -90,6 +90,47 @@ pub enum Error {
         /// The URL asked last.
         url: String,
     },
+    /// An answer was larger than [`ClientBuilder::max_answer_bytes`](crate::ClientBuilder::max_answer_bytes)
+    /// (default 64 MiB): the client stopped reading it there, or did not start when its
+    /// `Content-Length` said so (never retried: the server would send the same).
+    #[error(
+        "the answer from {url} is larger than {} ({limit} bytes), the most the client reads of          one answer{}; stopped reading it. No answer of a blogread server comes near that: if          this one is right, raise the limit (ClientBuilder::max_answer_bytes, or blogread          --max-answer-mib)",
+        mib(*.limit),
+        declared_length(.declared)
+    )]
+    AnswerTooLarge {
+        /// The URL asked.
+        url: String,
+        /// The limit, in bytes.
+        limit: u64,
+        /// The length the answer declared (`Content-Length`), if it declared one.
+        declared: Option<u64>,
+    },
+    /// A call that reads page after page ([`Client::changes_since`](crate::Client::changes_since),
+    /// [`Client::all_blogs`](crate::Client::all_blogs) and the like) read
+    /// [`ClientBuilder::max_pages`](crate::ClientBuilder::max_pages) pages and the server still
+    /// said more follow.
+    #[error(
+        "stopped after {limit} pages at {url}: the server still said more follow, and one call          reads at most {limit} pages (a project of 100,000 posts needs a few thousand at most);          if the server is right, raise the limit (ClientBuilder::max_pages, or blogread          --max-pages)"
+    )]
+    TooManyPages {
+        /// The URL asked last.
+        url: String,
+        /// The limit.
+        limit: u32,
+    },
+    /// A call that reads page after page collected more than
+    /// [`ClientBuilder::max_entries`](crate::ClientBuilder::max_entries) entries (changes, or
+    /// blogs of the list).
+    #[error(
+        "stopped at {url}: the answers held more than {limit} entries, the most one call          collects (ten times a project of 100,000 posts); if the server is right, raise the          limit (ClientBuilder::max_entries, or blogread --max-entries)"
+    )]
+    TooManyEntries {
+        /// The URL asked last.
+        url: String,
+        /// The limit.
+        limit: u64,
+    },
     /// Any other non-success status, after retries when the status is retried.
     #[error("server answered {status}: {detail}")]
     Api {
@@ -189,6 +230,22 @@ pub enum Error {
     },
 }
 
+/// `bytes` in MiB, as the CLI's `--max-answer-mib` takes it ("64 MiB", "0.5 MiB").
+fn mib(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{:.2} MiB", bytes as f64 / MIB as f64)
+    }
+}
+
+fn declared_length(declared: &Option<u64>) -> String {
+    declared
+        .map(|n| format!(" (it declared {n} bytes)"))
+        .unwrap_or_default()
+}
+
 fn plural(n: &u32) -> &'static str {
     if *n == 1 { "attempt" } else { "attempts" }
 }
@@ -278,6 +335,9 @@ impl Error {
             Error::EndpointNotFound { url, .. }
             | Error::NoChangesFeed { url, .. }
             | Error::FeedStalled { url }
+            | Error::AnswerTooLarge { url, .. }
+            | Error::TooManyPages { url, .. }
+            | Error::TooManyEntries { url, .. }
             | Error::Transport { url, .. }
             | Error::Deadline { url, .. }
             | Error::Decode { url, .. } => Some(url),

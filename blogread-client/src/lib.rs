@@ -138,7 +138,10 @@ pub mod blocking;
 #[cfg(feature = "export")]
 pub mod export;
 
-pub use builder::{ClientBuilder, DEFAULT_USER_AGENT};
+pub use builder::{
+    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_ENTRIES, DEFAULT_MAX_PAGES,
+    DEFAULT_USER_AGENT,
+};
 pub use cache::{CacheStats, EtagCache};
 pub use changes::{Change, ChangeCursor, ChangePage, Changes, CursorError, MAX_CURSOR_LEN};
 pub use client::Client;

@@ -763,3 +763,192 @@ fn blocking_progress_callbacks_run_on_the_calling_thread_and_need_not_be_send() 
     assert_eq!(published.blogs.len(), 2);
     assert_eq!(calls.get(), 2);
 }
+
+/// A client whose answers may hold at most 1 MiB.
+fn capped_client(stub: &Stub) -> Client {
+    Client::builder(&stub.base, "pk_live_test")
+        .retry_policy(fast_retries())
+        .max_answer_bytes(1024 * 1024)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_answer_that_never_ends_is_cut_at_the_cap_while_it_streams() {
+    // No Content-Length, and a body that goes on for as long as the client reads: a client
+    // that read the whole body first would never return.
+    let stub = start_raw(|_| Raw::Endless {
+        head: chunked_head(200),
+        chunk: " ".repeat(64 * 1024),
+    })
+    .await;
+    let err = capped_client(&stub).sitemap().await.unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::AnswerTooLarge {
+                limit: 1_048_576,
+                declared: None,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    let url = format!("{}/blog/api/v1/public/blogs/sitemap", stub.base);
+    assert!(message.contains(&url), "{message}");
+    assert!(message.contains("larger than 1 MiB"), "{message}");
+    assert!(
+        message.contains("ClientBuilder::max_answer_bytes") && message.contains("--max-answer-mib"),
+        "names the cap: {message}"
+    );
+    assert_eq!(
+        stub.count(),
+        1,
+        "not retried: the server would send the same"
+    );
+}
+
+#[tokio::test]
+async fn a_declared_length_over_the_cap_is_refused_before_the_body_is_read() {
+    // The head says 200 MB; no byte of the body ever comes. Reading it would wait for ever.
+    let stub = start_raw(|_| {
+        Raw::SendThenFreeze(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 200000000\r\n\r\n"
+                .to_owned(),
+        )
+    })
+    .await;
+    let client = Client::builder(&stub.base, "pk_live_test")
+        .retry_policy(fast_retries())
+        .timeout(std::time::Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let err = client.get("post").await.unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::AnswerTooLarge {
+                limit: blogread_client::DEFAULT_MAX_ANSWER_BYTES,
+                declared: Some(200_000_000),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("it declared 200000000 bytes"),
+        "{err}"
+    );
+    assert_eq!(stub.count(), 1);
+}
+
+#[tokio::test]
+async fn the_default_cap_on_one_answer_is_64_mib() {
+    assert_eq!(blogread_client::DEFAULT_MAX_ANSWER_BYTES, 64 * 1024 * 1024);
+    let debug = format!("{:?}", Client::builder("http://x", "k"));
+    assert!(debug.contains("max_answer_bytes: 67108864"), "{debug}");
+}
+
+#[tokio::test]
+async fn an_error_answer_is_read_only_as_far_as_its_detail_needs() {
+    // A 404 whose body never ends: the status is what matters, the detail is its start.
+    let stub = start_raw(|_| Raw::Endless {
+        head: chunked_head(404),
+        chunk: "<html>".repeat(1000),
+    })
+    .await;
+    let err = capped_client(&stub).sitemap().await.unwrap_err();
+    assert!(matches!(&err, Error::EndpointNotFound { .. }), "{err:?}");
+    assert!(err.detail().unwrap().starts_with("<html><html>"), "{err}");
+    assert_eq!(stub.count(), 1);
+}
+
+/// A feed that always says more follow, with one new entry and a new cursor each time.
+fn endless_feed(i: usize, _: &Seen) -> Reply {
+    reply(
+        200,
+        json!({
+            "changes": [{"change": "delete", "slug": format!("gone-{i}")}],
+            "cursor": format!("c{i}"),
+            "has_more": true
+        }),
+    )
+}
+
+#[tokio::test]
+async fn a_feed_whose_has_more_never_ends_stops_at_the_page_cap() {
+    let stub = start_stub(endless_feed).await;
+    let client = Client::builder(&stub.base, "pk_live_test")
+        .max_pages(50)
+        .build()
+        .unwrap();
+    let err = client.changes_since(None).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::TooManyPages { limit: 50, .. }),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(message.contains("after 50 pages"), "{message}");
+    assert!(
+        message.contains("/changes?since=c48"),
+        "the last URL: {message}"
+    );
+    assert!(message.contains("--max-pages"), "{message}");
+    assert_eq!(stub.count(), 50);
+}
+
+#[tokio::test]
+async fn a_feed_with_more_entries_than_the_cap_stops_before_keeping_them() {
+    let stub = start_stub(|i, _| {
+        let entries: Vec<_> = (0..100)
+            .map(|n| json!({"change": "delete", "slug": format!("gone-{i}-{n}")}))
+            .collect();
+        reply(
+            200,
+            json!({"changes": entries, "cursor": format!("c{i}"), "has_more": true}),
+        )
+    })
+    .await;
+    let client = Client::builder(&stub.base, "pk_live_test")
+        .max_entries(150)
+        .build()
+        .unwrap();
+    let err = client.changes_since(None).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::TooManyEntries { limit: 150, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("--max-entries"), "{err}");
+    assert_eq!(stub.count(), 2);
+}
+
+#[tokio::test]
+async fn a_list_that_never_ends_stops_at_the_page_cap() {
+    // Every page is full of blogs not seen before and the total is never reached.
+    let stub = start_stub(|i, _| {
+        let ids: Vec<u64> = (0..100).map(|n| 1000 * i as u64 + n + 1).collect();
+        reply(200, page(&ids, u64::MAX, 100 * i as u64))
+    })
+    .await;
+    let client = Client::builder(&stub.base, "pk_live_test")
+        .max_pages(20)
+        .build()
+        .unwrap();
+    let err = client.all_blogs().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::TooManyPages { limit: 20, .. }),
+        "{err:?}"
+    );
+    assert_eq!(stub.count(), 20);
+
+    let client = Client::builder(&stub.base, "pk_live_test")
+        .max_entries(250)
+        .build()
+        .unwrap();
+    let err = client.all_blogs().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::TooManyEntries { limit: 250, .. }),
+        "{err:?}"
+    );
+}

@@ -232,6 +232,24 @@ pub enum Raw {
     Send(String),
     /// Reads the request and never answers, holding the connection open.
     Freeze,
+    /// Writes these bytes (an answer's head, say), then holds the connection open and sends
+    /// nothing more.
+    SendThenFreeze(String),
+    /// Writes `head`, then `chunk` as HTTP/1.1 chunks for as long as the client reads: a body
+    /// that never ends, without a `Content-Length`.
+    Endless {
+        /// The status line and headers, ending with the empty line.
+        head: String,
+        /// The data of each chunk.
+        chunk: String,
+    },
+}
+
+/// The head of an answer with `status` whose body comes in chunks (no `Content-Length`).
+pub fn chunked_head(status: u16) -> String {
+    format!(
+        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
+    )
 }
 
 /// A stub that reads each request's head and does what `script(index)` says, one request per
@@ -285,6 +303,19 @@ pub async fn start_raw(script: impl Fn(usize) -> Raw + Send + Sync + 'static) ->
                         // Hold both halves until the client gives up and the test ends.
                         let _hold = (reader, write);
                         std::future::pending::<()>().await;
+                    }
+                    Raw::SendThenFreeze(bytes) => {
+                        let _ = write.write_all(bytes.as_bytes()).await;
+                        let _hold = (reader, write);
+                        std::future::pending::<()>().await;
+                    }
+                    Raw::Endless { head, chunk } => {
+                        let framed = format!("{:x}\r\n{chunk}\r\n", chunk.len());
+                        if write.write_all(head.as_bytes()).await.is_err() {
+                            return;
+                        }
+                        // Until the client hangs up.
+                        while write.write_all(framed.as_bytes()).await.is_ok() {}
                     }
                 }
             });
