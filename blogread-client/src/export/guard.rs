@@ -58,6 +58,21 @@ pub(super) fn holds(out: &Path, rel: &str, bytes: &[u8]) -> Result<bool, ExportE
     imp::holds(out, rel, bytes)
 }
 
+/// The first `max` bytes of the file `out/<rel>`, or `None` when it is missing, is not a
+/// file, or is or lies below a symbolic link (never followed; not an error here, since the
+/// export only looks).
+pub(super) fn read_head(out: &Path, rel: &str, max: usize) -> Result<Option<Vec<u8>>, ExportError> {
+    match check(out, rel) {
+        Ok(()) => {}
+        Err(ExportError::Symlink { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    match imp::read_head(out, rel, max) {
+        Err(ExportError::Symlink { .. }) => Ok(None),
+        other => other,
+    }
+}
+
 /// Writes `out/<rel>` atomically (a new temporary file beside it, renamed over it), making
 /// its folder if missing.
 pub(super) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {
@@ -112,9 +127,13 @@ mod imp {
         create: bool,
     ) -> Result<Option<OwnedFd>, ExportError> {
         let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        // The output folder itself may be a link: followed.
-        let mut dir = openat(rustix::fs::CWD, out, dir_flags, Mode::empty())
-            .map_err(|e| io_err(out)(e.into()))?;
+        // The output folder itself may be a link: followed. It is made only once the export
+        // writes: before that, a missing one holds nothing.
+        let mut dir = match openat(rustix::fs::CWD, out, dir_flags, Mode::empty()) {
+            Ok(dir) => dir,
+            Err(Errno::NOENT) if !create => return Ok(None),
+            Err(e) => return Err(io_err(out)(e.into())),
+        };
         for (at, part) in parts.iter().enumerate() {
             let path = || path_of(out, &parts[..=at]);
             if create {
@@ -177,6 +196,29 @@ mod imp {
         let mut existing = Vec::with_capacity(bytes.len());
         let read = std::fs::File::from(file).read_to_end(&mut existing);
         Ok(read.is_ok() && existing == bytes)
+    }
+
+    /// [`super::read_head`] after the check, through descriptors.
+    pub(super) fn read_head(
+        out: &Path,
+        rel: &str,
+        max: usize,
+    ) -> Result<Option<Vec<u8>>, ExportError> {
+        let Some(dir) = open_folder(out, rel, false)? else {
+            return Ok(None);
+        };
+        let (_, name) = split(rel);
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let Ok(file) = openat(&dir, name, flags, Mode::empty()) else {
+            return Ok(None);
+        };
+        let file = std::fs::File::from(file);
+        if !file.metadata().is_ok_and(|meta| meta.is_file()) {
+            return Ok(None);
+        }
+        let mut head = Vec::new();
+        let read = file.take(max as u64).read_to_end(&mut head);
+        Ok(read.ok().map(|_| head))
     }
 
     /// [`super::write`] after the check, through descriptors: a link planted after the
@@ -301,6 +343,25 @@ mod imp {
     /// [`super::holds`] after the check.
     pub(super) fn holds(out: &Path, rel: &str, bytes: &[u8]) -> Result<bool, ExportError> {
         Ok(std::fs::read(out.join(rel)).is_ok_and(|existing| existing == bytes))
+    }
+
+    /// [`super::read_head`] after the check.
+    pub(super) fn read_head(
+        out: &Path,
+        rel: &str,
+        max: usize,
+    ) -> Result<Option<Vec<u8>>, ExportError> {
+        use std::io::Read;
+        let path = out.join(rel);
+        if !std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
+            return Ok(None);
+        }
+        let Ok(file) = std::fs::File::open(&path) else {
+            return Ok(None);
+        };
+        let mut head = Vec::new();
+        let read = file.take(max as u64).read_to_end(&mut head);
+        Ok(read.ok().map(|_| head))
     }
 
     /// [`super::write`] after the check.

@@ -9,7 +9,20 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::client::KeyStamp;
+
 const VERSION: u32 = 1;
+
+/// The manifest file: the [`Manifest`] and, beside it, the key of the export that wrote it
+/// (kept by the export only; [`Manifest::load`] ignores it and [`Manifest::save`] writes
+/// none, and an older blogread ignores it too).
+#[derive(Serialize, Deserialize)]
+struct ManifestFile {
+    #[serde(flatten)]
+    manifest: Manifest,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    public_key: Option<KeyStamp>,
+}
 
 /// What one export wrote: relative path (with `/`) to the slug it holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,18 +69,26 @@ impl Manifest {
     /// parse, or lists any path other than a file an export writes (see [`is_export_file`]),
     /// is an error rather than a guess, so nothing is written or removed on its word.
     pub fn load(path: &Path) -> Result<Self, ManifestError> {
+        Self::load_stamped(path).map(|(manifest, _)| manifest)
+    }
+
+    /// [`Manifest::load`], with the key of the export that saved it, if it recorded one.
+    pub(super) fn load_stamped(path: &Path) -> Result<(Self, Option<KeyStamp>), ManifestError> {
         refuse_link(path)?;
         let path = path.to_owned();
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Self::new()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Self::new(), None)),
             Err(source) => return Err(ManifestError::Io { path, source }),
         };
         let invalid = |reason: String| ManifestError::Invalid {
             path: path.clone(),
             reason,
         };
-        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        let ManifestFile {
+            manifest,
+            public_key,
+        } = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         if manifest.version != VERSION {
             return Err(invalid(format!("version {}", manifest.version)));
         }
@@ -79,15 +100,36 @@ impl Manifest {
                  that file alone), or restore the manifest from version control"
             )));
         }
-        Ok(manifest)
+        Ok((manifest, public_key))
     }
 
     /// Writes the manifest to the file `path` atomically (its folder must exist), through a
     /// temporary file created exclusively. A symbolic link at `path` is an error.
     pub fn save(&self, path: &Path) -> Result<(), ManifestError> {
+        self.save_stamped(path, None)
+    }
+
+    /// [`Manifest::save`], recording the key of the export that wrote the files.
+    pub(super) fn save_stamped(
+        &self,
+        path: &Path,
+        public_key: Option<&KeyStamp>,
+    ) -> Result<(), ManifestError> {
         refuse_link(path)?;
         let path = path.to_owned();
-        crate::cache::write_atomically(&path, &self.to_bytes())
+        let bytes = match public_key {
+            None => self.to_bytes(),
+            Some(key) => {
+                let file = ManifestFile {
+                    manifest: self.clone(),
+                    public_key: Some(key.clone()),
+                };
+                let mut json = serde_json::to_vec_pretty(&file).expect("a manifest serialises");
+                json.push(b'\n');
+                json
+            }
+        };
+        crate::cache::write_atomically(&path, &bytes)
             .map_err(|source| ManifestError::Io { path, source })
     }
 

@@ -113,6 +113,7 @@ mod body;
 mod cursor;
 mod guard;
 pub mod hugo_config;
+mod lost;
 mod manifest;
 mod plan;
 pub mod render;
@@ -122,18 +123,33 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 pub use hugo_config::{HugoConfigError, HugoSite};
 pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
-pub use render::{Inexact, Rendered, redirect_page, render, render_file, render_with_aliases};
+pub use render::{
+    Inexact, RenderError, Rendered, redirect_page, render, render_file, render_with_aliases,
+    try_render_file,
+};
 pub use state::DEFAULT_STATE_DIR;
 
+use crate::client::KeyStamp;
 use crate::slug::is_valid_slug;
 use crate::{BlogDetail, Change, ChangeCursor, Client, Error};
 use plan::Plan;
+
+/// How long an export may take to read the server's answers unless
+/// [`ExportOptions::deadline`](ExportOptions#structfield.deadline) says otherwise: 30 minutes.
+///
+/// A full read of a project of 100,000 posts takes 1,000 requests through the changes feed
+/// (up to 25,000 when every post is near the 2 MiB a body may hold), or 100,000 single-blog
+/// requests, 8 at a time, from a server without the feed: a few minutes on a usual link. A
+/// server that answers slowly but surely (each request just within its time-out) cannot keep
+/// a build waiting longer than this.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30 * 60);
 
 /// The generator an export writes for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -166,8 +182,15 @@ pub struct ExportOptions {
     /// stopping. Default `false`. See [`hugo_config`].
     pub configure_hugo: bool,
     /// Read every published blog even when a saved cursor would let the export read only
-    /// what changed (see the [module docs](self#incremental-exports)). Default `false`.
+    /// what changed (see the [module docs](self#incremental-exports)), and take over a state
+    /// folder whose files were exported with another key (see
+    /// [another project's state](self#another-projects-state)). Default `false`.
     pub full: bool,
+    /// How long the export may spend reading from the server, every request and retry
+    /// included (default [`DEFAULT_DEADLINE`], 30 minutes; `None` for no limit). Past it the
+    /// export stops with [`ExportError::Deadline`] before writing anything. Writing the files
+    /// (local, and never waiting on the server) is not cut short.
+    pub deadline: Option<Duration>,
 }
 
 impl ExportOptions {
@@ -180,7 +203,15 @@ impl ExportOptions {
             state_dir: PathBuf::from(DEFAULT_STATE_DIR),
             configure_hugo: false,
             full: false,
+            deadline: Some(DEFAULT_DEADLINE),
         }
+    }
+
+    /// Sets how long the export may spend reading from the server (see
+    /// [`ExportOptions::deadline`](Self#structfield.deadline)); `None` for no limit.
+    pub fn deadline(mut self, deadline: impl Into<Option<Duration>>) -> Self {
+        self.deadline = deadline.into();
+        self
     }
 
     /// Sets whether the export reads every published blog, whatever cursor is saved (see
@@ -268,6 +299,9 @@ pub struct ExportReport {
     /// by slug (each file was written so that the site still builds; warnings to show). See
     /// [`Inexact`].
     pub inexact: Vec<Inexact>,
+    /// The state folder the export used, as an absolute path (`.` and `..` resolved, links
+    /// not followed), so that a message can say where the state is.
+    pub state_dir: PathBuf,
 }
 
 /// Why an export read every published blog instead of only what changed since the last
@@ -391,6 +425,10 @@ pub enum ExportError {
     /// not be read or changed.
     #[error(transparent)]
     HugoConfig(#[from] HugoConfigError),
+    /// A post holds a value no content file can (a date after the year 9999, say). Found
+    /// while the posts are read, before anything is written.
+    #[error("{0}; nothing was written")]
+    Render(#[from] RenderError),
     /// A file could not be written or removed.
     #[error("{path}: {source}")]
     Io {
@@ -420,6 +458,68 @@ pub enum ExportError {
         /// The output folder.
         out: PathBuf,
     },
+    /// The export spent longer than [`ExportOptions::deadline`](ExportOptions#structfield.deadline)
+    /// reading from the server. Nothing was written.
+    #[error(
+        "the export did not finish reading from the server within its deadline of {}; nothing \
+         was written. If the server is merely slow, give it longer (--deadline SECS, or \
+         ExportOptions::deadline)",
+        human_duration(*.deadline)
+    )]
+    Deadline {
+        /// The deadline.
+        deadline: Duration,
+    },
+    /// The output folder holds files only an export writes, but the state folder has no
+    /// manifest listing them: the export ran from another folder, or with another state
+    /// folder, than the one that wrote them. Nothing was written, and no state folder made.
+    #[error(
+        "{out} holds {count} {files} an earlier blogread export wrote ({first}{more}), but the \
+         state folder {state_dir} has no manifest listing them ({manifest_name}): that export \
+         kept its state elsewhere. The state folder is .blogread in the current directory \
+         unless --state-dir (ExportOptions::state_dir) names another, so run the export from \
+         the site's root, where the last one ran, or pass --state-dir with the folder that \
+         holds export-*.manifest.json. If that state is lost, move those files away and export \
+         again. Nothing was written",
+        out = out.display(),
+        files = if *count == 1 { "file" } else { "files" },
+        more = if *count > 1 { ", ..." } else { "" },
+        state_dir = state_dir.display(),
+        manifest_name = manifest
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
+    )]
+    StateNotFound {
+        /// The output folder.
+        out: PathBuf,
+        /// The state folder looked in, as an absolute path.
+        state_dir: PathBuf,
+        /// The manifest looked for, as an absolute path.
+        manifest: PathBuf,
+        /// How many files an export wrote the output folder holds.
+        count: usize,
+        /// The first of them, by path relative to the output folder.
+        first: String,
+    },
+    /// The state folder's manifest lists files exported with another public key, and the
+    /// server did not confirm that this key is of the same project (by taking the saved
+    /// cursor): exporting would replace another project's posts. Nothing was written;
+    /// [`ExportOptions::full`] takes the folder over.
+    #[error("{}", another_project(state_dir, *files, was, now, refused.as_deref()))]
+    AnotherProject {
+        /// The state folder, as an absolute path.
+        state_dir: PathBuf,
+        /// How many files its manifest for the output folder lists.
+        files: usize,
+        /// The first 12 characters of the key the files were exported with.
+        was: String,
+        /// The first 12 characters of this export's key.
+        now: String,
+        /// The server's explanation when it refused the saved cursor (400); `None` when no
+        /// saved cursor could be asked about.
+        refused: Option<String>,
+    },
     /// The state folder is the output folder or inside it, where the generator would publish
     /// it.
     #[error(
@@ -435,6 +535,48 @@ pub enum ExportError {
     },
 }
 
+/// "30 min", "90 s", "250 ms".
+fn human_duration(d: Duration) -> String {
+    match d.as_secs() {
+        0 => format!("{} ms", d.as_millis()),
+        s if s % 60 == 0 && d.subsec_nanos() == 0 => format!("{} min", s / 60),
+        s if d.subsec_nanos() == 0 => format!("{s} s"),
+        _ => format!("{:.1} s", d.as_secs_f64()),
+    }
+}
+
+/// The message of [`ExportError::AnotherProject`].
+fn another_project(
+    state_dir: &Path,
+    files: usize,
+    was: &str,
+    now: &str,
+    refused: Option<&str>,
+) -> String {
+    let listed = format!(
+        "the state folder {} is of another project's export: its manifest for this output \
+         folder lists {files} {} exported with the public key {was}…, and this export's key is \
+         {now}…",
+        state_dir.display(),
+        if files == 1 { "file" } else { "files" },
+    );
+    let why = match refused {
+        Some(detail) => format!(
+            ", whose project the server says is another (it refused the saved cursor: 400: \
+             {detail})"
+        ),
+        None => ", and without a saved cursor the server cannot tell whether both keys are \
+                  the same project's (a rotated key)"
+            .to_owned(),
+    };
+    format!(
+        "{listed}{why}. Exporting would replace those files with this project's posts. Check \
+         BLOGREAD_API_KEY, --out and --state-dir; to export this project there anyway (or if it \
+         is the same project with a new key), export with --full (ExportOptions::full). \
+         Nothing was written"
+    )
+}
+
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
     move |source| ExportError::Io {
         path: path.to_owned(),
@@ -442,15 +584,15 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
     }
 }
 
-/// Reads the manifest at `manifest_path`. Writes nothing. Fails if a file it lists is or is
-/// below a symbolic link in the output folder `out`: every file a manifest lists is written or
-/// removed by this export.
-fn load(out: &Path, manifest_path: &Path) -> Result<Manifest, ExportError> {
-    let manifest = Manifest::load(manifest_path)?;
+/// Reads the manifest at `manifest_path`, with the key of the export that saved it. Writes
+/// nothing. Fails if a file it lists is or is below a symbolic link in the output folder
+/// `out`: every file a manifest lists is written or removed by this export.
+fn load(out: &Path, manifest_path: &Path) -> Result<(Manifest, Option<KeyStamp>), ExportError> {
+    let (manifest, key) = Manifest::load_stamped(manifest_path)?;
     for rel in manifest.files.keys() {
         guard::check(out, rel)?;
     }
-    Ok(manifest)
+    Ok((manifest, key))
 }
 
 /// Writes the output folder from the published blogs and keeps the manifest (and the cursor
@@ -482,20 +624,68 @@ pub async fn export(
     };
     let manifest_path = options.manifest_path().map_err(io_err(state_dir))?;
     let cursor_path = options.cursor_path().map_err(io_err(state_dir))?;
+    let state_dir_shown = state::normalised(state_dir).map_err(io_err(state_dir))?;
     // The manifest is read and checked, and the paths it lists too, before the first folder
     // is made.
-    let old = &load(out, &manifest_path)?;
-    std::fs::create_dir_all(out).map_err(io_err(out))?;
-    std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
-    let mut report = ExportReport::default();
+    let (old, key_was) = load(out, &manifest_path)?;
+    let old = &old;
+    if old.files.is_empty() {
+        let found = lost::exported_files(out)?;
+        if let Some(first) = found.first() {
+            return Err(ExportError::StateNotFound {
+                out: out.clone(),
+                state_dir: state_dir_shown,
+                manifest: state::normalised(&manifest_path).map_err(io_err(&manifest_path))?,
+                count: found.len(),
+                first: first.clone(),
+            });
+        }
+    }
+    let key_now = client.key_stamp();
+    // Files exported with another key may be another project's: only the server taking their
+    // cursor says they are not (a rotated key), unless a full read is asked for.
+    let another_key = match key_was {
+        Some(was) if !was.same_key(key_now) && !options.full && !old.files.is_empty() => {
+            Some(AnotherKey {
+                state_dir: state_dir_shown.clone(),
+                files: old.files.len(),
+                was: was.prefix,
+                now: key_now.prefix.clone(),
+            })
+        }
+        _ => None,
+    };
+    let mut report = ExportReport {
+        state_dir: state_dir_shown,
+        ..ExportReport::default()
+    };
 
     let saved = match options.full {
         true => Err(FullRead::Asked),
         false => cursor::load(&cursor_path, options.format, old)
             .and_then(|cursor| all_files_present(out, old).map(|()| cursor)),
     };
-    let (plan, next_cursor) = read(client, options, old, saved, &mut report, &mut progress).await?;
+    let reading = read(
+        client,
+        options,
+        old,
+        saved,
+        another_key.as_ref(),
+        &mut report,
+        &mut progress,
+    );
+    let (plan, next_cursor) = match options.deadline {
+        None => reading.await?,
+        Some(deadline) => tokio::time::timeout(deadline, reading)
+            .await
+            .map_err(|_| ExportError::Deadline { deadline })??,
+    };
     let planned = plan.finish();
+
+    // Everything is read and every file rendered: from here on the export writes, and only
+    // from here are the output and state folders made.
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
 
     // The site's configuration is changed (when asked to) once the blogs are read, right
     // before the first file is written.
@@ -507,10 +697,11 @@ pub async fn export(
     // the folder: an export cut short leaves none, and the next one reads everything.
     cursor::forget(&cursor_path)?;
     // Record every file about to be written before writing it, so that an export cut short
-    // still knows which files are its own.
+    // still knows which files are its own (and, from now on, whose key they were exported
+    // with).
     let mut union = old.clone();
     union.files.extend(planned.next.files.clone());
-    union.save(&manifest_path)?;
+    union.save_stamped(&manifest_path, Some(key_now))?;
 
     for (rel, text) in &planned.texts {
         if guard::holds(out, rel, text.as_bytes())? {
@@ -526,7 +717,7 @@ pub async fn export(
             report.removed.push(rel.to_owned());
         }
     }
-    planned.next.save(&manifest_path)?;
+    planned.next.save_stamped(&manifest_path, Some(key_now))?;
     report.blogs = planned.blogs;
     report.conflicts = planned.conflicts;
     report.inexact = planned.inexact;
@@ -538,21 +729,51 @@ pub async fn export(
     Ok(report)
 }
 
+/// A manifest's files were exported with another key than this export's: what
+/// [`ExportError::AnotherProject`] says, when the server does not confirm the project.
+struct AnotherKey {
+    state_dir: PathBuf,
+    files: usize,
+    was: String,
+    now: String,
+}
+
+impl AnotherKey {
+    /// The refusal, with the server's explanation when it refused the saved cursor.
+    fn refusal(&self, refused: Option<String>) -> ExportError {
+        ExportError::AnotherProject {
+            state_dir: self.state_dir.clone(),
+            files: self.files,
+            was: self.was.clone(),
+            now: self.now.clone(),
+            refused,
+        }
+    }
+}
+
 /// Reads what changed since `saved` (or, when it is a reason to, every published blog) and
 /// plans the output folder from it. Returns the plan and the cursor to save after it is
 /// written (none from a server without the changes feed).
+///
+/// With `another_key` (the files were exported with another key), only the server taking the
+/// saved cursor (or telling it expired, which it checks after the project) lets the export go
+/// on: the cursor is bound to its project, so the key is then the same project's.
 async fn read<'a>(
     client: &Client,
     options: &'a ExportOptions,
     old: &'a Manifest,
     saved: Result<ChangeCursor, FullRead>,
+    another_key: Option<&AnotherKey>,
     report: &mut ExportReport,
     progress: &mut impl FnMut(u64, u64),
 ) -> Result<(Plan<'a>, Option<ChangeCursor>), ExportError> {
     let (out, format) = (&options.out, options.format);
     let feed_progress = &mut |entries: u64| progress(entries, 0);
     let reason = match saved {
-        Err(reason) => reason,
+        Err(reason) => match another_key {
+            Some(another) => return Err(another.refusal(None)),
+            None => reason,
+        },
         Ok(cursor) => match client
             .changes_since_with_progress(Some(&cursor), &mut *feed_progress)
             .await
@@ -564,8 +785,14 @@ async fn read<'a>(
                 return Ok((plan, Some(read.cursor)));
             }
             Err(Error::CursorExpired { detail }) => FullRead::CursorExpired { detail },
-            Err(Error::InvalidCursor { detail }) => FullRead::CursorRefused { detail },
+            Err(Error::InvalidCursor { detail }) => match another_key {
+                Some(another) => return Err(another.refusal(Some(detail))),
+                None => FullRead::CursorRefused { detail },
+            },
             Err(Error::NoChangesFeed { url, .. }) => {
+                if let Some(another) = another_key {
+                    return Err(another.refusal(None));
+                }
                 report.full_read = Some(FullRead::no_feed(&url));
                 return Ok((
                     read_list(client, options, old, report, progress).await?,

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::render::{Inexact, file_path, redirect_page, render_file};
+use super::render::{Inexact, file_path, redirect_page, try_render_file};
 use super::{ExportError, Format, Manifest, guard};
 use crate::BlogDetail;
 
@@ -83,8 +83,9 @@ impl<'a> Plan<'a> {
 
     /// Writes `blog` at its slug, with `aliases` (its former slugs) as the format wants them,
     /// replacing whatever its slug had. A file the user owns (it exists and the last export
-    /// did not write it) is left alone and recorded as a conflict. Fails only if a path goes
-    /// through a symbolic link below the output folder.
+    /// did not write it) is left alone and recorded as a conflict. Fails if the post holds a
+    /// value no file can ([`super::RenderError`]), or a path goes through a symbolic link
+    /// below the output folder.
     pub(super) fn upsert(
         &mut self,
         blog: &BlogDetail,
@@ -92,7 +93,7 @@ impl<'a> Plan<'a> {
     ) -> Result<(), ExportError> {
         let slug = &blog.fields.slug;
         self.delete(slug);
-        let rendered = render_file(self.format, blog, aliases);
+        let rendered = try_render_file(self.format, blog, aliases)?;
         let mut pages = vec![(rendered.path, rendered.text)];
         if self.format == Format::Html {
             // Plain HTML has no generator to write redirect pages: one page per former slug.

@@ -1,6 +1,6 @@
 //! One content file per blog, in the form each generator reads.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Datelike, SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::types::BlogDetail;
@@ -26,6 +26,12 @@ use super::body::{self, Finding};
 /// (shortcodes, its summary divider, its placeholders) is written so that the built page shows
 /// the body exactly as the API returns it; [`render_file`] also says what, if anything, could
 /// not be (`docs/client.md#what-the-export-escapes`).
+///
+/// # Panics
+///
+/// When the post holds a value no file can (see [`RenderError`]): a date outside the years
+/// 0000 to 9999, or, for Zola and Hugo, a word count above TOML's largest integer. For posts
+/// from a server, which may send anything, use [`try_render_file`], as the export does.
 pub fn render(format: Format, blog: &BlogDetail) -> (String, String) {
     render_with_aliases(format, blog, &[])
 }
@@ -34,6 +40,10 @@ pub fn render(format: Format, blog: &BlogDetail) -> (String, String) {
 /// [`Client::redirects`](crate::Client::redirects)). Zola and Hugo get them as front matter
 /// `aliases = ["/blog/<former-slug>/"]`, so the generator writes a redirect page at each
 /// former address; for plain HTML see [`redirect_page`].
+///
+/// # Panics
+///
+/// As [`render()`]; [`try_render_file`] returns the error instead.
 pub fn render_with_aliases(
     format: Format,
     blog: &BlogDetail,
@@ -81,12 +91,75 @@ impl std::fmt::Display for Inexact {
     }
 }
 
+/// A value of a post that no content file can hold as the API gave it. The export stops
+/// before it writes anything; the post must be corrected on the server.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// A date outside the years 0000 to 9999: RFC 3339 (what the API documents, and what
+    /// every format writes) and TOML front matter have four-digit years only.
+    #[error(
+        "post `{slug}`: {field} {value} is outside the years 0000 to 9999, the only ones RFC 3339 \
+         dates and Zola's and Hugo's TOML front matter can hold; correct the post's date on the \
+         server, then export again"
+    )]
+    DateOutOfRange {
+        /// The post's slug.
+        slug: String,
+        /// The field (`published_at`, `updated_at`).
+        field: &'static str,
+        /// The date as the server sent it (in chrono's extended form, `+10000-01-01T00:00:00Z`).
+        value: String,
+    },
+    /// For Zola and Hugo: a number above TOML's largest integer (2^63 - 1).
+    #[error(
+        "post `{slug}`: {field} {value} is larger than {}, the largest integer Zola's and Hugo's \
+         TOML front matter can hold; the server sent a value no post can have",
+        i64::MAX
+    )]
+    NumberOutOfRange {
+        /// The post's slug.
+        slug: String,
+        /// The field (`word_count`).
+        field: &'static str,
+        /// The value the server sent.
+        value: u64,
+    },
+}
+
 /// [`render_with_aliases`], and what in the body the generator cannot show exactly.
+///
+/// # Panics
+///
+/// As [`render()`]; [`try_render_file`] returns the error instead.
 pub fn render_file(format: Format, blog: &BlogDetail, aliases: &[String]) -> Rendered {
+    try_render_file(format, blog, aliases).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`render_file`], or why the post cannot be written: a date outside the years 0000 to 9999,
+/// or (Zola, Hugo) a word count above TOML's largest integer. Never panics, whatever the post
+/// holds: the export renders every post from the server with it.
+pub fn try_render_file(
+    format: Format,
+    blog: &BlogDetail,
+    aliases: &[String],
+) -> Result<Rendered, RenderError> {
+    for (field, date) in [
+        ("published_at", &blog.published_at),
+        ("updated_at", &blog.updated_at),
+    ] {
+        if !(0..=9999).contains(&date.year()) {
+            return Err(RenderError::DateOutOfRange {
+                slug: blog.fields.slug.clone(),
+                field,
+                value: date.to_rfc3339_opts(SecondsFormat::Secs, true),
+            });
+        }
+    }
     let paths: Vec<String> = aliases.iter().map(|a| format!("/blog/{a}/")).collect();
     let (text, findings) = match format {
-        Format::Zola => zola(blog, &paths),
-        Format::Hugo => hugo(blog, &paths),
+        Format::Zola => zola(blog, &paths)?,
+        Format::Hugo => hugo(blog, &paths)?,
         Format::Html => (html(blog), Vec::new()),
     };
     let inexact = findings
@@ -100,11 +173,11 @@ pub fn render_file(format: Format, blog: &BlogDetail, aliases: &[String]) -> Ren
             }
         })
         .collect();
-    Rendered {
+    Ok(Rendered {
         path: file_path(format, &blog.fields.slug),
         text,
         inexact,
-    }
+    })
 }
 
 /// The plain-HTML redirect page written at `<from>/index.html` for a former slug: it sends
@@ -151,10 +224,19 @@ fn description(blog: &BlogDetail) -> &str {
     }
 }
 
-fn toml_datetime(t: &DateTime<Utc>) -> toml::value::Datetime {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
-        .parse()
-        .expect("RFC 3339 in UTC is a TOML offset date-time")
+/// `t` as a TOML offset date-time. [`try_render_file`] has checked that its year has four
+/// digits, which is all TOML needs; anything else is reported, never a panic.
+fn toml_datetime(
+    blog: &BlogDetail,
+    field: &'static str,
+    t: &DateTime<Utc>,
+) -> Result<toml::value::Datetime, RenderError> {
+    let text = t.to_rfc3339_opts(SecondsFormat::Secs, true);
+    text.parse().map_err(|_| RenderError::DateOutOfRange {
+        slug: blog.fields.slug.clone(),
+        field,
+        value: text.clone(),
+    })
 }
 
 fn is_empty(s: &&str) -> bool {
@@ -207,38 +289,44 @@ struct Extra<'a> {
     id: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     featured_image: Option<&'a str>,
-    word_count: u64,
+    /// TOML's integers are signed 64-bit: a larger count is an error, not a panic.
+    word_count: i64,
     excerpt: &'a str,
     meta_title: &'a str,
 }
 
-fn extra(blog: &BlogDetail) -> Extra<'_> {
-    Extra {
+fn extra(blog: &BlogDetail) -> Result<Extra<'_>, RenderError> {
+    let word_count = i64::try_from(blog.word_count).map_err(|_| RenderError::NumberOutOfRange {
+        slug: blog.fields.slug.clone(),
+        field: "word_count",
+        value: blog.word_count,
+    })?;
+    Ok(Extra {
         id: &blog.id,
         featured_image: blog.fields.featured_image_url.as_deref(),
-        word_count: blog.word_count,
+        word_count,
         excerpt: &blog.fields.excerpt,
         meta_title: &blog.fields.meta_title,
-    }
+    })
 }
 
-fn zola(blog: &BlogDetail, aliases: &[String]) -> (String, Vec<Finding>) {
+fn zola(blog: &BlogDetail, aliases: &[String]) -> Result<(String, Vec<Finding>), RenderError> {
     let front = ZolaFront {
         title: &blog.fields.title,
         description: description(blog),
-        date: toml_datetime(&blog.published_at),
-        updated: toml_datetime(&blog.updated_at),
+        date: toml_datetime(blog, "published_at", &blog.published_at)?,
+        updated: toml_datetime(blog, "updated_at", &blog.updated_at)?,
         slug: &blog.fields.slug,
         aliases,
         taxonomies: Taxonomies {
             categories: zola_terms(&blog.fields.categories),
             tags: zola_terms(&blog.fields.tags),
         },
-        extra: extra(blog),
+        extra: extra(blog)?,
     };
     let front = front_matter(&front);
     let (body, findings) = body::zola::body(&blog.content);
-    (format!("+++\n{front}+++\n{body}"), findings)
+    Ok((format!("+++\n{front}+++\n{body}"), findings))
 }
 
 /// The TOML of a front matter. `toml` writes a string that holds a line break as a multi-line
@@ -338,13 +426,13 @@ struct HugoFront<'a> {
     params: Extra<'a>,
 }
 
-fn hugo(blog: &BlogDetail, aliases: &[String]) -> (String, Vec<Finding>) {
+fn hugo(blog: &BlogDetail, aliases: &[String]) -> Result<(String, Vec<Finding>), RenderError> {
     let front = HugoFront {
         title: &blog.fields.title,
         description: description(blog),
         summary: &blog.fields.excerpt,
-        date: toml_datetime(&blog.published_at),
-        lastmod: toml_datetime(&blog.updated_at),
+        date: toml_datetime(blog, "published_at", &blog.published_at)?,
+        lastmod: toml_datetime(blog, "updated_at", &blog.updated_at)?,
         slug: &blog.fields.slug,
         categories: &blog.fields.categories,
         tags: &blog.fields.tags,
@@ -355,11 +443,11 @@ fn hugo(blog: &BlogDetail, aliases: &[String]) -> (String, Vec<Finding>) {
             .into_iter()
             .collect(),
         aliases,
-        params: extra(blog),
+        params: extra(blog)?,
     };
     let front = front_matter(&front);
     let (body, findings) = body::hugo::body(&blog.content);
-    (format!("+++\n{front}+++\n{body}\n"), findings)
+    Ok((format!("+++\n{front}+++\n{body}\n"), findings))
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -735,6 +823,63 @@ mod tests {
         );
         assert!(render_file(Format::Hugo, &b, &[]).inexact.is_empty());
         assert!(render_file(Format::Html, &b, &[]).inexact.is_empty());
+    }
+
+    #[test]
+    fn a_date_outside_years_0_to_9999_is_an_error_in_every_format_not_a_panic() {
+        for (field, date) in [
+            ("published_at", "+10000-01-01T00:00:00Z"),
+            ("updated_at", "+262142-12-31T23:59:59Z"),
+            ("published_at", "-0001-12-31T23:59:59Z"),
+        ] {
+            let mut json = serde_json::to_value(blog()).unwrap();
+            json[field] = date.into();
+            let b: BlogDetail = serde_json::from_value(json).unwrap();
+            for format in [Format::Zola, Format::Hugo, Format::Html] {
+                let err = try_render_file(format, &b, &[]).unwrap_err();
+                assert_eq!(
+                    err,
+                    RenderError::DateOutOfRange {
+                        slug: "hello-world".into(),
+                        field,
+                        value: date.into()
+                    },
+                    "{format:?}"
+                );
+                let message = err.to_string();
+                assert!(
+                    message.starts_with(&format!("post `hello-world`: {field} {date} is outside")),
+                    "{message}"
+                );
+            }
+        }
+        // The edges of the range are written.
+        for date in ["0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z"] {
+            let mut json = serde_json::to_value(blog()).unwrap();
+            json["published_at"] = date.into();
+            let b: BlogDetail = serde_json::from_value(json).unwrap();
+            let text = try_render_file(Format::Zola, &b, &[]).unwrap().text;
+            let (front, _) = split_front(&text);
+            assert_eq!(front["date"].as_datetime().unwrap().to_string(), date);
+        }
+    }
+
+    #[test]
+    fn a_word_count_beyond_tomls_integers_is_an_error_for_zola_and_hugo() {
+        let mut b = blog();
+        b.word_count = u64::MAX;
+        for format in [Format::Zola, Format::Hugo] {
+            let err = try_render_file(format, &b, &[]).unwrap_err();
+            assert!(
+                matches!(&err, RenderError::NumberOutOfRange { field: "word_count", value, .. } if *value == u64::MAX),
+                "{err:?}"
+            );
+        }
+        // Plain HTML writes it as it is.
+        let html = try_render_file(Format::Html, &b, &[]).unwrap().text;
+        assert!(html.contains(&u64::MAX.to_string()));
+        b.word_count = i64::MAX as u64;
+        assert!(try_render_file(Format::Zola, &b, &[]).is_ok());
     }
 
     #[test]

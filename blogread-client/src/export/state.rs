@@ -65,7 +65,7 @@ pub(crate) fn is_inside(state_dir: &Path, out: &Path) -> io::Result<bool> {
 }
 
 /// `path`, absolute and with `.` and `..` resolved without touching the file system.
-fn normalised(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn normalised(path: &Path) -> io::Result<PathBuf> {
     let absolute = std::path::absolute(path)?;
     let mut out = PathBuf::new();
     for component in absolute.components() {
