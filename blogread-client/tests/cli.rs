@@ -564,3 +564,284 @@ fn export_help_explains_the_incremental_export_and_full() {
         assert!(help.contains(needle), "{needle}: {help}");
     }
 }
+
+/// Runs `blogread export --format zola --out content/blog` with `extra` arguments in `dir`
+/// with the key `key`, off the async runtime.
+async fn export_in(
+    dir: &Path,
+    base: &str,
+    key: &'static str,
+    extra: &'static [&'static str],
+) -> Output {
+    let (dir, base) = (dir.to_owned(), base.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let mut args = vec!["export", "--format", "zola", "--out", "content/blog"];
+        args.extend(extra);
+        blogread_in(Some(&dir), &base, Some(key), &args)
+    })
+    .await
+    .unwrap()
+}
+
+/// The lines of standard error that start with `error:`.
+fn errors(o: &Output) -> Vec<String> {
+    stderr(o)
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn export_of_a_post_dated_after_9999_fails_clearly_and_writes_nothing() {
+    let stub = start_stub(|_, req| {
+        if req.path() != "/blog/api/v1/public/changes" {
+            return no_such_route(req);
+        }
+        let mut blog = detail("far-future");
+        blog["published_at"] = json!("+10000-01-01T00:00:00Z");
+        reply(
+            200,
+            json!({"changes": [{"change": "upsert", "blog": blog, "aliases": []}], "cursor": "c1", "has_more": false}),
+        )
+    })
+    .await;
+    let site = tempfile::tempdir().unwrap();
+    let out = export_in(site.path(), &stub.base, "k", &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(
+        errors(&out),
+        [
+            "error: post `far-future`: published_at +10000-01-01T00:00:00Z is outside the years \
+             0000 to 9999, the only ones RFC 3339 dates and Zola's and Hugo's TOML front matter \
+             can hold; correct the post's date on the server, then export again; nothing was \
+             written"
+        ]
+    );
+    assert_eq!(names(site.path()), Vec::<String>::new(), "no folder made");
+}
+
+#[tokio::test]
+async fn export_stops_at_the_answer_cap_naming_the_flag_and_writes_nothing() {
+    // A feed answer that never ends, without a Content-Length.
+    let stub = start_raw(|_| Raw::Endless {
+        head: chunked_head(200),
+        chunk: " ".repeat(64 * 1024),
+    })
+    .await;
+    let site = tempfile::tempdir().unwrap();
+    let out = export_in(site.path(), &stub.base, "k", &["--max-answer-mib", "2"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let lines = errors(&out);
+    assert_eq!(lines.len(), 1, "{}", stderr(&out));
+    assert!(
+        lines[0].contains("/blog/api/v1/public/changes is larger than 2 MiB")
+            && lines[0].contains("--max-answer-mib")
+            && lines[0].ends_with("nothing was written"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(names(site.path()), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn export_of_a_feed_whose_has_more_never_ends_stops_at_the_page_cap() {
+    let stub = start_stub(|i, _| {
+        reply(
+            200,
+            json!({
+                "changes": [{"change": "delete", "slug": format!("gone-{i}")}],
+                "cursor": format!("c{i}"),
+                "has_more": true
+            }),
+        )
+    })
+    .await;
+    let site = tempfile::tempdir().unwrap();
+    let out = export_in(site.path(), &stub.base, "k", &["--max-pages", "25"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let lines = errors(&out);
+    assert_eq!(lines.len(), 1, "{}", stderr(&out));
+    assert!(
+        lines[0].contains("stopped after 25 pages") && lines[0].contains("--max-pages"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(stub.count(), 25);
+    assert_eq!(names(site.path()), Vec::<String>::new());
+
+    let out = export_in(site.path(), &stub.base, "k", &["--max-entries", "40"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--max-entries"), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn export_past_its_deadline_stops_naming_the_flag_and_writes_nothing() {
+    let stub = start_raw(|_| Raw::Freeze).await;
+    let site = tempfile::tempdir().unwrap();
+    let out = export_in(site.path(), &stub.base, "k", &["--deadline", "1"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        errors(&out),
+        [
+            "error: the export did not finish reading from the server within its deadline of 1 s; \
+             nothing was written. If the server is merely slow, give it longer (--deadline SECS, \
+             or ExportOptions::deadline)"
+        ]
+    );
+    assert_eq!(names(site.path()), Vec::<String>::new());
+}
+
+const KEY_A: &str = "pk_live_AAAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const KEY_B: &str = "pk_live_BBBBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+#[tokio::test]
+async fn export_refuses_a_state_folder_written_for_another_projects_key_unless_full() {
+    // Two projects on one server, their cursors bound to each (another's is 400).
+    let mut a = support::feed::Site {
+        epoch: "project-a".into(),
+        ..Default::default()
+    };
+    for slug in ["a1", "a2", "a3"] {
+        a.publish(slug, slug);
+    }
+    let mut b = support::feed::Site {
+        epoch: "project-b".into(),
+        ..Default::default()
+    };
+    b.publish("b1", "b1");
+    let stub =
+        start_stub(
+            move |_, req| match req.headers.get("authorization").map(String::as_str) {
+                Some(auth) if auth == format!("Bearer {KEY_A}") => a.serve(req),
+                _ => b.serve(req),
+            },
+        )
+        .await;
+    let site = tempfile::tempdir().unwrap();
+    let first = export_in(site.path(), &stub.base, KEY_A, &[]).await;
+    assert!(first.status.success(), "{}", stderr(&first));
+    let files = || names(&site.path().join("content/blog"));
+    assert_eq!(files(), ["a1.md", "a2.md", "a3.md"]);
+
+    let other = export_in(site.path(), &stub.base, KEY_B, &[]).await;
+    assert_eq!(other.status.code(), Some(1), "{}", stderr(&other));
+    let lines = errors(&other);
+    assert_eq!(lines.len(), 1, "{}", stderr(&other));
+    let state = site.path().join(".blogread");
+    assert!(
+        lines[0].starts_with(&format!(
+            "error: the state folder {} is of another project's export: its manifest for this \
+             output folder lists 3 files exported with the public key pk_live_AAAA…, and this \
+             export's key is pk_live_BBBB…, whose project the server says is another",
+            state.display()
+        )) && lines[0].contains("--full"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        !stderr(&other).contains("note: reading every"),
+        "{}",
+        stderr(&other)
+    );
+    assert_eq!(files(), ["a1.md", "a2.md", "a3.md"], "not one file removed");
+    assert!(!stderr(&other).contains(KEY_B), "the key is never printed");
+
+    let full = export_in(site.path(), &stub.base, KEY_B, &["--full"]).await;
+    assert!(full.status.success(), "{}", stderr(&full));
+    assert_eq!(files(), ["b1.md"]);
+}
+
+#[tokio::test]
+async fn export_from_another_folder_names_the_state_folder_it_looked_for() {
+    let stub = start_stub(|_, req| serve(&[3, 2, 1], req)).await;
+    let site = tempfile::tempdir().unwrap();
+    let first = export_in(site.path(), &stub.base, "k", &[]).await;
+    assert!(first.status.success(), "{}", stderr(&first));
+    let before = names(&site.path().join("content/blog"));
+
+    // The same output folder from `content/`: the default state folder is content/.blogread.
+    let content = site.path().join("content");
+    let (base, dir) = (stub.base.clone(), content.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        blogread_in(
+            Some(&dir),
+            &base,
+            Some("k"),
+            &["export", "--format", "zola", "--out", "blog"],
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let lines = errors(&out);
+    assert_eq!(
+        lines.len(),
+        1,
+        "one error, not one per post: {}",
+        stderr(&out)
+    );
+    assert!(
+        lines[0].starts_with(&format!(
+            "error: blog holds 3 files an earlier blogread export wrote (blog-1.md, ...), but \
+             the state folder {} has no manifest listing them",
+            content.join(".blogread").display()
+        )) && lines[0].contains("run the export from the site's root")
+            && lines[0].contains("--state-dir"),
+        "{}",
+        lines[0]
+    );
+    assert!(!stderr(&out).contains("was not written by blogread"));
+    assert!(!content.join(".blogread").exists(), "no stray state folder");
+    assert_eq!(names(&site.path().join("content/blog")), before);
+}
+
+#[tokio::test]
+async fn the_export_summary_names_the_state_folder_it_used() {
+    let stub = start_stub(|_, req| serve(&[1], req)).await;
+    let site = tempfile::tempdir().unwrap();
+    let out = export_in(
+        site.path(),
+        &stub.base,
+        "k",
+        &["--state-dir", "build/../state"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary = stderr(&out)
+        .lines()
+        .find(|l| l.starts_with("exported 1 blogs"))
+        .unwrap()
+        .to_owned();
+    assert!(
+        summary.ends_with(&format!(
+            "; state in {}",
+            site.path().join("state").display()
+        )),
+        "{summary}"
+    );
+}
+
+#[test]
+fn help_names_the_limits_and_the_deadline_with_their_defaults() {
+    let out = Command::new(env!("CARGO_BIN_EXE_blogread"))
+        .args(["export", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "--max-answer-mib <MIB>",
+        "[default: 64]",
+        "--max-pages <N>",
+        "[default: 100000]",
+        "--max-entries <N>",
+        "[default: 1000000]",
+        "--deadline <SECS>",
+        "[default: 1800]",
+        "another project's key",
+    ] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+}

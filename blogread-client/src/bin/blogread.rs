@@ -8,7 +8,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use blogread_client::export::{self, DEFAULT_STATE_DIR, ExportOptions, Format};
-use blogread_client::{Client, Error, ListParams, RetryPolicy};
+use blogread_client::{
+    Client, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_ENTRIES, DEFAULT_MAX_PAGES, Error, ListParams,
+    RetryPolicy,
+};
 use clap::{Parser, Subcommand};
 
 /// The environment variable the public key is read from (never a command-line argument, so it
@@ -18,6 +21,9 @@ const KEY_VAR: &str = "BLOGREAD_API_KEY";
 /// Exports with at least this many blogs show a progress bar (when stdout is a terminal).
 const LONG_EXPORT: u64 = 50;
 
+/// A mebibyte, the unit of `--max-answer-mib`.
+const MIB: u64 = 1024 * 1024;
+
 #[derive(Parser)]
 #[command(
     name = "blogread",
@@ -26,7 +32,12 @@ const LONG_EXPORT: u64 = 50;
     long_about = "Read a blogread project's published blogs, or export them for Zola, Hugo or plain HTML.\n\n\
         The project's public key (pk_live_...) is read from the BLOGREAD_API_KEY environment variable only; \
         keep it in your build's secrets, never in the repository.\n\n\
-        --base-url, --timeout and --attempts may come before or after the command.",
+        --base-url, --timeout, --attempts, --max-answer-mib, --max-pages and --max-entries may come \
+        before or after the command.\n\n\
+        The client trusts no server: it reads at most --max-answer-mib of one answer, and at most \
+        --max-pages pages and --max-entries entries in one read of a list or of the changes feed, \
+        and stops with an error naming the limit past them. The defaults are far above what a \
+        project of 100,000 posts needs.",
     after_help = "Examples:\n  \
         export BLOGREAD_API_KEY=pk_live_...\n  \
         blogread --base-url https://blog.example.com list --limit 5\n  \
@@ -45,6 +56,40 @@ struct Cli {
     /// Attempts per request for 500, 502, 503, 504 and network errors (1 = no retry).
     #[arg(long, default_value_t = 4, value_name = "N", global = true)]
     attempts: u32,
+
+    /// The most MiB of one answer the client reads; a longer answer is an error (the largest
+    /// a blogread server sends, a page of the changes feed, is about 10 MiB).
+    #[arg(
+        long,
+        default_value_t = DEFAULT_MAX_ANSWER_BYTES / MIB,
+        value_name = "MIB",
+        value_parser = clap::value_parser!(u64).range(1..),
+        global = true
+    )]
+    max_answer_mib: u64,
+
+    /// The most pages one read of a list or of the changes feed follows; a server still
+    /// saying more follow after them is an error (a project of 100,000 posts needs at most a
+    /// few thousand).
+    #[arg(
+        long,
+        default_value_t = DEFAULT_MAX_PAGES,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..),
+        global = true
+    )]
+    max_pages: u32,
+
+    /// The most entries (posts, changes) one read of a list or of the changes feed collects;
+    /// more is an error (ten times a project of 100,000 posts).
+    #[arg(
+        long,
+        default_value_t = DEFAULT_MAX_ENTRIES,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        global = true
+    )]
+    max_entries: u64,
 
     #[command(subcommand)]
     command: Command,
@@ -114,6 +159,15 @@ enum Command {
         every post instead, and says why in one line, when no cursor is saved (first export), the \
         cursor is too old (410) or of another database (400), the server has no changes feed (404), \
         the output folder lacks files the last export wrote, or with --full.\n\n\
+        State: the summary line names the state folder used. The manifest records the public key \
+        the files were exported with (its first 12 characters and a digest, never the key): with \
+        another project's key the export stops, writing nothing, unless --full is given (a rotated \
+        key of the same project is taken once the server accepts the saved cursor). Files only an \
+        export writes in --out with no manifest in the state folder stop it too, naming the state \
+        folder it looked in: run from the site's root, or pass --state-dir.\n\n\
+        Limits: besides --max-answer-mib, --max-pages and --max-entries, the reading must end within \
+        --deadline; past any of them the export stops with an error naming the limit, and writes \
+        nothing. So does a post the files cannot hold (a date after the year 9999).\n\n\
         Safety: a manifest listing anything but <slug>.md, <slug>.html or <slug>/index.html stops the \
         export before anything is written, and nothing below the output folder is written or removed \
         through a symbolic link (the output folder itself may be one): replace such a link with the \
@@ -140,9 +194,15 @@ enum Command {
         configure_hugo: bool,
         /// Read every published post instead of only what changed since the last export
         /// (and start the incremental exports afresh); the files come out the same either way.
-        /// Use it after editing exported files by hand: only a full read rewrites those.
+        /// Use it after editing exported files by hand: only a full read rewrites those. It
+        /// also takes over a state folder whose files were exported with another project's key
+        /// (which the export otherwise refuses), replacing them with this project's posts.
         #[arg(long)]
         full: bool,
+        /// The most seconds the export may spend reading from the server, every request and
+        /// retry included; past it the export stops, writing nothing (0 = no limit).
+        #[arg(long, default_value_t = export::DEFAULT_DEADLINE.as_secs(), value_name = "SECS")]
+        deadline: u64,
     },
 }
 
@@ -196,6 +256,9 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     let mut builder = Client::builder(base_url, key)
         .timeout(Duration::from_secs(cli.timeout.max(1)))
         .retry_policy(RetryPolicy::new().max_attempts(cli.attempts))
+        .max_answer_bytes(cli.max_answer_mib.saturating_mul(MIB))
+        .max_pages(cli.max_pages)
+        .max_entries(cli.max_entries)
         .user_agent(concat!("blogread-cli/", env!("CARGO_PKG_VERSION")))
         .on_retry(|e| {
             eprintln!(
@@ -211,12 +274,14 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             state_dir,
             configure_hugo,
             full,
+            deadline,
             ..
         } => Some(
             ExportOptions::new(out, *format)
                 .state_dir(state_dir)
                 .configure_hugo(*configure_hugo)
-                .full(*full),
+                .full(*full)
+                .deadline((*deadline > 0).then(|| Duration::from_secs(*deadline))),
         ),
         _ => None,
     };
@@ -326,7 +391,8 @@ async fn export_command(client: &Client, options: &ExportOptions) -> Result<Exit
         bar.finish_and_clear();
     }
     let report = result.map_err(|e| match e {
-        export::ExportError::Client(e) => explain(e),
+        // Every answer is read before the first file is written.
+        export::ExportError::Client(e) => format!("{}; nothing was written", explain(e)),
         e => e.to_string(),
     })?;
     // Keeps only the answers this export used.
@@ -346,7 +412,7 @@ async fn export_command(client: &Client, options: &ExportOptions) -> Result<Exit
         (None, n) => format!(" ({n} changes since the last export)"),
     };
     eprintln!(
-        "exported {} blogs to {}{since}: {} written, {} unchanged, {} removed ({} answers not modified, {} downloaded)",
+        "exported {} blogs to {}{since}: {} written, {} unchanged, {} removed ({} answers not modified, {} downloaded); state in {}",
         report.blogs,
         out.display(),
         report.written.len(),
@@ -354,6 +420,7 @@ async fn export_command(client: &Client, options: &ExportOptions) -> Result<Exit
         report.removed.len(),
         stats.not_modified,
         stats.fetched,
+        report.state_dir.display(),
     );
     for slug in &report.gone {
         eprintln!("note: `{slug}` was unpublished while exporting; skipped");
