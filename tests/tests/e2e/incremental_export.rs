@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use blogread_client::export::{self, ExportOptions, Format, FullRead};
+use blogread_client::export::{self, ExportError, ExportOptions, Format, FullRead};
 use blogread_core::clock::{Clock, ManualClock};
 use blogread_core::domain::Timestamp;
-use blogread_tests::{TestApp, TestProject, spawn_app_with};
+use blogread_tests::{TestApp, TestProject, spawn_app, spawn_app_with};
 use proptest::prelude::*;
 use reqwest::Method;
 use serde_json::json;
@@ -294,4 +294,110 @@ proptest! {
             .expect("runtime");
         runtime.block_on(run(steps));
     }
+}
+
+/// Publishes a post at each of `slugs` in `project`.
+async fn publish_all(app: &TestApp, project: &TestProject, slugs: &[&str]) {
+    for slug in slugs {
+        app.published_blog(project, slug, "2026-01-01T10:00:00Z", json!({}))
+            .await;
+    }
+}
+
+/// A state folder written with one project's key is refused with another project's (the
+/// server refuses the cursor, bound to its project), not one file removed; `full` takes it
+/// over; a rotated key of the same project is taken, since the server takes its cursor.
+#[tokio::test]
+async fn a_state_folder_of_another_project_is_refused_unless_full() {
+    let app = spawn_app().await;
+    let a = app.new_project(None).await;
+    let b = app.new_project(None).await;
+    publish_all(&app, &a, &["alpha", "beta", "gamma"]).await;
+    publish_all(&app, &b, &["omega"]).await;
+    let root = tempfile::tempdir().expect("temporary folder");
+    let options = ExportOptions::new(root.path().join("out"), Format::Zola)
+        .state_dir(root.path().join("state"));
+    let as_a = blogread_client::Client::new(&app.base, &a.key).expect("client");
+    let as_b = blogread_client::Client::new(&app.base, &b.key).expect("client");
+    export::export(&as_a, &options, |_, _| {})
+        .await
+        .expect("A's export");
+    let before = snapshot(root.path());
+
+    let err = export::export(&as_b, &options, |_, _| {})
+        .await
+        .expect_err("B's key in A's folder");
+    match &err {
+        ExportError::AnotherProject {
+            files: 3,
+            was,
+            now,
+            refused: Some(detail),
+            ..
+        } => {
+            assert_eq!(was.as_str(), &a.key[..12]);
+            assert_eq!(now.as_str(), &b.key[..12]);
+            assert!(detail.contains("another project"), "{detail}");
+        }
+        other => panic!("not refused: {other:?}"),
+    }
+    assert_eq!(snapshot(root.path()), before, "nothing written or removed");
+
+    // The same project with a rotated key: the server takes the cursor.
+    let r = app
+        .send(
+            Method::POST,
+            &a.path("/public-key/rotate"),
+            Some(&a.admin),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 201, "{r:?}");
+    let rotated = r.json["key"].as_str().expect("key").to_owned();
+    let as_a = blogread_client::Client::new(&app.base, &rotated).expect("client");
+    let report = export::export(&as_a, &options, |_, _| {})
+        .await
+        .expect("A's rotated key");
+    assert_eq!(report.full_read, None, "incremental: the same project");
+
+    // B's key with a full read asked for: B's posts replace A's.
+    let report = export::export(&as_b, &options.clone().full(true), |_, _| {})
+        .await
+        .expect("taken over");
+    assert_eq!(report.removed, ["alpha.md", "beta.md", "gamma.md"]);
+    assert_eq!(
+        snapshot(&options.out).keys().collect::<Vec<_>>(),
+        ["omega.md"]
+    );
+}
+
+/// Exported files whose manifest is not in the state folder given stop the export before it
+/// asks the server, with one error naming that folder, and no folder made.
+#[tokio::test]
+async fn exported_files_without_their_manifest_stop_the_export_naming_the_state_folder() {
+    let app = spawn_app().await;
+    let project = app.new_project(None).await;
+    publish_all(&app, &project, &["alpha", "beta"]).await;
+    let client = blogread_client::Client::new(&app.base, &project.key).expect("client");
+    let root = tempfile::tempdir().expect("temporary folder");
+    let out = root.path().join("content/blog");
+    let ran_here = ExportOptions::new(&out, Format::Html).state_dir(root.path().join(".blogread"));
+    export::export(&client, &ran_here, |_, _| {})
+        .await
+        .expect("first export");
+    let before = snapshot(root.path());
+
+    let elsewhere = root.path().join("content/.blogread");
+    let options = ExportOptions::new(&out, Format::Html).state_dir(&elsewhere);
+    let err = export::export(&client, &options, |_, _| {})
+        .await
+        .expect_err("no manifest there");
+    assert!(
+        matches!(&err, ExportError::StateNotFound { state_dir, count: 2, first, .. }
+            if *state_dir == elsewhere && first == "alpha/index.html"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("--state-dir"), "{err}");
+    assert!(!elsewhere.exists(), "no stray state folder");
+    assert_eq!(snapshot(root.path()), before);
 }
