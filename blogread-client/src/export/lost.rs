@@ -6,7 +6,7 @@
 //!
 //! A file counts when it has the shape of an export's file (`<slug>.md`, `<slug>.html`,
 //! `<slug>/index.html`) and holds what only an export writes there: for Zola the body's
-//! `<script></script ><div class="blogread-content">` opening, for Hugo the `[params]` table
+//! `<script></script ><div class="blogread-content">` opening (or `<style></style >`), for Hugo the `[params]` table
 //! with `id`, `word_count` and `meta_title`, for plain HTML the `blogread:slug` meta tag or a
 //! redirect page. A user's own content files do not look like that, so a first export beside
 //! them goes ahead as before.
@@ -69,7 +69,11 @@ fn written_by_an_export(format: Format, head: &str) -> bool {
     match format {
         Format::Zola => {
             head.starts_with("+++\n")
-                && head.contains("+++\n<script></script ><div class=\"blogread-content\">")
+                && ["script", "style"].iter().any(|block| {
+                    head.contains(&format!(
+                        "+++\n<{block}></{block} ><div class=\"blogread-content\">"
+                    ))
+                })
         }
         Format::Hugo => {
             let Some(front) = head
@@ -114,6 +118,12 @@ mod tests {
             let (_, text) = render(format, &blog());
             assert!(written_by_an_export(format, &text), "{format:?}");
         }
+        // A Zola body opened with <style> (when its </script>s need it).
+        let mut b = blog();
+        b.content = "<!-- </script> --><script>x</script>".into();
+        let (_, text) = render(Format::Zola, &b);
+        assert!(text.contains("+++\n<style></style ><div"), "{text}");
+        assert!(written_by_an_export(Format::Zola, &text));
         assert!(written_by_an_export(Format::Html, &redirect_page("hello")));
         for (format, users) in [
             (Format::Zola, "+++\ntitle = \"Mine\"\n+++\nHello *there*.\n"),
