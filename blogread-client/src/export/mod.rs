@@ -63,7 +63,39 @@
 //! its absolute path when outside it), made readable (`content/blog` gives `content-blog`),
 //! and `<hash>` eight hex digits of a hash of that path, so two output folders never share
 //! state and a site checked out at another place keeps the same names. The export creates
-//! the state folder if it is missing.
+//! the state folder if it is missing, once it writes (never before), and names it, absolute,
+//! in [`ExportReport::state_dir`].
+//!
+//! When there is no manifest (or an empty one) but the output folder holds files only an
+//! export writes (a Zola file with the export's `<div class="blogread-content">` opening, a
+//! Hugo file with its `[params]`, a page with its `blogread:slug` meta tag, a redirect page),
+//! the export ran from another folder than the last one, or with another state folder: it
+//! stops with [`ExportError::StateNotFound`], which names the state folder it looked in,
+//! before it asks the server anything, instead of taking every post's file for the user's.
+//!
+//! # Another project's state
+//!
+//! The manifest records the public key its files were exported with (the key's first 12
+//! characters, as the server's logs show keys, and a digest; never the key). When this
+//! export's key is another, it may be another project's, and going ahead would replace that
+//! project's files with this one's posts. The export goes on only when the server takes the
+//! saved cursor, which is bound to its project (the key was rotated), and records the new
+//! key; otherwise, or with no saved cursor to ask about, it stops with
+//! [`ExportError::AnotherProject`], writing nothing. [`ExportOptions::full`] takes the folder
+//! over. A cursor the server refuses to the same key (a database restored from a backup) is
+//! not another project's: that is a full read, [`FullRead::CursorRefused`].
+//!
+//! # What the export trusts
+//!
+//! No server: whatever it answers, the export ends with a report or an error, never a panic
+//! (a property test feeds it arbitrary JSON, and answers of the right shape with extreme
+//! values). A post holding a value no file can (a date outside the years 0000 to 9999, a word
+//! count above TOML's integers) is [`ExportError::Render`]; the client's
+//! [limits](crate::ClientBuilder::max_answer_bytes) bound each answer and each read; and
+//! [`ExportOptions::deadline`](ExportOptions#structfield.deadline) (default 30 minutes) bounds
+//! the whole reading ([`ExportError::Deadline`]). Every answer is read and every file
+//! rendered before the first folder is made or file written, so an export that stops before
+//! then leaves the output folder, the state folder, the manifest and the cursor as they were.
 //!
 //! # Hugo sites
 //!
@@ -88,7 +120,9 @@
 //! ([`FullRead`]), when no cursor is saved or its file cannot be used, the cursor is of an
 //! export in another format or of another manifest, a file the manifest lists is missing from
 //! the output folder, the server no longer keeps the changes since the cursor (410) or refuses
-//! it (400), or [`ExportOptions::full`] asks for it. The full read is the feed's initial sync
+//! it (400) to the key that saved it (with another key, see
+//! [another project's state](self#another-projects-state)), or [`ExportOptions::full`] asks
+//! for it. The full read is the feed's initial sync
 //! (every post, one request per 100 or so, and a cursor that goes with exactly what was
 //! read); against a server without the feed (404) it is the blog list, the redirects and
 //! each blog's single answer, and no cursor is kept. Whichever way it reads, the folder ends
@@ -341,7 +375,10 @@ pub enum FullRead {
         /// The server's explanation.
         detail: String,
     },
-    /// The server refused the saved cursor (400): it is of another project or database.
+    /// The server refused the saved cursor (400): it is of another database (a restored
+    /// one), or damaged. With a manifest saved with another project's key the export stops
+    /// instead ([`ExportError::AnotherProject`]); only a manifest that records no key (an
+    /// older blogread's) leaves another project's cursor to this full read.
     CursorRefused {
         /// The server's explanation.
         detail: String,
@@ -601,6 +638,12 @@ fn load(out: &Path, manifest_path: &Path) -> Result<(Manifest, Option<KeyStamp>)
 /// every published blog ([`ExportReport::full_read`] says why). Either way the folder ends
 /// exactly as a full export into an empty folder would leave it.
 ///
+/// Every answer is read and every file rendered before anything is written or any folder
+/// made, so the errors met on the way ([`ExportError::Client`] for the server's answers and
+/// the client's limits, [`ExportError::Render`], [`ExportError::Deadline`],
+/// [`ExportError::StateNotFound`], [`ExportError::AnotherProject`], ...) leave the output
+/// folder, the state folder, the manifest and the saved cursor as they were.
+///
 /// `progress(done, total)` is called as blogs are read; `total` is 0 while the changes feed
 /// is read (it does not say how many entries follow). The future is `Send` when `progress`
 /// is.
@@ -682,16 +725,14 @@ pub async fn export(
     };
     let planned = plan.finish();
 
-    // Everything is read and every file rendered: from here on the export writes, and only
-    // from here are the output and state folders made.
-    std::fs::create_dir_all(out).map_err(io_err(out))?;
-    std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
-
-    // The site's configuration is changed (when asked to) once the blogs are read, right
-    // before the first file is written.
+    // Everything is read and every file rendered: from here on the export writes. The site's
+    // configuration is changed (when asked to) first, then the output and state folders are
+    // made, only now.
     if let Some(plan) = hugo_plan {
         report.hugo = Some(plan.apply()?);
     }
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
 
     // From the first write until the new cursor is saved, the old one no longer describes
     // the folder: an export cut short leaves none, and the next one reads everything.
