@@ -70,6 +70,9 @@
 //!   with the status and the server's `detail` for anything else.
 //! - With [`ClientBuilder::etag_cache`] or [`ClientBuilder::etag_cache_file`] sends
 //!   `If-None-Match`, so answers that did not change come back as 304 with no body.
+//! - Trusts no server: reads at most [`ClientBuilder::max_answer_bytes`] of one answer (chunk
+//!   by chunk), and at most [`ClientBuilder::max_pages`] pages and
+//!   [`ClientBuilder::max_entries`] entries in one call; no answer makes it panic.
 //! - Refuses, before any request, a slug no blog can have ([`Error::InvalidSlug`]); and every
 //!   `slug` it returns matches the slug grammar ([`is_valid_slug`]: lower-case letters, digits,
 //!   single hyphens), so it is safe as a file name or path segment as is.
@@ -94,6 +97,8 @@
 //! | 410 from the changes feed (a cursor older than the deletions the server keeps) | no retry | [`Error::CursorExpired`]: read the feed from the start |
 //! | 400 from the changes feed to a cursor (another project's or database's, or damaged) | no retry | [`Error::InvalidCursor`]: read the feed from the start |
 //! | The feed says more follow but gives no entry, or its cursor back | stops | [`Error::FeedStalled`] naming the URL |
+//! | An answer longer than [`max_answer_bytes`](ClientBuilder::max_answer_bytes) (64 MiB), declared or not | stops reading it there (or before, when declared); no retry | [`Error::AnswerTooLarge`] naming the URL and the cap |
+//! | A feed whose `has_more` never ends, a list that never reaches its `total` | stops after [`max_pages`](ClientBuilder::max_pages) pages (100,000) or [`max_entries`](ClientBuilder::max_entries) entries (1,000,000) | [`Error::TooManyPages`], [`Error::TooManyEntries`] |
 //! | 200 whose body is not the documented JSON, or names a slug outside the grammar | no retry | [`Error::Decode`] naming the URL |
 //! | `get("sitemap")`, `get("redirects")`, a slug outside the grammar | sends nothing | [`Error::InvalidSlug`] |
 //! | The call's [`deadline`](ClientBuilder::deadline) passes | cuts the attempt short, starts no retry that would pass it | [`Error::Deadline`] (a timeout), with the last failure |
