@@ -222,8 +222,18 @@ fn render_every_way(blog: &BlogDetail) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// `default` cases, or `PROPTEST_CASES` for a longer hunt: what `proptest!` does with its
+/// configuration, which a [`TestRunner`] made by hand does not.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(Config { cases: 512, ..Config::default() })]
+    // A few seconds; PROPTEST_CASES raises it.
+    #![proptest_config(Config { cases: 256, ..Config::default() })]
 
     #[test]
     fn no_json_and_no_bytes_panic_the_decoding(value in any_json(), bytes in any::<Vec<u8>>()) {
@@ -270,7 +280,7 @@ fn an_export_of_any_answer_succeeds_or_fails_leaving_nothing_behind() {
     let answers = prop_oneof![1 => any_json(), 3 => feed_page()];
     let formats = prop::sample::select(&[Format::Zola, Format::Hugo, Format::Html][..]);
     let mut runner = TestRunner::new(Config {
-        cases: 48,
+        cases: cases(48),
         ..Config::default()
     });
     runner
