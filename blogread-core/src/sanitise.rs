@@ -958,7 +958,7 @@ mod tests {
             }
         }
 
-        fn element_named<'a>(parent: &'a Handle, local: &str) -> Option<Handle> {
+        fn element_named(parent: &Handle, local: &str) -> Option<Handle> {
             parent
                 .children
                 .borrow()
@@ -971,8 +971,9 @@ mod tests {
         /// `<body>` element (the fragment parsing algorithm).
         pub fn fragment(body: &str) -> Vec<Handle> {
             let context = QualName::new(None, ns!(html), local_name!("body"));
-            let document = html5ever::parse_fragment(sink(), options(true), context, Vec::new(), true)
-                .one(body);
+            let document =
+                html5ever::parse_fragment(sink(), options(true), context, Vec::new(), true)
+                    .one(body);
             let html = element_named(&document, "html").expect("a fragment has its html root");
             html.children.borrow().clone()
         }
@@ -1005,7 +1006,10 @@ mod tests {
                     } => {
                         out.push_str(&format!("<{:?} {}", name.ns, name.local));
                         for a in attributes.borrow().iter() {
-                            out.push_str(&format!(" {:?}{}={:?}", a.name.ns, a.name.local, &*a.value));
+                            out.push_str(&format!(
+                                " {:?}{}={:?}",
+                                a.name.ns, a.name.local, &*a.value
+                            ));
                         }
                         out.push_str(">\n");
                         if let Some(contents) = template_contents {
@@ -1154,9 +1158,28 @@ mod tests {
     #[test]
     fn an_unfinished_end_tag_comment_doctype_or_cdata_at_the_end_is_not_emitted() {
         for tail in [
-            "</p", "</", "<", "<!", "<!-", "<!--", "<!-- x", "<!-- x --", "<!-- x --!", "<!DOCTYPE",
-            "<!DOCTYPE html", "<![CDATA[", "<![CDATA[ x ]]", "<?xml", "<?", "<p title=\"x",
-            "<p title='x", "<p title=x", "<p/", "<b ", "<b =", "<a\thref",
+            "</p",
+            "</",
+            "<",
+            "<!",
+            "<!-",
+            "<!--",
+            "<!-- x",
+            "<!-- x --",
+            "<!-- x --!",
+            "<!DOCTYPE",
+            "<!DOCTYPE html",
+            "<![CDATA[",
+            "<![CDATA[ x ]]",
+            "<?xml",
+            "<?",
+            "<p title=\"x",
+            "<p title='x",
+            "<p title=x",
+            "<p/",
+            "<b ",
+            "<b =",
+            "<a\thref",
         ] {
             let body = format!("<p>x</p>{tail}");
             let shown = holds_on_its_own(&body).unwrap_or_else(|e| panic!("{e}"));
@@ -1168,20 +1191,37 @@ mod tests {
     #[test]
     fn an_unclosed_raw_text_element_at_the_end_does_not_swallow_the_page_around_it() {
         for open in [
-            "<textarea>", "<title>", "<xmp>", "<noscript>", "<noembed>", "<noframes>",
-            "<iframe>", "<style>", "<script>", "<plaintext>", "<template>", "<select>",
-            "<svg><style>", "<math><mtext><textarea>",
+            "<textarea>",
+            "<title>",
+            "<xmp>",
+            "<noscript>",
+            "<noembed>",
+            "<noframes>",
+            "<iframe>",
+            "<style>",
+            "<script>",
+            "<plaintext>",
+            "<template>",
+            "<select>",
+            "<svg><style>",
+            "<math><mtext><textarea>",
         ] {
             let body = format!("<p>x</p>{open}<img src=x onerror=alert(1)><p>y");
             let shown = holds_on_its_own(&body).unwrap_or_else(|e| panic!("{e}"));
-            assert!(!shown.contains("onerror") && !shown.contains("<img"), "{body:?}: {shown:?}");
+            assert!(
+                !shown.contains("onerror") && !shown.contains("<img"),
+                "{body:?}: {shown:?}"
+            );
         }
     }
 
     #[test]
     fn a_complete_body_is_sanitised_in_one_pass_as_before() {
         let body = "<p>a <b>b</b></p><div>c</div>";
-        assert_eq!(holds_on_its_own(body).unwrap_or_else(|e| panic!("{e}")), body);
+        assert_eq!(
+            holds_on_its_own(body).unwrap_or_else(|e| panic!("{e}")),
+            body
+        );
     }
 
     /// Endings of hostile bodies: constructs left open at the end of the input.
