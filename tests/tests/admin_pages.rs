@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use blogread_core::hook::AddressPolicy;
 use blogread_core::testing::receiver::{
-    Answer, Receiver, loopback_resolver, test_notifier, test_pki,
+    Answer, Event, Receiver, TestPki, loopback_resolver, test_notifier, test_pki,
 };
 use blogread_tests::{OPERATOR_TOKEN, TestApp, TestProject, spawn_app, spawn_app_with};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -639,7 +639,11 @@ async fn cross_origin_posts_are_refused_with_403_and_change_nothing() {
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status().as_u16(), 200);
+    assert_eq!(
+        resp.status().as_u16(),
+        303,
+        "done, and redirected to its page"
+    );
     assert_eq!(public_status(&app, &p.key).await, 401);
 }
 
@@ -721,13 +725,24 @@ async fn forms_without_the_sessions_form_token_are_refused_and_change_nothing() 
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status().as_u16(), 200);
+    assert_eq!(
+        resp.status().as_u16(),
+        303,
+        "done, and redirected to its page"
+    );
     assert_eq!(public_status(&app, &p.key).await, 401);
 }
 
+/// The answer to a POST: its status, its `Location` (if any) and its page.
+struct PostAnswer {
+    status: u16,
+    location: Option<String>,
+    page: String,
+}
+
 /// Posts `form` (urlencoded, the session's form token put first) to `path` from the server's
-/// own origin; returns the status and the page.
-async fn post_form(app: &TestApp, cookie: &str, path: &str, form: &str) -> (u16, String) {
+/// own origin; returns the answer as it came (a redirect is not followed).
+async fn post_answer(app: &TestApp, cookie: &str, path: &str, form: &str) -> PostAnswer {
     let token = form_token(app, cookie, "/admin/projects").await;
     let resp = plain_http()
         .post(app.url(path))
@@ -738,7 +753,26 @@ async fn post_form(app: &TestApp, cookie: &str, path: &str, form: &str) -> (u16,
         .send()
         .await
         .unwrap();
-    (resp.status().as_u16(), resp.text().await.unwrap())
+    let status = resp.status().as_u16();
+    let location = resp
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_owned());
+    PostAnswer {
+        status,
+        location,
+        page: resp.text().await.unwrap(),
+    }
+}
+
+/// Posts `form` to `path` as [`post_answer`] does and, when the answer redirects (`303`),
+/// reads the page it redirects to as the browser would; returns the status and the page.
+async fn post_form(app: &TestApp, cookie: &str, path: &str, form: &str) -> (u16, String) {
+    let answer = post_answer(app, cookie, path, form).await;
+    match answer.location {
+        Some(to) if answer.status == 303 => admin_get(app, cookie, &to).await,
+        _ => (answer.status, answer.page),
+    }
 }
 
 /// A project with a draft (its id), and the operator's session cookie.
@@ -1910,4 +1944,595 @@ async fn the_links_page_shows_a_hundred_broken_links_at_a_time_with_links_betwee
     let (status, page) = admin_get(&app, &theirs, &links).await;
     assert_ne!(status, 200);
     assert!(!page.contains("gone-0"), "{page}");
+}
+
+// ---- POST, redirect, GET: every action answers with a redirect to a page saying what it did ----
+
+/// A server whose deploy hooks may go to the HTTPS receivers of `pki` on loopback.
+async fn hooked_app(pki: &TestPki) -> TestApp {
+    spawn_app_with(|service| {
+        service
+            .with_notifier(Arc::new(test_notifier(
+                pki,
+                loopback_resolver(),
+                Duration::from_secs(10),
+            )))
+            .with_hook_resolver(loopback_resolver(), AddressPolicy::GlobalAndLoopback)
+    })
+    .await
+}
+
+/// How many deploy hook deliveries project `p` has logged, once no firing is in flight.
+async fn deliveries_logged(app: &TestApp, p: &TestProject) -> usize {
+    assert!(app.service.wait_for_firings(Duration::from_secs(10)).await);
+    let r = app
+        .get(&p.path("/deploy-hook/deliveries"), Some(&p.admin))
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    r.json["deliveries"].as_array().expect("deliveries").len()
+}
+
+/// Posts the action at `path` and checks the rule it keeps: `303 See Other` to the page `page`
+/// with `?done=code`, whose `GET` says `notice`; a reload (that `GET` again) says it again and
+/// fires no deploy hook of project `p`. Returns the page as first shown.
+async fn act(
+    app: &TestApp,
+    cookie: &str,
+    p: &TestProject,
+    (path, form): (&str, &str),
+    (page, code, notice): (&str, &str, &str),
+) -> String {
+    let answer = post_answer(app, cookie, path, form).await;
+    assert_eq!(answer.status, 303, "{path}: {}", answer.page);
+    let location = answer.location.expect("a redirect names its page");
+    assert_eq!(location, format!("{page}?done={code}"), "{path}");
+    let fired = deliveries_logged(app, p).await;
+    let (status, shown) = admin_get(app, cookie, &location).await;
+    assert_eq!(status, 200, "{location}");
+    assert!(shown.contains(notice), "{location}: {notice} in {shown}");
+    let (status, reloaded) = admin_get(app, cookie, &location).await;
+    assert_eq!(status, 200, "{location} reloaded");
+    assert!(reloaded.contains(notice), "{location} reloaded: {reloaded}");
+    assert_eq!(
+        deliveries_logged(app, p).await,
+        fired,
+        "{path}: a reload fires nothing"
+    );
+    shown
+}
+
+/// The ids of the admin tokens a settings page lists (in their Revoke forms).
+fn admin_token_ids(page: &str) -> Vec<String> {
+    page.split("<form")
+        .filter(|f| f.contains("/admin-token/revoke\""))
+        .filter_map(|f| {
+            let start = f.find("name=\"id\" value=\"")? + "name=\"id\" value=\"".len();
+            Some(f[start..start + f[start..].find('"')?].to_owned())
+        })
+        .collect()
+}
+
+/// Every action of the settings page, the posts page, a post's page, the projects page and
+/// sign-in/out answers `303 See Other` to a page that says what was done; that page, reloaded,
+/// says it again and does nothing again (no deploy hook fires). What is shown once shows on the
+/// first `GET` only, and a reload says it was shown once.
+#[tokio::test]
+async fn every_action_answers_see_other_to_a_page_that_says_what_was_done() {
+    let pki = test_pki();
+    let receiver = Receiver::start(&pki, Answer::Status(200)).await;
+    let app = hooked_app(&pki).await;
+    let p = app.new_project(None).await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let settings = format!("/admin/projects/{}", p.id);
+    let s = settings.as_str();
+    let at = |action: &str| format!("{settings}/{action}");
+
+    act(
+        &app,
+        &cookie,
+        &p,
+        (&at("settings/save"), "name=Renamed&site_url="),
+        (s, "settings-saved", "Settings saved."),
+    )
+    .await;
+    let project = app.get(&p.path(""), Some(&p.admin)).await;
+    assert_eq!(project.json["name"], "Renamed");
+
+    // Reveal shows the key on the first GET only.
+    let shown = act(
+        &app,
+        &cookie,
+        &p,
+        (&at("key/reveal"), ""),
+        (s, "key-revealed", "API key revealed."),
+    )
+    .await;
+    assert!(shown.contains(&p.key), "{shown}");
+    let (_, reloaded) = admin_get(&app, &cookie, &format!("{s}?done=key-revealed")).await;
+    assert!(!reloaded.contains(&p.key), "hidden again: {reloaded}");
+    assert!(
+        reloaded.contains("hidden again: Reveal shows it."),
+        "{reloaded}"
+    );
+
+    // A Confirm step renders the question and changes nothing: no redirect.
+    let asked = post_answer(&app, &cookie, &at("key/rotate"), "").await;
+    assert_eq!((asked.status, asked.location), (200, None));
+    assert!(asked.page.contains("Rotate the API key?"));
+    assert_eq!(public_status(&app, &p.key).await, 200);
+    let shown = act(
+        &app,
+        &cookie,
+        &p,
+        (&at("key/rotate"), "confirm=yes"),
+        (
+            s,
+            "key-rotated",
+            "API key rotated: the old key no longer works.",
+        ),
+    )
+    .await;
+    assert!(
+        shown.contains("id=\"api-key\""),
+        "the new key, once: {shown}"
+    );
+    assert_eq!(public_status(&app, &p.key).await, 401);
+    act(
+        &app,
+        &cookie,
+        &p,
+        (&at("key/revoke"), "confirm=yes"),
+        (s, "key-revoked", "API key revoked: public access is off."),
+    )
+    .await;
+    let shown = act(
+        &app,
+        &cookie,
+        &p,
+        (&at("key/generate"), ""),
+        (s, "key-generated", "API key generated."),
+    )
+    .await;
+    assert!(
+        shown.contains("id=\"api-key\" readonly value=\"pk_live_"),
+        "{shown}"
+    );
+
+    let hook = receiver.url_string("/build_hooks/prg-s3cr3t");
+    act(
+        &app,
+        &cookie,
+        &p,
+        (&at("hook/save"), &format!("deploy_hook_url={hook}")),
+        (s, "hook-saved", "Deploy hook saved."),
+    )
+    .await;
+    let shown = act(
+        &app,
+        &cookie,
+        &p,
+        (&at("hook/reveal"), ""),
+        (s, "hook-revealed", "Deploy hook URL revealed."),
+    )
+    .await;
+    assert!(shown.contains("prg-s3cr3t"), "{shown}");
+    let fired = deliveries_logged(&app, &p).await;
+    let shown = act(
+        &app,
+        &cookie,
+        &p,
+        (&at("hook/test"), ""),
+        (s, "hook-tested", "Deploy hook tested"),
+    )
+    .await;
+    assert!(shown.contains("id=\"test-result\""), "{shown}");
+    assert!(shown.contains("Test succeeded: status 200"), "{shown}");
+    assert_eq!(
+        deliveries_logged(&app, &p).await,
+        fired + 1,
+        "one test, however often the page is read"
+    );
+    let (_, reloaded) = admin_get(&app, &cookie, &format!("{s}?done=hook-tested")).await;
+    assert!(!reloaded.contains("id=\"test-result\""), "{reloaded}");
+    assert!(
+        reloaded.contains("Its outcome was shown once."),
+        "{reloaded}"
+    );
+
+    let shown = act(
+        &app,
+        &cookie,
+        &p,
+        (&at("agent-key/create"), ""),
+        (s, "agent-key-created", "Agent key created."),
+    )
+    .await;
+    assert!(
+        shown.contains("id=\"once-value\" readonly value=\"sk_agent_"),
+        "{shown}"
+    );
+    let keys = app.get(&p.path("/agent-keys"), Some(&p.admin)).await;
+    let agent_id = keys.json["agent_keys"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    act(
+        &app,
+        &cookie,
+        &p,
+        (
+            &at("agent-key/delete"),
+            &format!("id={agent_id}&confirm=yes"),
+        ),
+        (s, "agent-key-deleted", "Agent key deleted."),
+    )
+    .await;
+    let keys = app.get(&p.path("/agent-keys"), Some(&p.admin)).await;
+    assert_eq!(keys.json["agent_keys"], json!([]));
+
+    let (_, before) = admin_get(&app, &cookie, s).await;
+    let shown = act(
+        &app,
+        &cookie,
+        &p,
+        (&at("admin-token/create"), ""),
+        (s, "admin-token-created", "Admin token created."),
+    )
+    .await;
+    assert!(
+        shown.contains("id=\"once-value\" readonly value=\"sk_admin_"),
+        "{shown}"
+    );
+    let new_token = admin_token_ids(&shown)
+        .into_iter()
+        .find(|id| !admin_token_ids(&before).contains(id))
+        .expect("the new admin token is listed");
+    act(
+        &app,
+        &cookie,
+        &p,
+        (
+            &at("admin-token/revoke"),
+            &format!("id={new_token}&confirm=yes"),
+        ),
+        (s, "admin-token-revoked", "Admin token revoked."),
+    )
+    .await;
+    let (_, after) = admin_get(&app, &cookie, s).await;
+    assert!(!admin_token_ids(&after).contains(&new_token));
+
+    // The posts page and a post's page.
+    let created = post_answer(&app, &cookie, &at("posts"), "title=Draft&slug=prg-post").await;
+    assert_eq!(created.status, 303, "{}", created.page);
+    let location = created.location.unwrap();
+    let post_page = location
+        .strip_suffix("?done=draft-created")
+        .expect(&location)
+        .to_owned();
+    assert!(post_page.starts_with(&format!("{s}/posts/")), "{post_page}");
+    let (_, shown) = admin_get(&app, &cookie, &location).await;
+    assert!(shown.contains("Draft created."), "{shown}");
+    let post = |action: &str| format!("{post_page}/{action}");
+    act(
+        &app,
+        &cookie,
+        &p,
+        (
+            &post("save"),
+            "title=Post&slug=prg-post&content=%3Cp%3E%5BINTERNAL%3Anowhere%5D%3C%2Fp%3E",
+        ),
+        (&post_page, "saved", "Working copy saved."),
+    )
+    .await;
+    act(&app, &cookie, &p, (&post("publish"), ""), (&post_page, "published",
+        "Published: the public API shows it now. 1 internal link will not resolve and is left out of the public answer: [INTERNAL:nowhere].")).await;
+    act(&app, &cookie, &p, (&post("resync"), ""), (&post_page, "resynced",
+        "Re-synced: the public API shows the working copy now. 1 internal link will not resolve")).await;
+    act(
+        &app,
+        &cookie,
+        &p,
+        (&post("unpublish"), ""),
+        (&post_page, "unpublished", "Unpublished."),
+    )
+    .await;
+    act(
+        &app,
+        &cookie,
+        &p,
+        (&post("schedule"), "published_at=2099-01-01T09%3A30"),
+        (
+            &post_page,
+            "scheduled",
+            "Scheduled for 2099-01-01 09:30 UTC.",
+        ),
+    )
+    .await;
+    act(
+        &app,
+        &cookie,
+        &p,
+        (&post("unschedule"), ""),
+        (&post_page, "unscheduled", "Unscheduled: back to draft."),
+    )
+    .await;
+    act(
+        &app,
+        &cookie,
+        &p,
+        (&post("delete"), "confirm=yes"),
+        (&at("posts"), "post-deleted", "Post deleted."),
+    )
+    .await;
+    act(
+        &app,
+        &cookie,
+        &p,
+        (&at("hook/remove"), "confirm=yes"),
+        (s, "hook-removed", "Deploy hook removed."),
+    )
+    .await;
+
+    // The projects page.
+    let created = post_answer(&app, &cookie, "/admin/projects", "name=Another&site_url=").await;
+    assert_eq!(created.status, 303, "{}", created.page);
+    let location = created.location.unwrap();
+    assert!(
+        location.starts_with("/admin/projects/") && location.ends_with("?done=project-created"),
+        "{location}"
+    );
+    let (_, shown) = admin_get(&app, &cookie, &location).await;
+    assert!(
+        shown.contains("Project created.") && shown.contains("<h1>Another</h1>"),
+        "{shown}"
+    );
+
+    // Sign out, then in.
+    act(
+        &app,
+        &cookie,
+        &p,
+        ("/admin/sign-out", ""),
+        ("/admin/", "signed-out", "Signed out."),
+    )
+    .await;
+    let signed_in = plain_http()
+        .post(app.url("/admin/sign-in"))
+        .header("origin", &app.base)
+        .form(&[("token", OPERATOR_TOKEN)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status().as_u16(), 303);
+    assert_eq!(
+        signed_in.headers()["location"],
+        "/admin/projects?done=signed-in"
+    );
+    let cookie = cookie_pair(signed_in.headers()["set-cookie"].to_str().unwrap());
+    let (_, shown) = admin_get(&app, &cookie, "/admin/projects?done=signed-in").await;
+    assert!(shown.contains("Signed in."), "{shown}");
+    drop(receiver);
+}
+
+/// Re-sync, then a reload of the page it leads to: the deploy hook fires once.
+#[tokio::test]
+async fn a_resync_then_a_reload_fires_the_deploy_hook_exactly_once() {
+    let pki = test_pki();
+    let mut receiver = Receiver::start(&pki, Answer::Status(200)).await;
+    let app = hooked_app(&pki).await;
+    let p = app.new_project(None).await;
+    let post = app
+        .create_blog(
+            &p,
+            json!({"title": "Synced", "slug": "synced", "content": "<p>x</p>"}),
+        )
+        .await;
+    assert_eq!(app.publish(&p, &post, None).await.status, 200);
+    let url = receiver.url_string("/build_hooks/resync");
+    let saved = app
+        .send(
+            Method::PUT,
+            &p.path("/deploy-hook"),
+            Some(&p.admin),
+            Some(json!({ "deploy_hook_url": url })),
+        )
+        .await;
+    assert_eq!(saved.status, 200, "{saved:?}");
+    assert_eq!(deliveries_logged(&app, &p).await, 0);
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+
+    let page = format!("/admin/projects/{}/posts/{post}", p.id);
+    let answer = post_answer(&app, &cookie, &format!("{page}/resync"), "").await;
+    assert_eq!(answer.status, 303);
+    let location = answer.location.unwrap();
+    assert_eq!(location, format!("{page}?done=resynced"));
+    for _ in 0..3 {
+        let (status, shown) = admin_get(&app, &cookie, &location).await;
+        assert_eq!(status, 200);
+        assert!(
+            shown.contains("Re-synced: the public API shows the working copy now."),
+            "{shown}"
+        );
+    }
+    assert_eq!(deliveries_logged(&app, &p).await, 1, "one firing");
+    let requests = receiver
+        .drain()
+        .await
+        .into_iter()
+        .filter(|e| matches!(e, Event::Request(_)))
+        .count();
+    assert_eq!(requests, 1, "one POST reached the hook");
+}
+
+/// A value shown once (a new agent key) is not in the URL, shows to its own session only, on
+/// the first `GET` only; a reload says it was shown once.
+#[tokio::test]
+async fn a_value_shown_once_shows_to_its_own_session_once_and_is_never_in_the_url() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let other = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let settings = format!("/admin/projects/{}", p.id);
+    let answer = post_answer(&app, &cookie, &format!("{settings}/agent-key/create"), "").await;
+    assert_eq!(answer.status, 303);
+    let location = answer.location.unwrap();
+    assert_eq!(location, format!("{settings}?done=agent-key-created"));
+    assert!(!answer.page.contains("sk_agent_"), "{}", answer.page);
+
+    let (_, theirs) = admin_get(&app, &other, &location).await;
+    assert!(
+        !theirs.contains("id=\"once-value\""),
+        "another session: {theirs}"
+    );
+    assert!(
+        theirs.contains("It was shown once and is not shown again"),
+        "{theirs}"
+    );
+    let (_, first) = admin_get(&app, &cookie, &location).await;
+    let start = first.find("value=\"sk_agent_").expect("the key, once") + "value=\"".len();
+    let key = &first[start..start + first[start..].find('"').unwrap()];
+    let r = app.get(&p.path("/agent-keys"), Some(&p.admin)).await;
+    assert!(
+        key.starts_with(r.json["agent_keys"][0]["prefix"].as_str().unwrap()),
+        "{key}"
+    );
+    let (_, reloaded) = admin_get(&app, &cookie, &location).await;
+    assert!(
+        !reloaded.contains(key) && !reloaded.contains("id=\"once-value\""),
+        "{reloaded}"
+    );
+    assert!(
+        reloaded.contains("It was shown once and is not shown again"),
+        "{reloaded}"
+    );
+}
+
+/// A notice is one of the fixed messages, chosen by a code: no text of the URL is shown.
+#[tokio::test]
+async fn a_notice_is_a_fixed_message_never_text_of_the_url() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    for page in [
+        format!("/admin/projects/{}", p.id),
+        format!("/admin/projects/{}/posts", p.id),
+        "/admin/projects".to_owned(),
+    ] {
+        for done in [
+            "%3Cb%3Ehacked%3C%2Fb%3E",
+            "Key+rotated+by+evil",
+            "settings-saved%22",
+        ] {
+            let (status, shown) = admin_get(&app, &cookie, &format!("{page}?done={done}")).await;
+            assert_eq!(status, 200, "{page}");
+            assert!(
+                !shown.contains("hacked") && !shown.contains("evil"),
+                "{page}: {shown}"
+            );
+            assert!(!shown.contains("class=\"notice\""), "{page}: {shown}");
+        }
+    }
+}
+
+/// A refused action changes nothing and answers with the form again (what was typed, the API's
+/// detail), not a redirect: a reload repeats nothing either.
+#[tokio::test]
+async fn a_refused_action_shows_the_form_again_without_a_redirect() {
+    let app = spawn_app().await;
+    let (p, post, cookie) = a_draft_and_the_operator(&app).await;
+    let settings = format!("/admin/projects/{}", p.id);
+    for (path, form, typed) in [
+        (
+            format!("{settings}/hook/save"),
+            "deploy_hook_url=http://hooks.example.com/build_hooks/refused",
+            "hooks.example.com",
+        ),
+        (
+            format!("{settings}/posts/{post}/save"),
+            "title=T&slug=Not+A+Slug",
+            "Not A Slug",
+        ),
+    ] {
+        let answer = post_answer(&app, &cookie, &path, form).await;
+        assert!(
+            answer.status >= 400 && answer.status < 500,
+            "{path}: {}",
+            answer.status
+        );
+        assert_eq!(answer.location, None, "{path}");
+        assert!(answer.page.contains(typed), "{path}: {}", answer.page);
+        assert!(answer.page.contains("class=\"error\""), "{path}");
+    }
+    let hook = app.get(&p.path("/deploy-hook"), Some(&p.admin)).await;
+    assert_eq!(hook.json["has_hook"], false);
+    let blog = app
+        .get(&p.path(&format!("/blogs/{post}")), Some(&p.admin))
+        .await;
+    assert_eq!(blog.json["slug"], "post");
+}
+
+/// In Chromium: Re-sync, then a reload: the page says what was done, the browser asks nothing,
+/// and the deploy hook fired once.
+#[tokio::test]
+async fn a_resync_in_the_browser_then_a_reload_fires_the_hook_once_and_shows_the_notice() {
+    let Some(b) = browser().await else { return };
+    let pki = test_pki();
+    let mut receiver = Receiver::start(&pki, Answer::Status(200)).await;
+    let app = hooked_app(&pki).await;
+    let p = app.new_project(None).await;
+    let post = app
+        .create_blog(
+            &p,
+            json!({"title": "Synced", "slug": "synced", "content": "<p>x</p>"}),
+        )
+        .await;
+    assert_eq!(app.publish(&p, &post, None).await.status, 200);
+    let url = receiver.url_string("/build_hooks/browser-resync");
+    let saved = app
+        .send(
+            Method::PUT,
+            &p.path("/deploy-hook"),
+            Some(&p.admin),
+            Some(json!({ "deploy_hook_url": url })),
+        )
+        .await;
+    assert_eq!(saved.status, 200, "{saved:?}");
+
+    sign_in(&b, &app, OPERATOR_TOKEN).await;
+    wait_for(&b, "//h1[normalize-space()='Projects']").await;
+    b.goto(&app.url(&format!("/admin/projects/{}/posts/{post}", p.id)))
+        .await
+        .unwrap();
+    click(&b, "Re-sync").await;
+    message(&b, "Re-synced: the public API shows the working copy now.").await;
+    assert!(
+        b.current_url()
+            .await
+            .unwrap()
+            .as_str()
+            .ends_with("?done=resynced")
+    );
+    b.refresh().await.unwrap();
+    wait_for(&b, "//h1[normalize-space()='Synced']").await;
+    message(&b, "Re-synced: the public API shows the working copy now.").await;
+
+    assert_eq!(deliveries_logged(&app, &p).await, 1, "one firing");
+    let r = app
+        .get(&p.path("/deploy-hook/deliveries"), Some(&p.admin))
+        .await;
+    assert_eq!(r.json["deliveries"][0]["blog_slug"], "synced");
+    let requests = receiver
+        .drain()
+        .await
+        .into_iter()
+        .filter(|e| matches!(e, Event::Request(_)))
+        .count();
+    assert_eq!(requests, 1, "one POST reached the hook");
+    // The delivery log on the settings page shows the one firing.
+    b.goto(&app.url(&format!("/admin/projects/{}", p.id)))
+        .await
+        .unwrap();
+    let rows = texts(&b, "//table[@id='deliveries']/tbody/tr").await;
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    b.close().await.unwrap();
 }

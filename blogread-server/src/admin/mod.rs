@@ -13,9 +13,15 @@
 //! Each page has a module named after its template (`sign_in`, `projects`, `project`,
 //! `posts`, `post`, `links`; what they share is in `pages`), and each button of a page is an action
 //! type in `project_actions` or `post_actions`: the typed form it posts, its URL, and what it
-//! does. Handlers are thin: read the form, call one operation, render the page with its
-//! answer (a refused value keeps what was typed, with the API's detail next to the field).
+//! does. Handlers are thin: read the form, call one operation, and answer with a redirect
+//! (POST, redirect, GET) to the page that says what was done (`done`), so that a reload
+//! repeats nothing; what must be shown once (a new credential, a test's outcome) waits for
+//! that page in the session's flash (`flash`). A Confirm step (nothing changed yet) and a
+//! refused value (the form again, what was typed kept, the API's detail next to the field)
+//! render the page instead: reloading them changes nothing either.
 
+mod done;
+mod flash;
 mod form_guard;
 pub mod http;
 mod links;

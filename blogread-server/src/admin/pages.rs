@@ -17,6 +17,8 @@ use poem::http::{StatusCode, header};
 use poem::{Request, Response};
 use serde::Serialize;
 
+use super::done::Done;
+use super::flash::Flashes;
 use super::http::{self, html, see_other, session_cookie, set_cookie};
 
 /// Every template the pages render, by name.
@@ -30,10 +32,12 @@ pub(super) const TEMPLATES: [(&str, &str); 7] = [
     ("links.html", include_str!("templates/links.html")),
 ];
 
-/// What the pages share: the service and the compiled templates.
+/// What the pages share: the service, the compiled templates and the sessions' flashes.
 pub(super) struct Admin {
     service: Service,
     templates: Environment<'static>,
+    /// What actions show once on the page they redirect to (see `flash.rs`).
+    flashes: Flashes,
     /// The server's public URL is https: the cookie is `Secure` whatever the request says.
     public_https: bool,
 }
@@ -52,6 +56,7 @@ impl Admin {
         Self {
             service,
             templates,
+            flashes: Flashes::default(),
             public_https,
         }
     }
@@ -59,6 +64,11 @@ impl Admin {
     /// The service the pages call.
     pub(super) fn service(&self) -> &Service {
         &self.service
+    }
+
+    /// The sessions' flashes.
+    pub(super) fn flashes(&self) -> &Flashes {
+        &self.flashes
     }
 
     /// Whether the session cookie gets `Secure`: the request came over https, or the public
@@ -158,6 +168,20 @@ impl Admin {
                 minijinja::HtmlEscape(&err.public_detail())
             ),
         )
+    }
+}
+
+/// The query of a page that an action redirects to: what it did (see `done.rs`).
+#[derive(Debug, Default, serde::Deserialize)]
+pub(super) struct DoneQuery {
+    /// The code of what was done; anything but a known code shows nothing.
+    pub(super) done: Option<String>,
+}
+
+impl DoneQuery {
+    /// What was done, if the code is one.
+    pub(super) fn done(&self) -> Option<Done> {
+        Done::from_code(self.done.as_deref())
     }
 }
 

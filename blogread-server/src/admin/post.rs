@@ -5,25 +5,27 @@
 //! deriving `Deserialize`, the action itself), its URL
 //! (`/admin/projects/{id}/posts/{post}/{action}`, from [`PostAction::ACTION`]) and what it
 //! does ([`PostAction::run`]). [`post_action`] serves them all: the session, the post, the
-//! run, the page.
+//! run, and the redirect to the post's page saying what was done (or the page again, with the
+//! Confirm step or why not).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use blogread_core::Error as CoreError;
 use blogread_core::auth::Caller;
-use blogread_core::domain::{BlogId, BlogStatus, ProjectId};
+use blogread_core::domain::{BlogId, BlogStatus, ProjectId, Timestamp};
 use blogread_core::error::error_chain;
-use blogread_core::service::{Backlink, SignedIn};
+use blogread_core::service::{Backlink, LinkEntry, SignedIn};
 use minijinja::context;
 use poem::http::{StatusCode, header};
-use poem::web::{Data, Form, Path};
+use poem::web::{Data, Form, Path, Query};
 use poem::{Request, Response, handler};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::done::Done;
 use super::http::html;
-use super::pages::{Admin, ProjectRow, me, status_of, time};
+use super::pages::{Admin, DoneQuery, ProjectRow, me, status_of, time};
 
 /// The path of a post's page and of its buttons.
 #[derive(Debug, Deserialize)]
@@ -54,15 +56,15 @@ pub(super) struct PostForm {
     published_at: String,
 }
 
-/// What an action on a post page leaves to show.
+/// What a post page shows besides the post's state: what an action left to show.
 #[derive(Debug, Default)]
 pub(super) struct PostShown {
     /// The editor's fields as typed (kept when refused).
     pub(super) typed: Option<PostForm>,
     /// A destructive button waiting for `Confirm`.
     pub(super) confirm: Option<ConfirmStep>,
-    /// What was done.
-    pub(super) notice: Option<String>,
+    /// What was done (`?done=`).
+    done: Option<Done>,
     /// Errors by field (`""` for the editor as a whole, `action` for the buttons).
     pub(super) errors: BTreeMap<&'static str, String>,
 }
@@ -125,6 +127,43 @@ impl ConfirmStep {
                 count => b.resolved,
             }).collect::<Vec<_>>(),
         }
+    }
+}
+
+/// What the post page says an action did: its fixed message, with what the post's state adds
+/// (the go-live time of a scheduled post; the placeholders of a published copy that the public
+/// answer leaves out, read from the post's links, as the API's `unresolved_links`).
+fn notice(
+    done: Done,
+    status: BlogStatus,
+    published_at: Option<Timestamp>,
+    links: Option<&[LinkEntry]>,
+) -> String {
+    match done {
+        Done::Published | Done::Resynced => {
+            let unresolved: Vec<&str> = links
+                .unwrap_or_default()
+                .iter()
+                .filter(|l| l.copy.as_str() == "published" && l.state.is_broken())
+                .map(|l| l.placeholder.as_str())
+                .collect();
+            let n = unresolved.len();
+            if n == 0 {
+                return done.message().to_owned();
+            }
+            format!(
+                "{} {n} internal link{} will not resolve and {} left out of the public answer: {}.",
+                done.message(),
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "is" } else { "are" },
+                unresolved.join(", ")
+            )
+        }
+        Done::Scheduled => match (status, published_at) {
+            (BlogStatus::Scheduled, Some(at)) => format!("Scheduled for {}.", time(at)),
+            _ => done.message().to_owned(),
+        },
+        other => other.message().to_owned(),
     }
 }
 
@@ -209,32 +248,30 @@ async fn post_page(
                 count => b.placeholders.len(),
                 resolved => b.resolved,
             }).collect::<Vec<_>>()),
-            notice => shown.notice,
+            notice => shown.done.map(|done| notice(done, s, blog.published_at, links.as_deref())),
             errors => shown.errors,
         },
     )
 }
 
-/// A post: its fields, the buttons its status allows, the editor and the preview.
+/// A post: its fields, the buttons its status allows, the editor and the preview; after an
+/// action, what it did (`?done=`).
 #[handler]
 pub(super) async fn show_post(
     req: &Request,
     admin: Data<&Arc<Admin>>,
     Path(at): Path<PostPath>,
+    Query(query): Query<DoneQuery>,
 ) -> Response {
     let (signed_in, project, post) = match admin.session_at_post(req, &at.project, &at.post).await {
         Ok(found) => found,
         Err(resp) => return resp,
     };
-    post_page(
-        &admin,
-        &signed_in,
-        project,
-        post,
-        StatusCode::OK,
-        PostShown::default(),
-    )
-    .await
+    let shown = PostShown {
+        done: query.done(),
+        ..PostShown::default()
+    };
+    post_page(&admin, &signed_in, project, post, StatusCode::OK, shown).await
 }
 
 /// The preview of a post's working copy, internal links resolved as the public API would:
@@ -282,10 +319,12 @@ pub(super) struct OnPost<'a> {
     pub(super) post: BlogId,
 }
 
-/// Where an action leads.
+/// Where an action leads, when it was not refused.
 pub(super) enum Next {
-    /// The post page again, with what the action left to show.
-    Page,
+    /// The post page again, with the Confirm step the action asks (nothing changed).
+    Confirm,
+    /// Done: a redirect to the post page saying so.
+    Did(Done),
     /// Another answer: the post is gone.
     Elsewhere(Response),
 }
@@ -300,7 +339,8 @@ pub(super) trait PostAction: DeserializeOwned + Send + Sync + 'static {
         "action"
     }
 
-    /// Calls the service and fills what the page shows next.
+    /// Calls the service and says where that leads, filling what the page shows when it is
+    /// shown again (the Confirm step, the typed values of a refusal).
     fn run(
         self,
         on: &OnPost<'_>,
@@ -308,7 +348,8 @@ pub(super) trait PostAction: DeserializeOwned + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Next, CoreError>> + Send;
 }
 
-/// Serves the button `A` of a post page: the post page again, with what it did or why not.
+/// Serves the button `A` of a post page: done, a redirect to the post page that says what was
+/// done; else the post page again, with the Confirm step or why not (nothing changed).
 #[handler]
 pub(super) async fn post_action<A: PostAction>(
     req: &Request,
@@ -328,7 +369,10 @@ pub(super) async fn post_action<A: PostAction>(
     };
     let mut shown = PostShown::default();
     let status = match action.run(&on, &mut shown).await {
-        Ok(Next::Page) => StatusCode::OK,
+        Ok(Next::Did(done)) => {
+            return done.see(&format!("/admin/projects/{project}/posts/{id}"));
+        }
+        Ok(Next::Confirm) => StatusCode::OK,
         Ok(Next::Elsewhere(resp)) => return resp,
         Err(err) => {
             shown.errors.insert(A::error_key(&err), err.public_detail());

@@ -7,8 +7,8 @@ use blogread_core::error::{FieldError, NotFound};
 use poem::{Route, post};
 use serde::Deserialize;
 
-use super::http::see_other;
-use super::pages::{field_of, optional_url, time};
+use super::done::Done;
+use super::pages::{field_of, optional_url};
 use super::post::{ConfirmStep, Next, OnPost, PostAction, PostForm, PostShown, post_action};
 
 /// `route` with every button of a post page.
@@ -88,13 +88,12 @@ impl PostAction for Save {
             .edit_blog(on.caller, on.project, on.post, patch)
             .await;
         match edited {
-            Ok(_) => shown.notice = Some("Working copy saved.".into()),
+            Ok(_) => Ok(Next::Did(Done::Saved)),
             Err(err) => {
                 shown.typed = Some(form);
-                return Err(err);
+                Err(err)
             }
         }
-        Ok(Next::Page)
     }
 }
 
@@ -105,29 +104,14 @@ pub(super) struct Publish {}
 impl PostAction for Publish {
     const ACTION: &'static str = "publish";
 
-    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
-        let written = on
-            .admin
+    /// The page it redirects to names the links that will not resolve, read from the post's
+    /// links as the API's `unresolved_links` are.
+    async fn run(self, on: &OnPost<'_>, _: &mut PostShown) -> Result<Next, CoreError> {
+        on.admin
             .service()
             .publish_blog(on.caller, on.project, on.post, None)
             .await?;
-        let unresolved = written.unresolved_links.len();
-        shown.notice = Some(if unresolved == 0 {
-            "Published: the public API shows it now.".into()
-        } else {
-            let names: Vec<&str> = written
-                .unresolved_links
-                .iter()
-                .map(|l| l.placeholder.as_str())
-                .collect();
-            format!(
-                "Published: the public API shows it now. {unresolved} internal link{} will not resolve and {} left out of the public answer: {}.",
-                if unresolved == 1 { "" } else { "s" },
-                if unresolved == 1 { "is" } else { "are" },
-                names.join(", ")
-            )
-        });
-        Ok(Next::Page)
+        Ok(Next::Did(Done::Published))
     }
 }
 
@@ -138,8 +122,12 @@ pub(super) struct Resync {}
 impl PostAction for Resync {
     const ACTION: &'static str = "resync";
 
-    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
-        Publish {}.run(on, shown).await
+    async fn run(self, on: &OnPost<'_>, _: &mut PostShown) -> Result<Next, CoreError> {
+        on.admin
+            .service()
+            .publish_blog(on.caller, on.project, on.post, None)
+            .await?;
+        Ok(Next::Did(Done::Resynced))
     }
 }
 
@@ -159,18 +147,18 @@ impl PostAction for Schedule {
         field_of(err).map_or("action", |_| "published_at")
     }
 
-    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+    /// A time already passed publishes at once: the page says published.
+    async fn run(self, on: &OnPost<'_>, _: &mut PostShown) -> Result<Next, CoreError> {
         let at = go_live(&self.published_at)?;
         let written = on
             .admin
             .service()
             .publish_blog(on.caller, on.project, on.post, Some(at))
             .await?;
-        shown.notice = Some(match written.blog.status {
-            BlogStatus::Scheduled => format!("Scheduled for {}.", time(at)),
-            _ => "Published: its time has already come.".to_owned(),
-        });
-        Ok(Next::Page)
+        Ok(Next::Did(match written.blog.status {
+            BlogStatus::Scheduled => Done::Scheduled,
+            _ => Done::Published,
+        }))
     }
 }
 
@@ -181,13 +169,12 @@ pub(super) struct Unschedule {}
 impl PostAction for Unschedule {
     const ACTION: &'static str = "unschedule";
 
-    async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
+    async fn run(self, on: &OnPost<'_>, _: &mut PostShown) -> Result<Next, CoreError> {
         on.admin
             .service()
             .unschedule_blog(on.caller, on.project, on.post)
             .await?;
-        shown.notice = Some("Unscheduled: back to draft.".into());
-        Ok(Next::Page)
+        Ok(Next::Did(Done::Unscheduled))
     }
 }
 
@@ -208,19 +195,18 @@ impl PostAction for Unpublish {
             let step = ConfirmStep::ask(on, Self::ACTION, "Unpublish this post?").await;
             if step.takes_links() {
                 shown.confirm = Some(step);
-                return Ok(Next::Page);
+                return Ok(Next::Confirm);
             }
         }
         on.admin
             .service()
             .unpublish_blog(on.caller, on.project, on.post)
             .await?;
-        shown.notice = Some("Unpublished.".into());
-        Ok(Next::Page)
+        Ok(Next::Did(Done::Unpublished))
     }
 }
 
-/// `Delete`, once `Confirm` is clicked: to the posts page, or the error page.
+/// `Delete`, once `Confirm` is clicked: to the posts page saying so, or the error page.
 #[derive(Debug, Deserialize)]
 pub(super) struct Delete {
     /// `yes` once `Confirm` is clicked.
@@ -235,7 +221,7 @@ impl PostAction for Delete {
         if self.confirm != "yes" {
             let question = "Delete this post? This cannot be undone.";
             shown.confirm = Some(ConfirmStep::ask(on, Self::ACTION, question).await);
-            return Ok(Next::Page);
+            return Ok(Next::Confirm);
         }
         let deleted = on
             .admin
@@ -243,7 +229,7 @@ impl PostAction for Delete {
             .delete_blog(on.caller, on.project, on.post)
             .await;
         Ok(Next::Elsewhere(match deleted {
-            Ok(_) => see_other(&format!("/admin/projects/{}/posts", on.project)),
+            Ok(_) => Done::PostDeleted.see(&format!("/admin/projects/{}/posts", on.project)),
             Err(err) => on.admin.error_page(&err),
         }))
     }

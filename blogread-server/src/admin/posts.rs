@@ -13,7 +13,7 @@ use poem::web::{Data, Form, Path, Query};
 use poem::{Request, Response, handler};
 use serde::Deserialize;
 
-use super::http::see_other;
+use super::done::Done;
 use super::pages::{Admin, ProjectRow, errors, me, status_of, time};
 
 /// The query of the posts page.
@@ -23,6 +23,8 @@ pub(super) struct PostsQuery {
     status: Option<String>,
     /// Posts to skip: the page shows [`POSTS_PER_PAGE`] from there.
     offset: Option<String>,
+    /// What an action did (a post deleted).
+    done: Option<String>,
 }
 
 /// Posts listed on one page: a project of any size costs one management list call a page.
@@ -30,8 +32,17 @@ const POSTS_PER_PAGE: u64 = 100;
 
 const STATUSES: [&str; 4] = ["draft", "scheduled", "published", "unpublished"];
 
-/// The posts page of `project`, filtered by `filter`, from `offset`, with what `create`
-/// holds for the `Create draft` form (a refused attempt: what was typed and why not).
+/// What the posts page shows besides the posts.
+#[derive(Default)]
+struct Shown {
+    /// What `create` holds for the `Create draft` form (a refused attempt: what was typed and
+    /// why not).
+    create: Value,
+    /// What an action did.
+    done: Option<Done>,
+}
+
+/// The posts page of `project`, filtered by `filter`, from `offset`, with what `extra` holds.
 async fn posts_page(
     admin: &Admin,
     signed_in: &SignedIn,
@@ -39,7 +50,7 @@ async fn posts_page(
     filter: Option<String>,
     offset: Option<String>,
     status: StatusCode,
-    create: Value,
+    extra: Shown,
 ) -> Response {
     let service = admin.service();
     let settings = match service.project(&signed_in.caller, project).await {
@@ -102,7 +113,8 @@ async fn posts_page(
             filter => wanted.map(|s| s.as_str()),
             pager => pager,
             statuses => STATUSES,
-            create => create,
+            create => extra.create,
+            notice => extra.done.map(Done::message),
         },
     )
 }
@@ -119,6 +131,10 @@ pub(super) async fn list_posts(
         Ok(found) => found,
         Err(resp) => return resp,
     };
+    let shown = Shown {
+        create: Value::UNDEFINED,
+        done: Done::from_code(query.done.as_deref()),
+    };
     posts_page(
         &admin,
         &signed_in,
@@ -126,7 +142,7 @@ pub(super) async fn list_posts(
         query.status,
         query.offset,
         StatusCode::OK,
-        Value::UNDEFINED,
+        shown,
     )
     .await
 }
@@ -141,7 +157,7 @@ pub(super) struct NewPostForm {
     slug: String,
 }
 
-/// `Create draft`: a new draft with a title and a slug.
+/// `Create draft`: a new draft with a title and a slug, and a redirect to its page.
 #[handler]
 pub(super) async fn create_post(
     req: &Request,
@@ -164,9 +180,12 @@ pub(super) async fn create_post(
         .create_blog(&signed_in.caller, project, input)
         .await
     {
-        Ok(blog) => see_other(&format!("/admin/projects/{project}/posts/{}", blog.id)),
+        Ok(blog) => Done::DraftCreated.see(&format!("/admin/projects/{project}/posts/{}", blog.id)),
         Err(err) => {
-            let create = context! { title => title, slug => slug, errors => errors(&err) };
+            let shown = Shown {
+                create: context! { title => title, slug => slug, errors => errors(&err) },
+                done: None,
+            };
             posts_page(
                 &admin,
                 &signed_in,
@@ -174,7 +193,7 @@ pub(super) async fn create_post(
                 None,
                 None,
                 status_of(&err),
-                create,
+                shown,
             )
             .await
         }

@@ -6,8 +6,9 @@
 //! struct deriving `Deserialize`, the action itself), its URL
 //! (`/admin/projects/{id}/{section}/{action}`, from [`ProjectAction::SECTION`] and
 //! [`ProjectAction::ACTION`]) and what it does ([`ProjectAction::run`]). [`project_action`]
-//! serves them all: the session, the project, the run, the page. Destructive actions
-//! ([`Destructive`]) first ask to `Confirm`.
+//! serves them all: the session, the project, the run, and the redirect to the settings page
+//! saying what was done (or the page again, with the Confirm step or why not). Destructive
+//! actions ([`Destructive`]) first ask to `Confirm`.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -20,43 +21,32 @@ use blogread_core::domain::ProjectId;
 use blogread_core::error::{NotFound, error_chain};
 use blogread_core::service::SignedIn;
 use minijinja::context;
+use poem::http::Method;
 use poem::http::StatusCode;
-use poem::web::{Data, Form, Path};
+use poem::web::{Data, Form, Path, Query};
 use poem::{Request, Response, handler};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::pages::{Admin, ProjectRow, errors, me, status_of, time};
+use super::done::Done;
+use super::flash::OneTime;
+use super::pages::{Admin, DoneQuery, ProjectRow, errors, me, status_of, time};
 
-/// What an action on the settings page leaves to show.
-#[derive(Debug, Default, Serialize)]
+/// What the settings page shows besides the project's state: what an action left to show.
+#[derive(Debug, Default)]
 pub(super) struct Shown {
-    /// The public key, after Reveal, Generate or Rotate.
-    pub(super) key: Option<String>,
-    /// The full deploy hook URL, after Reveal.
-    pub(super) hook_revealed: bool,
+    /// What is shown once (kept in the session's flash between the action and its page).
+    pub(super) one_time: OneTime,
     /// The value typed into `Deploy hook URL` (kept when refused).
     pub(super) hook_typed: Option<String>,
     /// The typed name and site URL (kept when refused).
     pub(super) settings_typed: Option<(String, String)>,
-    /// The outcome of `Test`.
-    pub(super) test: Option<TestShown>,
     /// A destructive action waiting for `Confirm`.
     confirm: Option<Confirm>,
-    /// A credential shown once: (what, value).
-    pub(super) once: Option<(String, String)>,
     /// What was done.
-    pub(super) notice: Option<String>,
+    notice: Option<String>,
     /// Errors by section, then field (`""` for the section as a whole).
-    pub(super) errors: BTreeMap<&'static str, BTreeMap<&'static str, String>>,
-}
-
-/// The outcome of `Test`, as the page shows it.
-#[derive(Debug, Serialize)]
-pub(super) struct TestShown {
-    pub(super) success: bool,
-    pub(super) status_code: u16,
-    pub(super) message: String,
+    errors: BTreeMap<&'static str, BTreeMap<&'static str, String>>,
 }
 
 /// A destructive action waiting for `Confirm`: the page shows the question next to the
@@ -128,7 +118,8 @@ async fn settings_page(
                 .unwrap_or_default(),
         )
     });
-    let hook_value = match (&shown.hook_typed, shown.hook_revealed) {
+    let one_time = shown.one_time;
+    let hook_value = match (&shown.hook_typed, one_time.hook_revealed) {
         (Some(typed), _) => typed.clone(),
         (None, true) => hook.clone().unwrap_or_default(),
         (None, false) => String::new(),
@@ -145,15 +136,15 @@ async fn settings_page(
                 created_at => time(k.created_at),
                 masked => format!("{}{}", &k.key[..8], "•".repeat(12)),
             }),
-            revealed_key => shown.key,
+            revealed_key => one_time.key,
             hook => hook.as_deref().map(|url| context! {
                 masked => mask_url(url),
-                full => shown.hook_revealed.then_some(url),
+                full => one_time.hook_revealed.then_some(url),
             }),
             hook_value => hook_value,
-            test => shown.test,
+            test => one_time.test,
             confirm => shown.confirm,
-            once => shown.once,
+            once => one_time.once,
             notice => shown.notice,
             errors => shown.errors,
             deliveries => deliveries.iter().map(|d| context! {
@@ -193,25 +184,37 @@ fn mask_url(url: &str) -> String {
 }
 
 /// A project's settings: its broken links in short, Publishing (API Access), Deploy hook, name
-/// and site URL, agent keys and (for the operator) admin tokens.
+/// and site URL, agent keys and (for the operator) admin tokens; after an action, what it did
+/// (`?done=`), with what it shows once if this is the first `GET` of its session to ask.
 #[handler]
 pub(super) async fn show_project(
     req: &Request,
     admin: Data<&Arc<Admin>>,
     Path(project): Path<String>,
+    Query(query): Query<DoneQuery>,
 ) -> Response {
     let (signed_in, project) = match admin.session_in(req, &project).await {
         Ok(found) => found,
         Err(resp) => return resp,
     };
-    settings_page(
-        &admin,
-        &signed_in,
-        project,
-        StatusCode::OK,
-        Shown::default(),
-    )
-    .await
+    let mut shown = Shown::default();
+    if let Some(done) = query.done() {
+        let session = signed_in.form_token.as_str();
+        let taken = (*req.method() == Method::GET)
+            .then(|| admin.flashes().take(session, project, done))
+            .flatten();
+        let mut notice = done.message().to_owned();
+        match (taken, done.once_gone()) {
+            (Some(one_time), _) => shown.one_time = one_time,
+            (None, Some(gone)) => {
+                notice.push(' ');
+                notice.push_str(gone);
+            }
+            (None, None) => {}
+        }
+        shown.notice = Some(notice);
+    }
+    settings_page(&admin, &signed_in, project, StatusCode::OK, shown).await
 }
 
 // ---- the actions ----
@@ -261,6 +264,17 @@ pub(super) struct OnProject<'a> {
     pub(super) project: ProjectId,
 }
 
+/// How an action of the settings page went, when it was not refused.
+#[derive(Debug)]
+pub(super) enum Outcome {
+    /// A destructive action asks to `Confirm` (in [`Shown`]): nothing changed, the page shows
+    /// the question.
+    Confirm,
+    /// Done: the answer redirects to the settings page saying so, with what the action left
+    /// in [`Shown::one_time`] shown there once.
+    Did(Done),
+}
+
 /// One button of the settings page. The type is the form the button posts.
 pub(super) trait ProjectAction: DeserializeOwned + Send + Sync + 'static {
     /// The section it belongs to.
@@ -268,12 +282,13 @@ pub(super) trait ProjectAction: DeserializeOwned + Send + Sync + 'static {
     /// The last segment of its URL.
     const ACTION: &'static str;
 
-    /// Calls the service and fills what the page shows next; an error shows in the section.
+    /// Calls the service and says how it went, filling what the page shows (what is shown
+    /// once, the typed values of a refusal); an error shows in the section.
     fn run(
         self,
         on: &OnProject<'_>,
         shown: &mut Shown,
-    ) -> impl Future<Output = Result<(), CoreError>> + Send;
+    ) -> impl Future<Output = Result<Outcome, CoreError>> + Send;
 }
 
 /// A destructive button: it asks [`Destructive::QUESTION`] first and acts once `Confirm` is
@@ -287,12 +302,12 @@ pub(super) trait Destructive: Send + Sync + 'static {
     const QUESTION: &'static str;
 
     /// Acts, once confirmed, on the item `id` of the section (an agent key, an admin token;
-    /// empty for the others).
+    /// empty for the others), and says what it did.
     fn confirmed(
         id: String,
         on: &OnProject<'_>,
         shown: &mut Shown,
-    ) -> impl Future<Output = Result<(), CoreError>> + Send;
+    ) -> impl Future<Output = Result<Done, CoreError>> + Send;
 }
 
 /// The form of a destructive button `A`: `confirm=yes` once `Confirm` is clicked, and the
@@ -312,7 +327,7 @@ impl<A: Destructive> ProjectAction for Confirmed<A> {
     const SECTION: Section = A::SECTION;
     const ACTION: &'static str = A::ACTION;
 
-    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<Outcome, CoreError> {
         if self.confirm != "yes" {
             shown.confirm = Some(Confirm {
                 section: A::SECTION.segment(),
@@ -320,14 +335,15 @@ impl<A: Destructive> ProjectAction for Confirmed<A> {
                 id: self.id,
                 question: A::QUESTION,
             });
-            return Ok(());
+            return Ok(Outcome::Confirm);
         }
-        A::confirmed(self.id, on, shown).await
+        A::confirmed(self.id, on, shown).await.map(Outcome::Did)
     }
 }
 
-/// Serves the button `A` of a project's settings page: the settings page again, with what it
-/// did or why not.
+/// Serves the button `A` of a project's settings page: done, a redirect to the settings page
+/// that says what was done (what it shows once kept for that page in the session's flash);
+/// else the settings page again, with the Confirm step or why not (nothing changed).
 #[handler]
 pub(super) async fn project_action<A: ProjectAction>(
     req: &Request,
@@ -346,7 +362,14 @@ pub(super) async fn project_action<A: ProjectAction>(
     };
     let mut shown = Shown::default();
     let status = match action.run(&on, &mut shown).await {
-        Ok(()) => StatusCode::OK,
+        Ok(Outcome::Did(done)) => {
+            let session = signed_in.form_token.as_str();
+            admin
+                .flashes()
+                .put(session, project, done, std::mem::take(&mut shown.one_time));
+            return done.see(&format!("/admin/projects/{project}"));
+        }
+        Ok(Outcome::Confirm) => StatusCode::OK,
         Err(err) => {
             shown.errors.insert(A::SECTION.errors_key(), errors(&err));
             status_of(&err)

@@ -8,9 +8,11 @@ use blogread_core::service::ProjectUpdate;
 use poem::{Route, post};
 use serde::Deserialize;
 
+use super::done::Done;
+use super::flash::TestShown;
 use super::pages::optional_url;
 use super::project::{
-    Confirmed, Destructive, OnProject, ProjectAction, Section, Shown, TestShown, no_such_action,
+    Confirmed, Destructive, OnProject, Outcome, ProjectAction, Section, Shown, no_such_action,
     project_action,
 };
 use super::projects::ProjectForm;
@@ -48,7 +50,7 @@ impl ProjectAction for SaveSettings {
     const SECTION: Section = Section::Settings;
     const ACTION: &'static str = "save";
 
-    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<Outcome, CoreError> {
         let ProjectForm { name, site_url } = self.0;
         let update = ProjectUpdate {
             name: Some(name.clone()),
@@ -59,13 +61,12 @@ impl ProjectAction for SaveSettings {
             .update_project(on.caller, on.project, update)
             .await
         {
-            Ok(_) => shown.notice = Some("Settings saved.".into()),
+            Ok(_) => Ok(Outcome::Did(Done::SettingsSaved)),
             Err(err) => {
                 shown.settings_typed = Some((name, site_url));
-                return Err(err);
+                Err(err)
             }
         }
-        Ok(())
     }
 }
 
@@ -77,10 +78,10 @@ impl ProjectAction for RevealKey {
     const SECTION: Section = Section::Key;
     const ACTION: &'static str = "reveal";
 
-    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<Outcome, CoreError> {
         let key = on.service.reveal_public_key(on.caller, on.project).await?;
-        shown.key = Some(key.key);
-        Ok(())
+        shown.one_time.key = Some(key.key);
+        Ok(Outcome::Did(Done::KeyRevealed))
     }
 }
 
@@ -92,14 +93,13 @@ impl ProjectAction for GenerateKey {
     const SECTION: Section = Section::Key;
     const ACTION: &'static str = "generate";
 
-    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<Outcome, CoreError> {
         let key = on
             .service
             .generate_public_key(on.caller, on.project)
             .await?;
-        shown.key = Some(key.key);
-        shown.notice = Some("API key generated.".into());
-        Ok(())
+        shown.one_time.key = Some(key.key);
+        Ok(Outcome::Did(Done::KeyGenerated))
     }
 }
 
@@ -113,11 +113,14 @@ impl Destructive for RotateKey {
     const QUESTION: &'static str =
         "Rotate the API key? The current key stops working at once; sites must use the new one.";
 
-    async fn confirmed(_: String, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn confirmed(
+        _: String,
+        on: &OnProject<'_>,
+        shown: &mut Shown,
+    ) -> Result<Done, CoreError> {
         let key = on.service.rotate_public_key(on.caller, on.project).await?;
-        shown.key = Some(key.key);
-        shown.notice = Some("API key rotated: the old key no longer works.".into());
-        Ok(())
+        shown.one_time.key = Some(key.key);
+        Ok(Done::KeyRotated)
     }
 }
 
@@ -131,10 +134,9 @@ impl Destructive for RevokeKey {
     const QUESTION: &'static str =
         "Revoke the API key? Public access stops until a key is generated again.";
 
-    async fn confirmed(_: String, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn confirmed(_: String, on: &OnProject<'_>, _: &mut Shown) -> Result<Done, CoreError> {
         on.service.revoke_public_key(on.caller, on.project).await?;
-        shown.notice = Some("API key revoked: public access is off.".into());
-        Ok(())
+        Ok(Done::KeyRevoked)
     }
 }
 
@@ -146,9 +148,9 @@ impl ProjectAction for RevealHook {
     const SECTION: Section = Section::Hook;
     const ACTION: &'static str = "reveal";
 
-    async fn run(self, _: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
-        shown.hook_revealed = true;
-        Ok(())
+    async fn run(self, _: &OnProject<'_>, shown: &mut Shown) -> Result<Outcome, CoreError> {
+        shown.one_time.hook_revealed = true;
+        Ok(Outcome::Did(Done::HookRevealed))
     }
 }
 
@@ -164,20 +166,19 @@ impl ProjectAction for SaveHook {
     const SECTION: Section = Section::Hook;
     const ACTION: &'static str = "save";
 
-    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<Outcome, CoreError> {
         let url = self.deploy_hook_url;
         match on
             .service
             .save_deploy_hook(on.caller, on.project, url.clone())
             .await
         {
-            Ok(_) => shown.notice = Some("Deploy hook saved.".into()),
+            Ok(_) => Ok(Outcome::Did(Done::HookSaved)),
             Err(err) => {
                 shown.hook_typed = Some(url);
-                return Err(err);
+                Err(err)
             }
         }
-        Ok(())
     }
 }
 
@@ -189,14 +190,14 @@ impl ProjectAction for TestHook {
     const SECTION: Section = Section::Hook;
     const ACTION: &'static str = "test";
 
-    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<Outcome, CoreError> {
         let result = on.service.test_deploy_hook(on.caller, on.project).await?;
-        shown.test = Some(TestShown {
+        shown.one_time.test = Some(TestShown {
             success: result.success,
             status_code: result.status_code,
             message: result.message,
         });
-        Ok(())
+        Ok(Outcome::Did(Done::HookTested))
     }
 }
 
@@ -210,10 +211,9 @@ impl Destructive for RemoveHook {
     const QUESTION: &'static str =
         "Remove the deploy hook? Content changes will no longer trigger a site rebuild.";
 
-    async fn confirmed(_: String, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn confirmed(_: String, on: &OnProject<'_>, _: &mut Shown) -> Result<Done, CoreError> {
         on.service.remove_deploy_hook(on.caller, on.project).await?;
-        shown.notice = Some("Deploy hook removed.".into());
-        Ok(())
+        Ok(Done::HookRemoved)
     }
 }
 
@@ -225,10 +225,10 @@ impl ProjectAction for CreateAgentKey {
     const SECTION: Section = Section::AgentKey;
     const ACTION: &'static str = "create";
 
-    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<Outcome, CoreError> {
         let key = on.service.create_agent_key(on.caller, on.project).await?;
-        shown.once = Some(("New agent key".into(), key.key));
-        Ok(())
+        shown.one_time.once = Some(("New agent key".into(), key.key));
+        Ok(Outcome::Did(Done::AgentKeyCreated))
     }
 }
 
@@ -241,15 +241,14 @@ impl Destructive for DeleteAgentKey {
     const ACTION: &'static str = "delete";
     const QUESTION: &'static str = "Delete this agent key? Agents using it are refused at once.";
 
-    async fn confirmed(id: String, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn confirmed(id: String, on: &OnProject<'_>, _: &mut Shown) -> Result<Done, CoreError> {
         let id: AgentKeyId = id
             .parse()
             .map_err(|_| CoreError::NotFound(NotFound::AgentKey))?;
         on.service
             .delete_agent_key(on.caller, on.project, id)
             .await?;
-        shown.notice = Some("Agent key deleted.".into());
-        Ok(())
+        Ok(Done::AgentKeyDeleted)
     }
 }
 
@@ -261,10 +260,10 @@ impl ProjectAction for CreateAdminToken {
     const SECTION: Section = Section::AdminToken;
     const ACTION: &'static str = "create";
 
-    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn run(self, on: &OnProject<'_>, shown: &mut Shown) -> Result<Outcome, CoreError> {
         let token = on.service.create_admin_token(on.caller, on.project).await?;
-        shown.once = Some(("New project admin token".into(), token.token));
-        Ok(())
+        shown.one_time.once = Some(("New project admin token".into(), token.token));
+        Ok(Outcome::Did(Done::AdminTokenCreated))
     }
 }
 
@@ -278,14 +277,13 @@ impl Destructive for RevokeAdminToken {
     const QUESTION: &'static str =
         "Revoke this admin token? Its holder is refused at once and signed out of these pages.";
 
-    async fn confirmed(id: String, on: &OnProject<'_>, shown: &mut Shown) -> Result<(), CoreError> {
+    async fn confirmed(id: String, on: &OnProject<'_>, _: &mut Shown) -> Result<Done, CoreError> {
         let id: AdminTokenId = id
             .parse()
             .map_err(|_| CoreError::NotFound(NotFound::AdminToken))?;
         on.service
             .delete_admin_token(on.caller, on.project, id)
             .await?;
-        shown.notice = Some("Admin token revoked.".into());
-        Ok(())
+        Ok(Done::AdminTokenRevoked)
     }
 }

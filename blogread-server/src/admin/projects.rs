@@ -7,12 +7,12 @@ use blogread_core::auth::Principal;
 use blogread_core::service::SignedIn;
 use minijinja::{Value, context};
 use poem::http::StatusCode;
-use poem::web::{Data, Form};
+use poem::web::{Data, Form, Query};
 use poem::{Request, Response, handler};
 use serde::Deserialize;
 
-use super::http::see_other;
-use super::pages::{Admin, ProjectRow, errors, me, optional_url, status_of};
+use super::done::Done;
+use super::pages::{Admin, DoneQuery, ProjectRow, errors, me, optional_url, status_of};
 
 /// A project's name and site URL, as `Create project` and `Save settings` post them.
 #[derive(Debug, Default, Deserialize)]
@@ -25,12 +25,13 @@ pub(super) struct ProjectForm {
 }
 
 /// The projects page, with what `create` holds for the `Create project` form (a refused
-/// attempt: what was typed and why not).
+/// attempt: what was typed and why not) and what an action did (`done`).
 async fn projects_page(
     admin: &Admin,
     signed_in: &SignedIn,
     status: StatusCode,
     create: Value,
+    done: Option<Done>,
 ) -> Response {
     let service = admin.service();
     let projects = match signed_in.principal {
@@ -48,6 +49,7 @@ async fn projects_page(
                 me => me(signed_in),
                 projects => projects.iter().map(ProjectRow::from).collect::<Vec<_>>(),
                 create => create,
+                notice => done.map(Done::message),
             },
         ),
         Err(err) => admin.error_page(&err),
@@ -56,15 +58,26 @@ async fn projects_page(
 
 /// The projects: every project for the operator (with Create), its own for a project admin.
 #[handler]
-pub(super) async fn list_projects(req: &Request, admin: Data<&Arc<Admin>>) -> Response {
+pub(super) async fn list_projects(
+    req: &Request,
+    admin: Data<&Arc<Admin>>,
+    Query(query): Query<DoneQuery>,
+) -> Response {
     let signed_in = match admin.session(req).await {
         Ok(s) => s,
         Err(resp) => return resp,
     };
-    projects_page(&admin, &signed_in, StatusCode::OK, Value::UNDEFINED).await
+    projects_page(
+        &admin,
+        &signed_in,
+        StatusCode::OK,
+        Value::UNDEFINED,
+        query.done(),
+    )
+    .await
 }
 
-/// `Create project` (operator).
+/// `Create project` (operator), and a redirect to its settings page.
 #[handler]
 pub(super) async fn create_project(
     req: &Request,
@@ -81,11 +94,11 @@ pub(super) async fn create_project(
         .create_project(&signed_in.caller, form.name.clone(), site)
         .await
     {
-        Ok(project) => see_other(&format!("/admin/projects/{}", project.id)),
+        Ok(project) => Done::ProjectCreated.see(&format!("/admin/projects/{}", project.id)),
         Err(err) => {
             let ProjectForm { name, site_url } = form;
             let create = context! { name => name, site_url => site_url, errors => errors(&err) };
-            projects_page(&admin, &signed_in, status_of(&err), create).await
+            projects_page(&admin, &signed_in, status_of(&err), create, None).await
         }
     }
 }

@@ -9,6 +9,7 @@ use poem::web::{Data, Form, Query};
 use poem::{Request, Response, handler};
 use serde::Deserialize;
 
+use super::done::Done;
 use super::http::{see_other, session_cookie, set_cookie};
 use super::pages::{Admin, status_of};
 
@@ -17,6 +18,8 @@ use super::pages::{Admin, status_of};
 pub(super) struct HomeQuery {
     /// Present when a session just ended: the page says so.
     ended: Option<String>,
+    /// What was done (signed out).
+    done: Option<String>,
 }
 
 /// The sign-in page, or the projects when already signed in.
@@ -32,7 +35,10 @@ pub(super) async fn home(
     admin.render(
         StatusCode::OK,
         "sign_in.html",
-        context! { ended => query.ended.is_some() },
+        context! {
+            ended => query.ended.is_some(),
+            notice => Done::from_code(query.done.as_deref()).map(Done::message),
+        },
     )
 }
 
@@ -44,7 +50,7 @@ pub(super) struct SignInForm {
     token: String,
 }
 
-/// `Sign in`: a session cookie and the projects, or the form again with why not.
+/// `Sign in`: a session cookie and a redirect to the projects, or the form again with why not.
 #[handler]
 pub(super) async fn sign_in(
     req: &Request,
@@ -53,7 +59,7 @@ pub(super) async fn sign_in(
 ) -> Response {
     match admin.service().sign_in(&form.token).await {
         Ok(session) => {
-            let mut resp = see_other("/admin/projects");
+            let mut resp = Done::SignedIn.see("/admin/projects");
             let cookie = set_cookie(
                 session.id.expose_secret(),
                 ADMIN_SESSION_LIFETIME.as_secs(),
@@ -73,7 +79,8 @@ pub(super) async fn sign_in(
     }
 }
 
-/// `Sign out`: the session ends in the database and the cookie is cleared.
+/// `Sign out`: the session ends in the database, the cookie is cleared, and the browser goes
+/// to the sign-in page, which says so.
 #[handler]
 pub(super) async fn sign_out(req: &Request, admin: Data<&Arc<Admin>>) -> Response {
     if let Some(id) = session_cookie(req.headers())
@@ -81,7 +88,7 @@ pub(super) async fn sign_out(req: &Request, admin: Data<&Arc<Admin>>) -> Respons
     {
         return admin.error_page(&err);
     }
-    let mut resp = see_other("/admin/");
+    let mut resp = Done::SignedOut.see("/admin/");
     if let Ok(value) = set_cookie("", 0, admin.secure(req)).parse() {
         resp.headers_mut().insert(header::SET_COOKIE, value);
     }
