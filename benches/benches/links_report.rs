@@ -143,7 +143,8 @@ fn bench_store(c: &mut Criterion, rt: &Runtime, name: &str, f: &Fixture, store: 
     c.bench_function(&format!("links_report/sources_10000{name}"), |b| {
         b.to_async(rt).iter(|| async {
             let targets = store.link_targets(f.project).await.expect("targets");
-            let bodies = store.link_bodies(f.project, None).await.expect("bodies");
+            let keys = store.link_body_keys(f.project, None).await.expect("keys");
+            let bodies = store.link_bodies(f.project, &keys).await.expect("bodies");
             black_box((targets, bodies))
         })
     });

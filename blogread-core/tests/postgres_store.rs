@@ -228,3 +228,59 @@ async fn a_database_from_before_the_slug_index_indexes_its_stored_lists() {
     .await;
     store.close().await;
 }
+
+/// A database restored from `pg_dump` with `pg_restore` (the commands the operations guide
+/// gives), into the same database or a new one, is another database to every ETag and
+/// changes-feed cursor issued before: it draws a new ETag epoch when a store opens it, once.
+#[tokio::test]
+async fn a_database_restored_from_a_dump_draws_a_new_etag_epoch_once() {
+    let Some((url, _guard)) = fresh_database().await else {
+        return;
+    };
+    let bindir = std::env::var("BLOGREAD_TEST_POSTGRES_BINDIR")
+        .expect("scripts/with-postgres exports BLOGREAD_TEST_POSTGRES_BINDIR");
+    let tool = |name: &str| std::path::Path::new(&bindir).join(name);
+    let run = |command: &mut std::process::Command| {
+        let out = command.output().expect("run a PostgreSQL tool");
+        assert!(
+            out.status.success(),
+            "{command:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let epoch_of = |url: String| async move {
+        let store = PostgresStore::connect(&url).await.unwrap();
+        let epoch = store.etag_epoch().await.unwrap();
+        store.close().await;
+        epoch
+    };
+    let live = epoch_of(url.clone()).await;
+    assert_eq!(
+        epoch_of(url.clone()).await,
+        live,
+        "a restart is the same database"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("blogread.dump");
+    run(std::process::Command::new(tool("pg_dump"))
+        .args(["--format=custom", "--file"])
+        .arg(&dump)
+        .arg(&url));
+    // Restored over the database itself...
+    run(std::process::Command::new(tool("pg_restore"))
+        .args(["--clean", "--if-exists", "--no-owner", "--dbname", &url])
+        .arg(&dump));
+    let restored = epoch_of(url.clone()).await;
+    assert_ne!(restored, live, "a restore is another database");
+    assert_eq!(epoch_of(url.clone()).await, restored, "once");
+    // ...and into a new database.
+    let Some((other, _other_guard)) = fresh_database().await else {
+        return;
+    };
+    run(std::process::Command::new(tool("pg_restore"))
+        .args(["--no-owner", "--dbname", &other])
+        .arg(&dump));
+    let elsewhere = epoch_of(other).await;
+    assert!(elsewhere != live && elsewhere != restored);
+}

@@ -347,3 +347,84 @@ async fn a_database_from_before_the_slug_index_indexes_its_stored_lists() {
     )
     .await;
 }
+
+/// SQLite finds a key in a b-tree by comparing whole records, and reads the whole of a record
+/// that overflows its page to compare it: a b-tree the placeholder index searches must not
+/// hold a body's placeholder list (up to a few MiB). When `blog_placeholders` was such a table
+/// (without row ids, and with a covering index holding the list) and the slug rows' foreign
+/// key referred to it, indexing a body naming 24,000 distinct slugs looked its own list up
+/// once per slug: 10.9 s holding the only writer. Now the lists are found by row id, and the
+/// keys of the index hold only small values.
+#[tokio::test]
+async fn no_searched_key_of_the_placeholder_index_holds_a_list() {
+    use rusqlite::Connection;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keys.db");
+    let store = SqliteStore::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    store.close().await;
+    let conn = Connection::open(&path).unwrap();
+    let without_rowid: bool = conn
+        .query_row(
+            "SELECT sql LIKE '%WITHOUT ROWID%' FROM sqlite_schema WHERE name = 'blog_placeholders'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert!(!without_rowid, "the lists are found by row id");
+    let mut indexes = conn
+        .prepare("SELECT name FROM pragma_index_list('blog_placeholders')")
+        .unwrap();
+    let names: Vec<String> = indexes
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert!(names.len() >= 2, "{names:?}");
+    for name in names {
+        let columns: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_index_info(?1)")
+            .unwrap()
+            .query_map([&name], |row| row.get::<_, Option<String>>(0))
+            .unwrap()
+            .filter_map(|c| c.unwrap())
+            .collect();
+        assert!(
+            !columns.iter().any(|c| c == "placeholders"),
+            "{name} holds the lists: {columns:?}"
+        );
+    }
+    let referring: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema s, pragma_foreign_key_list(s.name) f \
+             WHERE s.type = 'table' AND f.\"table\" = 'blog_placeholders'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(referring, 0, "no foreign key looks a list's row up");
+}
+
+/// A body naming many distinct slugs is indexed whole: each slug once, found by its slug.
+#[tokio::test]
+async fn a_body_naming_thousands_of_distinct_slugs_is_indexed_whole() {
+    use blogread_core::testing::Fixture;
+
+    let (store, _dir) = fresh_sqlite().await;
+    let f = Fixture::new(store.clone(), None).await;
+    let body: String = (0..5000)
+        .map(|i| format!("<p>[INTERNAL:slug-{i}]</p>"))
+        .collect();
+    f.published("many", "Many", &body).await;
+    let mut slugs = store.linked_slugs(f.project).await.unwrap();
+    slugs.sort();
+    assert_eq!(slugs.len(), 5000);
+    let keys = store
+        .link_body_keys(f.project, Some(&[Some("slug-4999".to_owned())]))
+        .await
+        .unwrap();
+    assert_eq!(keys.len(), 2, "the working copy and the published one");
+    assert!(keys.iter().all(|k| k.placeholders == 5000), "{keys:?}");
+}

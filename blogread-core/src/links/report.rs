@@ -403,6 +403,7 @@ impl LinkTarget {
 #[derive(Debug, Clone)]
 pub struct LinkTargets {
     posts: Vec<LinkTarget>,
+    by_id: HashMap<BlogId, usize, foldhash::fast::RandomState>,
     by_public: SlugMap,
     by_working: SlugMap,
     aliases: SlugMap,
@@ -447,27 +448,42 @@ impl LinkTargets {
         aliases: impl IntoIterator<Item = (String, BlogId)>,
         now: Timestamp,
     ) -> Self {
-        let mut by_public = SlugMap::with_capacity_and_hasher(posts.len(), Default::default());
-        let mut by_working = SlugMap::with_capacity_and_hasher(posts.len(), Default::default());
-        let mut by_id =
-            HashMap::with_capacity_and_hasher(posts.len(), foldhash::fast::RandomState::default());
-        for (at, post) in posts.iter().enumerate() {
-            by_id.insert(post.id, at);
-            by_working.insert(post.slug.clone(), at);
-            if let Some((slug, _)) = &post.public {
-                by_public.insert(slug.clone(), at);
-            }
-        }
-        let aliases = aliases
-            .into_iter()
-            .filter_map(|(alias, id)| Some((alias, *by_id.get(&id)?)))
-            .collect();
-        Self {
-            posts,
-            by_public,
-            by_working,
-            aliases,
+        let mut targets = Self {
+            posts: Vec::with_capacity(posts.len()),
+            by_id: HashMap::with_capacity_and_hasher(posts.len(), Default::default()),
+            by_public: SlugMap::with_capacity_and_hasher(posts.len(), Default::default()),
+            by_working: SlugMap::with_capacity_and_hasher(posts.len(), Default::default()),
+            aliases: SlugMap::default(),
             now,
+        };
+        targets.extend(posts, aliases);
+        targets
+    }
+
+    /// Adds posts and aliases read since (some of the project's: see
+    /// `Store::link_targets_named`): a post already held is kept as it is, and an alias of a
+    /// post not held is left out.
+    pub fn extend(
+        &mut self,
+        posts: Vec<LinkTarget>,
+        aliases: impl IntoIterator<Item = (String, BlogId)>,
+    ) {
+        for post in posts {
+            if self.by_id.contains_key(&post.id) {
+                continue;
+            }
+            let at = self.posts.len();
+            self.by_id.insert(post.id, at);
+            self.by_working.insert(post.slug.clone(), at);
+            if let Some((slug, _)) = &post.public {
+                self.by_public.insert(slug.clone(), at);
+            }
+            self.posts.push(post);
+        }
+        for (alias, id) in aliases {
+            if let Some(&at) = self.by_id.get(&id) {
+                self.aliases.insert(alias, at);
+            }
         }
     }
 
@@ -478,7 +494,7 @@ impl LinkTargets {
 
     /// The post `id`, if it is one of them.
     pub fn post(&self, id: BlogId) -> Option<&LinkTarget> {
-        self.posts.iter().find(|p| p.id == id)
+        self.by_id.get(&id).map(|&at| &self.posts[at])
     }
 
     /// The aliases (old slug -> index of the post).

@@ -18,8 +18,12 @@ pub struct BlogWrite {
     /// The event (`None` for draft edits).
     pub event: Option<Trigger>,
     /// For a publish or re-sync: the placeholders of the new snapshot that the public answer
-    /// drops now (`docs/management-api.md#links`); empty otherwise.
+    /// drops now (`docs/management-api.md#links`), the first
+    /// [`UNRESOLVED_SHOWN`](super::UNRESOLVED_SHOWN) in body order; empty otherwise.
     pub unresolved_links: Vec<super::LinkEntry>,
+    /// How many placeholders of the new snapshot the public answer drops, in all (the rest
+    /// are read with [`Service::blog_links`]).
+    pub unresolved_total: u64,
 }
 
 /// A page of the management blog list.
@@ -177,13 +181,15 @@ impl Service {
         }
         // The publish is done: a failure to list what it leaves unresolved loses the list,
         // never the publish.
-        written.unresolved_links =
-            self.unresolved_links_of(project, id)
-                .await
-                .unwrap_or_else(|error| {
-                    tracing::warn!(%error, "could not list the unresolved links of a publish");
-                    Vec::new()
-                });
+        match self.unresolved_links_of(project, id).await {
+            Ok(report) => {
+                written.unresolved_links = report.links;
+                written.unresolved_total = report.total;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "could not list the unresolved links of a publish");
+            }
+        }
         // Fired once the answer is complete, so that the call returns as soon as the firing
         // is handed to the background (the firing is recorded already: a process that dies
         // before this point fires it at its next start).
@@ -279,6 +285,7 @@ impl Service {
             blog: ManagedBlog::from(&blog),
             event,
             unresolved_links: Vec::new(),
+            unresolved_total: 0,
         })
     }
 }

@@ -1,9 +1,24 @@
 //! The links report (`docs/management-api.md#links`): every placeholder of a project's posts
-//! with its target's state, the posts that link to one, what publishing leaves unresolved,
-//! and what unpublishing or deleting a post takes away. The states come from
-//! `links::report`, which agrees with the resolver by construction.
+//! with its target's state, the placeholders of one post, the posts that link to one, what
+//! publishing leaves unresolved, and what unpublishing or deleting a post takes away. The
+//! states come from `links::report`, which agrees with the resolver by construction.
+//!
+//! # What a request costs and holds
+//!
+//! Every answer is a page (at most 100 entries, and a backlink shows at most
+//! [`BACKLINK_PLACEHOLDERS_SHOWN`] placeholders) with the total, so no answer grows with what
+//! an author wrote. What a request reads and holds is bounded the same way:
+//!
+//! - A post's own links (its page, a publish's `unresolved_links`) read the post and judge its
+//!   bodies against the posts their slugs name, found through the slug index: what it costs
+//!   grows with the post, never with the project.
+//! - A post's backlinks read the keys of the bodies naming it, and those bodies' placeholder
+//!   lists a batch of at most [`READ_BATCH_BYTES`] at a time.
+//! - The project's report holds one small record per post (the targets) and per body holding
+//!   placeholders (its key and count), and reads the lists a batch at a time; `state=all`
+//!   counts from the index and reads only the lists of the page.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use crate::auth::{Access, Caller};
 use crate::domain::{BlogId, BlogStatus, ProjectId, Timestamp};
@@ -12,11 +27,23 @@ use crate::links::report::{
     Found, Judgement, LinkState, LinkTarget, LinkTargets, Place, Verdict, placeholders,
     stored_links,
 };
-use crate::store::{BodyCopy, BodyPlaceholders};
+use crate::read::ListParams;
+use crate::store::{BodyCopy, BodyKey, BodyPlaceholders, LinkTargetSources};
 
 use super::Service;
 
-/// Which placeholders the report lists.
+/// Most placeholders naming the post that one backlink shows as written (its `count` says
+/// how many there are).
+pub const BACKLINK_PLACEHOLDERS_SHOWN: usize = 20;
+
+/// Most bytes of stored placeholder lists a report reads at once (a batch holds at least one
+/// body, whatever its size: a 2 MiB body's list is a few MiB).
+pub const READ_BATCH_BYTES: u64 = 8 << 20;
+
+/// How many of a publish's unresolved links its answer shows (the first, in body order).
+pub const UNRESOLVED_SHOWN: u32 = 100;
+
+/// Which placeholders a report lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LinkFilter {
     /// Every placeholder.
@@ -24,6 +51,9 @@ pub enum LinkFilter {
     All,
     /// Only those the public answer drops (every state but `resolved` and `alias`).
     Broken,
+    /// Only those the public answer shows (`resolved` and `alias`): with [`LinkFilter::Broken`],
+    /// a page can list the broken ones first.
+    NotBroken,
 }
 
 impl LinkFilter {
@@ -35,6 +65,25 @@ impl LinkFilter {
             _ => None,
         }
     }
+
+    fn keeps(self, judgement: &Judgement) -> bool {
+        match self {
+            LinkFilter::All => true,
+            LinkFilter::Broken => judgement.state.is_broken(),
+            LinkFilter::NotBroken => !judgement.state.is_broken(),
+        }
+    }
+}
+
+/// Which backlinks a list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BacklinkFilter {
+    /// Every body naming the post.
+    #[default]
+    All,
+    /// The public snapshots of other published posts with a link to the post that resolves
+    /// now: what unpublishing or deleting it would take from the public answers.
+    WouldLose,
 }
 
 /// The post a placeholder names, as the report shows it.
@@ -84,7 +133,7 @@ impl LinkEntry {
     }
 }
 
-/// One page of the links report.
+/// One page of a links report (of a project, or of one post).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct LinkReport {
@@ -112,21 +161,28 @@ pub struct Backlink {
     pub status: BlogStatus,
     /// Which of its bodies links.
     pub copy: BodyCopy,
-    /// The placeholders of that body that name the post (its slug or an alias), as written.
+    /// The placeholders of that body that name the post (its slug or an alias), as written,
+    /// in body order: the first [`BACKLINK_PLACEHOLDERS_SHOWN`].
     pub placeholders: Vec<String>,
+    /// How many placeholders of that body name the post.
+    pub count: u32,
     /// How many of those the public answer shows now (for the published copy: the links
     /// readers follow).
     pub resolved: u32,
 }
 
-/// The posts that link to one post.
+/// A page of the posts that link to one post.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BacklinkList {
     /// By linking post (working slug), the working copy before the published one.
     pub backlinks: Vec<Backlink>,
-    /// How many entries.
+    /// How many entries in all.
     pub total: u64,
+    /// Limit applied.
+    pub limit: u32,
+    /// Offset applied.
+    pub offset: u64,
 }
 
 /// How a project's published posts stand with their links.
@@ -139,158 +195,25 @@ pub struct LinkSummary {
     pub broken_links: u64,
 }
 
-/// One placeholder judged: which body (in [`Judged::bodies`]), which placeholder of it, its
-/// judgement and, for one inside a link whose whole `href` is a placeholder, that one.
-#[derive(Debug, Clone, Copy)]
-struct Mark {
-    body: usize,
-    at: usize,
-    judgement: Judgement,
-    within: Option<usize>,
-}
-
-impl Mark {
-    fn is_broken(&self) -> bool {
-        self.judgement.state.is_broken()
-    }
-}
-
-/// Which bodies a report reads: each placeholder's state depends only on its own slug and
-/// on the slug of the link holding it, so the bodies that name no broken slug hold no broken
-/// placeholder, and only the bodies naming a post's slugs hold links to it.
-#[derive(Debug, Clone, Copy)]
-enum Scope {
-    /// Every body.
-    All,
-    /// The bodies naming a slug that does not resolve now: every broken placeholder, and
-    /// the others of those bodies.
-    Broken,
-    /// The bodies naming the slug (working or public) or an alias of a post.
-    Naming(BlogId),
-    /// The bodies of a post.
-    Post(BlogId),
-}
-
-impl Scope {
-    /// The bodies a report with `filter` reads.
-    fn of(filter: LinkFilter) -> Self {
-        match filter {
-            LinkFilter::All => Scope::All,
-            LinkFilter::Broken => Scope::Broken,
-        }
-    }
-}
-
-/// The report built from a store's targets and bodies: every placeholder judged, in report
-/// order, from the slugs of the stored lists alone; [`Judged::entries`] reads the whole of
-/// the ones shown.
-struct Judged {
-    targets: LinkTargets,
-    /// The bodies holding placeholders, in report order, each with its post's index.
-    bodies: Vec<(usize, BodyPlaceholders)>,
-    marks: Vec<Mark>,
-}
-
 /// A stored placeholder list that does not read back: a storage failure.
 #[derive(Debug, thiserror::Error)]
 #[error("the stored placeholders of a body of post {0} do not read back")]
 struct UnreadablePlaceholders(BlogId);
 
-impl Judged {
-    fn new(targets: LinkTargets, bodies: Vec<BodyPlaceholders>) -> Result<Self> {
-        let posts: HashMap<BlogId, usize, foldhash::fast::RandomState> = targets
-            .posts()
-            .iter()
-            .enumerate()
-            .map(|(at, p)| (p.id, at))
-            .collect();
-        let mut bodies: Vec<(usize, BodyPlaceholders)> = bodies
-            .into_iter()
-            .filter_map(|body| Some((*posts.get(&body.blog_id)?, body)))
-            .collect();
-        // Report order: by the holding post's working slug (each post's rank in that order),
-        // then its id, then the copy. Unstable: no two bodies share a post and a copy.
-        let mut by_slug: Vec<usize> = (0..targets.posts().len()).collect();
-        let all = targets.posts();
-        by_slug.sort_unstable_by(|&a, &b| {
-            (all[a].slug.as_str(), all[a].id).cmp(&(all[b].slug.as_str(), all[b].id))
-        });
-        let mut rank = vec![0; by_slug.len()];
-        for (r, &at) in by_slug.iter().enumerate() {
-            rank[at] = r;
-        }
-        bodies.sort_unstable_by_key(|(at, body)| (rank[*at], body.copy));
-        let mut marks = Vec::new();
-        let mut own = Vec::new();
-        for (body, (_, held)) in bodies.iter().enumerate() {
-            let links = stored_links(&held.stored)
-                .ok_or_else(|| Error::storage(UnreadablePlaceholders(held.blog_id)))?;
-            judge(
-                &targets,
-                links.len(),
-                |i| (links[i].slug.as_deref(), links[i].held_by),
-                &mut own,
-                |at, judgement, within| {
-                    marks.push(Mark {
-                        body,
-                        at,
-                        judgement,
-                        within,
-                    })
-                },
-            );
-        }
-        Ok(Self {
-            targets,
-            bodies,
-            marks,
-        })
-    }
+/// The slug and holder of each placeholder of a stored list.
+fn links_of(body: &BodyPlaceholders) -> Result<Vec<(Option<String>, Option<usize>)>> {
+    let links = stored_links(&body.stored)
+        .ok_or_else(|| Error::storage(UnreadablePlaceholders(body.blog_id)))?;
+    Ok(links
+        .into_iter()
+        .map(|l| (l.slug.map(|s| s.into_owned()), l.held_by))
+        .collect())
+}
 
-    /// The post holding the placeholder `mark` names.
-    fn post_of(&self, mark: &Mark) -> &LinkTarget {
-        &self.targets.posts()[self.bodies[mark.body].0]
-    }
-
-    /// The copy holding it.
-    fn copy(&self, mark: &Mark) -> BodyCopy {
-        self.bodies[mark.body].1.copy
-    }
-
-    /// The whole placeholders of body `body`.
-    fn found(&self, body: usize) -> Result<Vec<Found>> {
-        let (_, held) = &self.bodies[body];
-        held.placeholders()
-            .ok_or_else(|| Error::storage(UnreadablePlaceholders(held.blog_id)))
-    }
-
-    /// The entries of `marks` (in report order), as the report shows them; each body's
-    /// list is read once.
-    fn entries<'m>(&self, marks: impl IntoIterator<Item = &'m Mark>) -> Result<Vec<LinkEntry>> {
-        let mut read: Option<(usize, Vec<Found>)> = None;
-        let mut out = Vec::new();
-        for mark in marks {
-            if read.as_ref().is_none_or(|(body, _)| *body != mark.body) {
-                read = Some((mark.body, self.found(mark.body)?));
-            }
-            let Some((_, found)) = &read else { continue };
-            let Some(f) = found.get(mark.at) else {
-                continue;
-            };
-            let within = mark
-                .within
-                .and_then(|h| found.get(h))
-                .map(|link| link.written.as_str());
-            out.push(entry(
-                self.post_of(mark),
-                self.copy(mark),
-                f,
-                self.targets.expand(mark.judgement),
-                within,
-            ));
-        }
-        Ok(out)
-    }
+/// The whole placeholders of a stored list.
+fn found_of(body: &BodyPlaceholders) -> Result<Vec<Found>> {
+    body.placeholders()
+        .ok_or_else(|| Error::storage(UnreadablePlaceholders(body.blog_id)))
 }
 
 /// Judges the `n` placeholders of a body (`link(i)`: the slug and holder of the `i`th), a
@@ -319,6 +242,22 @@ fn judge<'a>(
     }
 }
 
+/// [`judge`] over a list of slugs and holders.
+fn judge_list(
+    targets: &LinkTargets,
+    links: &[(Option<String>, Option<usize>)],
+    own: &mut Vec<Judgement>,
+    each: impl FnMut(usize, Judgement, Option<usize>),
+) {
+    judge(
+        targets,
+        links.len(),
+        |i| (links[i].0.as_deref(), links[i].1),
+        own,
+        each,
+    );
+}
+
 fn entry(
     post: &LinkTarget,
     copy: BodyCopy,
@@ -345,74 +284,156 @@ fn entry(
     }
 }
 
+/// The entries of one body's placeholders `found` whose judgements `keep` takes, from the
+/// `skip`th of those on, at most `take`: the entries of a page that falls in this body.
+/// Returns the entries and how many such placeholders the body holds.
+#[allow(clippy::too_many_arguments)]
+fn body_entries(
+    targets: &LinkTargets,
+    post: &LinkTarget,
+    copy: BodyCopy,
+    found: &[Found],
+    keep: LinkFilter,
+    skip: u64,
+    take: usize,
+    out: &mut Vec<LinkEntry>,
+) -> u64 {
+    let mut matching = 0u64;
+    judge(
+        targets,
+        found.len(),
+        |i| (found[i].slug.as_deref(), found[i].held_by),
+        &mut Vec::new(),
+        |at, judgement, within| {
+            if !keep.keeps(&judgement) {
+                return;
+            }
+            if matching >= skip && out.len() < take {
+                let within = within
+                    .and_then(|h| found.get(h))
+                    .map(|l| l.written.as_str());
+                out.push(entry(
+                    post,
+                    copy,
+                    &found[at],
+                    targets.expand(judgement),
+                    within,
+                ));
+            }
+            matching += 1;
+        },
+    );
+    matching
+}
+
+/// The batches in which to read the lists of `keys`: contiguous runs of at most
+/// [`READ_BATCH_BYTES`] of lists, each holding at least one body.
+fn batches(keys: &[BodyKey]) -> impl Iterator<Item = &[BodyKey]> {
+    let mut rest = keys;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut bytes = 0u64;
+        let mut end = 0;
+        while end < rest.len() && (end == 0 || bytes + rest[end].bytes <= READ_BATCH_BYTES) {
+            bytes += rest[end].bytes;
+            end += 1;
+        }
+        let (batch, tail) = rest.split_at(end);
+        rest = tail;
+        Some(batch)
+    })
+}
+
+/// The slugs a list of placeholders names.
+fn named_slugs<'a>(found: impl IntoIterator<Item = &'a Option<String>>) -> Vec<String> {
+    let mut slugs: Vec<String> = found.into_iter().flatten().cloned().collect();
+    slugs.sort_unstable();
+    slugs.dedup();
+    slugs
+}
+
+/// The targets read so far, and the slugs and posts asked for: a request that judges what a
+/// post names reads the targets of those slugs only, as it meets them.
+struct Known {
+    targets: LinkTargets,
+    slugs: HashSet<String>,
+    ids: HashSet<BlogId>,
+    /// Every post and alias of the project is held: nothing more to ask.
+    whole: bool,
+}
+
+impl Known {
+    fn new(sources: LinkTargetSources, now: Timestamp, whole: bool) -> Self {
+        Self {
+            targets: LinkTargets::new(sources.posts, sources.aliases, now),
+            slugs: HashSet::new(),
+            ids: HashSet::new(),
+            whole,
+        }
+    }
+}
+
 impl Service {
-    /// The targets placeholders of `project` are judged against now (a go-live that has
-    /// passed recorded first).
-    async fn link_targets(&self, project: ProjectId) -> Result<LinkTargets> {
-        // A go-live that has passed counts as published, as on every read path.
+    /// The project's targets, every post and alias (a go-live that has passed recorded
+    /// first).
+    async fn whole_targets(&self, project: ProjectId) -> Result<Known> {
         self.go_live_due(Some(project)).await?;
-        self.read_link_targets(project).await
-    }
-
-    async fn read_link_targets(&self, project: ProjectId) -> Result<LinkTargets> {
         let sources = self.store.link_targets(project).await?;
-        Ok(LinkTargets::new(sources.posts, sources.aliases, self.now()))
+        Ok(Known::new(sources, self.now(), true))
     }
 
-    /// Reads and judges the placeholders of the bodies of `project` in `scope` (authorised
-    /// already).
-    async fn judged(&self, project: ProjectId, scope: Scope) -> Result<Judged> {
-        self.existing_project(project).await?;
-        let (targets, naming) = match scope {
-            Scope::All => (self.link_targets(project).await?, None),
-            Scope::Broken => {
-                self.go_live_due(Some(project)).await?;
-                // Two reads of their own, side by side.
-                let (targets, slugs) = tokio::try_join!(
-                    self.read_link_targets(project),
-                    self.store.linked_slugs(project)
-                )?;
-                let broken = slugs
-                    .into_iter()
-                    .filter(|slug| targets.judge(slug.as_deref()).state.is_broken())
-                    .collect();
-                (targets, Some(broken))
-            }
-            Scope::Naming(id) => {
-                let targets = self.link_targets(project).await?;
-                let names = match targets.post(id) {
-                    Some(post) => std::iter::once(post.slug.as_str())
-                        .chain(post.public.as_ref().map(|(slug, _)| slug.as_str()))
-                        .chain(targets.aliases_of(id))
-                        .map(|name| Some(name.to_owned()))
-                        .collect(),
-                    None => Vec::new(),
-                };
-                (targets, Some(names))
-            }
-            Scope::Post(id) => {
-                let targets = self.link_targets(project).await?;
-                // Its own bodies, read with the post: no other body is read.
-                let blog = self
-                    .store
-                    .blog(project, id)
-                    .await?
-                    .ok_or(Error::NotFound(NotFound::Blog))?;
-                let bodies = crate::store::bodies_of(&blog)
-                    .into_iter()
-                    .filter_map(|(copy, body)| {
-                        let found = placeholders(body?);
-                        (!found.is_empty()).then(|| BodyPlaceholders::new(id, copy, &found))
-                    })
-                    .collect();
-                return Judged::new(targets, bodies);
-            }
-        };
-        let bodies = match naming.as_deref() {
-            Some([]) => Vec::new(),
-            naming => self.store.link_bodies(project, naming).await?,
-        };
-        Judged::new(targets, bodies)
+    /// No targets yet, to learn as slugs come. (A scheduled post whose go-live has passed
+    /// is judged published by the clock, recorded or not.)
+    fn no_targets(&self) -> Known {
+        Known::new(LinkTargetSources::default(), self.now(), false)
+    }
+
+    /// Reads the targets that judging `slugs` needs and the posts `ids`, those not read yet.
+    async fn learn(
+        &self,
+        project: ProjectId,
+        known: &mut Known,
+        slugs: Vec<String>,
+        ids: &[BlogId],
+    ) -> Result<()> {
+        if known.whole {
+            return Ok(());
+        }
+        let slugs: Vec<String> = slugs
+            .into_iter()
+            .filter(|s| !known.slugs.contains(s))
+            .collect();
+        let ids: Vec<BlogId> = ids
+            .iter()
+            .copied()
+            .filter(|id| !known.ids.contains(id))
+            .collect();
+        if slugs.is_empty() && ids.is_empty() {
+            return Ok(());
+        }
+        let sources = self.store.link_targets_named(project, &slugs, &ids).await?;
+        known.targets.extend(sources.posts, sources.aliases);
+        known.slugs.extend(slugs);
+        known.ids.extend(ids);
+        Ok(())
+    }
+
+    /// Sorts `keys` into report order (by the holding post's working slug, then its id, then
+    /// the copy), leaving out the bodies of posts `known` does not hold.
+    fn report_order(known: &Known, keys: &mut Vec<BodyKey>) {
+        keys.retain(|k| known.targets.post(k.blog_id).is_some());
+        keys.sort_unstable_by(|a, b| {
+            let slug = |k: &BodyKey| {
+                known
+                    .targets
+                    .post(k.blog_id)
+                    .map(|p| p.slug.as_str())
+                    .unwrap_or_default()
+            };
+            (slug(a), a.blog_id, a.copy).cmp(&(slug(b), b.blog_id, b.copy))
+        });
     }
 
     /// The links report of a project (agent or admin): every placeholder of every post's
@@ -428,20 +449,21 @@ impl Service {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
         let params = request.into().into_params()?;
-        let judged = self.judged(project, Scope::of(filter)).await?;
-        let matching = judged
-            .marks
-            .iter()
-            .filter(|m| filter == LinkFilter::All || m.is_broken());
-        let mut total = 0u64;
-        let mut page = Vec::new();
-        for m in matching {
-            if total >= params.offset && page.len() < params.limit as usize {
-                page.push(m);
+        self.existing_project(project).await?;
+        let (known, mut keys) = self.report_bodies(project, filter).await?;
+        Self::report_order(&known, &mut keys);
+        // How many entries each body gives: from the index for every placeholder, else
+        // judged, a batch of lists at a time.
+        let counts: Vec<u64> = match filter {
+            LinkFilter::All => keys.iter().map(|k| k.placeholders).collect(),
+            LinkFilter::Broken | LinkFilter::NotBroken => {
+                self.count_matching(project, &known, &keys, filter).await?
             }
-            total += 1;
-        }
-        let links = judged.entries(page)?;
+        };
+        let total = counts.iter().sum();
+        let links = self
+            .page_entries(project, &known, &keys, &counts, filter, &params)
+            .await?;
         Ok(LinkReport {
             links,
             total,
@@ -450,179 +472,402 @@ impl Service {
         })
     }
 
-    /// The placeholders of one post (agent or admin), the broken ones first, then in body
-    /// order, the working copy before the published one: what the admin post page shows.
+    /// The targets and the bodies a project-wide report with `filter` reads: every body, or
+    /// those naming a slug that does not resolve now (every broken placeholder, and the
+    /// others of those bodies: a placeholder's state depends only on its own slug and on the
+    /// slug of the link holding it).
+    async fn report_bodies(
+        &self,
+        project: ProjectId,
+        filter: LinkFilter,
+    ) -> Result<(Known, Vec<BodyKey>)> {
+        let known = self.whole_targets(project).await?;
+        let naming = match filter {
+            LinkFilter::All | LinkFilter::NotBroken => None,
+            LinkFilter::Broken => {
+                let slugs = self.store.linked_slugs(project).await?;
+                let broken: Vec<Option<String>> = slugs
+                    .into_iter()
+                    .filter(|slug| known.targets.judge(slug.as_deref()).state.is_broken())
+                    .collect();
+                if broken.is_empty() {
+                    return Ok((known, Vec::new()));
+                }
+                Some(broken)
+            }
+        };
+        let keys = self
+            .store
+            .link_body_keys(project, naming.as_deref())
+            .await?;
+        Ok((known, keys))
+    }
+
+    /// How many placeholders of each body of `keys` `filter` keeps, a batch of lists at a
+    /// time (in `keys`' order).
+    async fn count_matching(
+        &self,
+        project: ProjectId,
+        known: &Known,
+        keys: &[BodyKey],
+        filter: LinkFilter,
+    ) -> Result<Vec<u64>> {
+        let mut counts = vec![0u64; keys.len()];
+        let at: std::collections::HashMap<(BlogId, BodyCopy), usize> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| ((k.blog_id, k.copy), i))
+            .collect();
+        let mut own = Vec::new();
+        for batch in batches(keys) {
+            for body in self.store.link_bodies(project, batch).await? {
+                let Some(&i) = at.get(&(body.blog_id, body.copy)) else {
+                    continue;
+                };
+                let links = links_of(&body)?;
+                let mut n = 0u64;
+                judge_list(&known.targets, &links, &mut own, |_, judgement, _| {
+                    n += u64::from(filter.keeps(&judgement));
+                });
+                counts[i] = n;
+            }
+        }
+        Ok(counts)
+    }
+
+    /// The entries of the page `params` asks for, among the bodies `keys` (in report order)
+    /// giving `counts` entries each: the lists of the bodies the page falls in are read, a
+    /// batch at a time.
+    async fn page_entries(
+        &self,
+        project: ProjectId,
+        known: &Known,
+        keys: &[BodyKey],
+        counts: &[u64],
+        filter: LinkFilter,
+        params: &ListParams,
+    ) -> Result<Vec<LinkEntry>> {
+        // The bodies the page falls in, each with how many of its entries come before it.
+        let (offset, limit) = (params.offset, u64::from(params.limit));
+        let mut before = 0u64;
+        let mut page: Vec<(BodyKey, u64)> = Vec::new();
+        for (key, &n) in keys.iter().zip(counts) {
+            let end = before + n;
+            if n > 0 && end > offset && before < offset + limit {
+                page.push((*key, offset.saturating_sub(before)));
+            }
+            before = end;
+            if before >= offset + limit {
+                break;
+            }
+        }
+        let page_keys: Vec<BodyKey> = page.iter().map(|(k, _)| *k).collect();
+        let mut read: std::collections::HashMap<(BlogId, BodyCopy), BodyPlaceholders> =
+            std::collections::HashMap::new();
+        let mut links = Vec::new();
+        for batch in batches(&page_keys) {
+            read.clear();
+            for body in self.store.link_bodies(project, batch).await? {
+                read.insert((body.blog_id, body.copy), body);
+            }
+            for key in batch {
+                let skip = page
+                    .iter()
+                    .find(|(k, _)| (k.blog_id, k.copy) == (key.blog_id, key.copy))
+                    .map_or(0, |(_, skip)| *skip);
+                let (Some(body), Some(post)) = (
+                    read.get(&(key.blog_id, key.copy)),
+                    known.targets.post(key.blog_id),
+                ) else {
+                    continue;
+                };
+                let found = found_of(body)?;
+                let take = params.limit as usize;
+                body_entries(
+                    &known.targets,
+                    post,
+                    key.copy,
+                    &found,
+                    filter,
+                    skip,
+                    take,
+                    &mut links,
+                );
+                if links.len() >= take {
+                    return Ok(links);
+                }
+            }
+        }
+        Ok(links)
+    }
+
+    /// The placeholders of one post (agent or admin): its working copy's, then its public
+    /// snapshot's (or only `copy`'s), in body order, all or only the broken ones, paged.
+    /// Judged against the posts its slugs name, read through the slug index: the cost grows
+    /// with the post, not with the project.
     pub async fn blog_links(
         &self,
         caller: &Caller,
         project: ProjectId,
         id: BlogId,
-    ) -> Result<Vec<LinkEntry>> {
+        filter: LinkFilter,
+        copy: Option<BodyCopy>,
+        request: impl Into<crate::read::ListRequest>,
+    ) -> Result<LinkReport> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
-        let judged = self.judged(project, Scope::Post(id)).await?;
-        if judged.targets.post(id).is_none() {
-            return Err(Error::NotFound(NotFound::Blog));
-        }
-        let mut links =
-            judged.entries(judged.marks.iter().filter(|m| judged.post_of(m).id == id))?;
-        // Stable: body order within each group.
-        links.sort_by_key(|e| (!e.is_broken(), e.copy));
-        Ok(links)
+        let params = request.into().into_params()?;
+        self.post_links(project, id, filter, copy, &params).await
     }
 
-    /// The posts whose working copy or public snapshot references post `id` by its slug (working
-    /// or public) or one of its aliases (agent or admin).
+    /// [`Service::blog_links`], authorised already.
+    async fn post_links(
+        &self,
+        project: ProjectId,
+        id: BlogId,
+        filter: LinkFilter,
+        copy: Option<BodyCopy>,
+        params: &ListParams,
+    ) -> Result<LinkReport> {
+        let mut known = self.no_targets();
+        let blog = self
+            .store
+            .blog(project, id)
+            .await?
+            .ok_or(Error::NotFound(NotFound::Blog))?;
+        let bodies: Vec<(BodyCopy, Vec<Found>)> = crate::store::bodies_of(&blog)
+            .into_iter()
+            .filter(|(c, _)| copy.is_none_or(|only| only == *c))
+            .filter_map(|(c, body)| Some((c, placeholders(body?))))
+            .filter(|(_, found)| !found.is_empty())
+            .collect();
+        let slugs = named_slugs(bodies.iter().flat_map(|(_, f)| f.iter().map(|f| &f.slug)));
+        self.learn(project, &mut known, slugs, &[id]).await?;
+        let post = known
+            .targets
+            .post(id)
+            .ok_or(Error::NotFound(NotFound::Blog))?
+            .clone();
+        let (mut total, mut links) = (0u64, Vec::new());
+        for (copy, found) in &bodies {
+            let skip = params.offset.saturating_sub(total);
+            total += body_entries(
+                &known.targets,
+                &post,
+                *copy,
+                found,
+                filter,
+                skip,
+                params.limit as usize,
+                &mut links,
+            );
+        }
+        Ok(LinkReport {
+            links,
+            total,
+            limit: params.limit,
+            offset: params.offset,
+        })
+    }
+
+    /// The posts whose working copy or public snapshot references post `id` by its slug
+    /// (working or public) or one of its aliases (agent or admin), paged: every one, or
+    /// those that unpublishing or deleting it would take links from.
     pub async fn backlinks(
         &self,
         caller: &Caller,
         project: ProjectId,
         id: BlogId,
+        filter: BacklinkFilter,
+        request: impl Into<crate::read::ListRequest>,
     ) -> Result<BacklinkList> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
-        let judged = self.judged(project, Scope::Naming(id)).await?;
-        let Some(post) = judged.targets.post(id) else {
+        let params = request.into().into_params()?;
+        // A go-live that has passed is recorded first: the statuses shown are current.
+        self.go_live_due(Some(project)).await?;
+        let mut known = self.no_targets();
+        self.learn(project, &mut known, Vec::new(), &[id]).await?;
+        let Some(post) = known.targets.post(id) else {
             return Err(Error::NotFound(NotFound::Blog));
         };
-        let mut names: Vec<&str> = vec![post.slug.as_str()];
-        if let Some((public, _)) = &post.public {
-            names.push(public);
-        }
-        names.extend(judged.targets.aliases_of(id));
-        let mut backlinks: Vec<Backlink> = Vec::new();
-        // The marks of each body are together, in body order.
-        let mut marks = judged.marks.as_slice();
-        for (body, (_, held)) in judged.bodies.iter().enumerate() {
-            let count = marks.iter().take_while(|m| m.body == body).count();
-            let (own, rest) = marks.split_at(count);
-            marks = rest;
-            let links = stored_links(&held.stored)
-                .ok_or_else(|| Error::storage(UnreadablePlaceholders(held.blog_id)))?;
-            let naming: Vec<&Mark> = own
-                .iter()
-                .filter(|m| {
-                    links
-                        .get(m.at)
-                        .and_then(|l| l.slug.as_deref())
-                        .is_some_and(|slug| names.contains(&slug))
-                })
-                .collect();
-            let Some(first) = naming.first() else {
-                continue;
-            };
-            let found = judged.found(body)?;
-            let linking = judged.post_of(first);
-            backlinks.push(Backlink {
-                blog_id: linking.id,
-                slug: linking.slug.clone(),
-                title: linking.title.clone(),
-                status: linking.status,
-                copy: held.copy,
-                placeholders: naming
-                    .iter()
-                    .filter_map(|m| found.get(m.at).map(|f| f.written.clone()))
-                    .collect(),
-                resolved: naming.iter().filter(|m| !m.is_broken()).count() as u32,
+        let mut names: Vec<String> = vec![post.slug.clone()];
+        names.extend(post.public.as_ref().map(|(slug, _)| slug.clone()));
+        names.extend(known.targets.aliases_of(id).into_iter().map(str::to_owned));
+        names.sort_unstable();
+        names.dedup();
+        let naming: Vec<Option<String>> = names.iter().cloned().map(Some).collect();
+        let mut keys = self.store.link_body_keys(project, Some(&naming)).await?;
+        let mut linking: Vec<BlogId> = keys.iter().map(|k| k.blog_id).collect();
+        linking.sort_unstable();
+        linking.dedup();
+        self.learn(project, &mut known, Vec::new(), &linking)
+            .await?;
+        Self::report_order(&known, &mut keys);
+        if filter == BacklinkFilter::WouldLose {
+            keys.retain(|k| {
+                k.copy == BodyCopy::Published
+                    && k.blog_id != id
+                    && known
+                        .targets
+                        .post(k.blog_id)
+                        .is_some_and(|p| p.status == BlogStatus::Published)
             });
+            // Those with a link that resolves now, judged a batch at a time.
+            let mut kept = HashSet::new();
+            for batch in batches(&keys) {
+                let bodies = self.read_judgeable(project, &mut known, batch).await?;
+                for body in &bodies {
+                    if backlink(&known, body, &names)?.is_some_and(|b| b.resolved > 0) {
+                        kept.insert((body.blog_id, body.copy));
+                    }
+                }
+            }
+            keys.retain(|k| kept.contains(&(k.blog_id, k.copy)));
         }
-        let total = backlinks.len() as u64;
-        Ok(BacklinkList { backlinks, total })
+        let total = keys.len() as u64;
+        let start = usize::try_from(params.offset)
+            .unwrap_or(usize::MAX)
+            .min(keys.len());
+        let end = keys.len().min(start + params.limit as usize);
+        let page = &keys[start..end];
+        let mut backlinks = Vec::with_capacity(page.len());
+        for batch in batches(page) {
+            let bodies = self.read_judgeable(project, &mut known, batch).await?;
+            for key in batch {
+                let Some(body) = bodies
+                    .iter()
+                    .find(|b| (b.blog_id, b.copy) == (key.blog_id, key.copy))
+                else {
+                    continue;
+                };
+                if let Some(backlink) = backlink(&known, body, &names)? {
+                    backlinks.push(backlink);
+                }
+            }
+        }
+        Ok(BacklinkList {
+            backlinks,
+            total,
+            limit: params.limit,
+            offset: params.offset,
+        })
+    }
+
+    /// The lists of the bodies `keys`, with the targets that judging them needs read.
+    async fn read_judgeable(
+        &self,
+        project: ProjectId,
+        known: &mut Known,
+        keys: &[BodyKey],
+    ) -> Result<Vec<BodyPlaceholders>> {
+        let bodies = self.store.link_bodies(project, keys).await?;
+        let mut slugs = Vec::new();
+        for body in &bodies {
+            slugs.extend(links_of(body)?.into_iter().filter_map(|(slug, _)| slug));
+        }
+        slugs.sort_unstable();
+        slugs.dedup();
+        self.learn(project, known, slugs, &[]).await?;
+        Ok(bodies)
     }
 
     /// The links that unpublishing or deleting post `id` would take from the public answers
     /// of the other published posts (agent or admin): each post with how many of its links to
-    /// `id` resolve now. Empty when none would.
+    /// `id` resolve now, paged. Empty when none would.
     pub async fn links_lost_without(
         &self,
         caller: &Caller,
         project: ProjectId,
         id: BlogId,
-    ) -> Result<Vec<Backlink>> {
-        let list = self.backlinks(caller, project, id).await?;
-        Ok(list
-            .backlinks
-            .into_iter()
-            .filter(|b| {
-                b.copy == BodyCopy::Published
-                    && b.blog_id != id
-                    && b.resolved > 0
-                    && b.status == BlogStatus::Published
-            })
-            .collect())
+        request: impl Into<crate::read::ListRequest>,
+    ) -> Result<BacklinkList> {
+        self.backlinks(caller, project, id, BacklinkFilter::WouldLose, request)
+            .await
     }
 
     /// How many published posts of a project have broken links (agent or admin).
     pub async fn link_summary(&self, caller: &Caller, project: ProjectId) -> Result<LinkSummary> {
         self.authorize(caller, Some(project), Access::Content)
             .await?;
-        let judged = self.judged(project, Scope::Broken).await?;
-        let mut summary = LinkSummary {
-            posts_with_broken_links: 0,
-            broken_links: 0,
-        };
-        let mut last = None;
-        for m in &judged.marks {
-            let post = judged.post_of(m);
-            let live = post.status == BlogStatus::Published;
-            if judged.copy(m) != BodyCopy::Published || !live || !m.is_broken() {
-                continue;
-            }
-            summary.broken_links += 1;
-            if last != Some(post.id) {
-                summary.posts_with_broken_links += 1;
-                last = Some(post.id);
-            }
-        }
-        Ok(summary)
+        self.existing_project(project).await?;
+        let (known, mut keys) = self.report_bodies(project, LinkFilter::Broken).await?;
+        keys.retain(|k| {
+            k.copy == BodyCopy::Published
+                && known
+                    .targets
+                    .post(k.blog_id)
+                    .is_some_and(|p| p.status == BlogStatus::Published)
+        });
+        let counts = self
+            .count_matching(project, &known, &keys, LinkFilter::Broken)
+            .await?;
+        Ok(LinkSummary {
+            posts_with_broken_links: counts.iter().filter(|&&n| n > 0).count() as u64,
+            broken_links: counts.iter().sum(),
+        })
     }
 
     /// The placeholders of post `id`'s public snapshot that the public answer drops now
-    /// (authorised already): what a publish or re-sync answer carries. Empty when it holds
-    /// no public snapshot.
+    /// (authorised already), the first [`UNRESOLVED_SHOWN`] and how many in all: what a
+    /// publish or re-sync answer carries. Empty when it holds no public snapshot.
     pub(crate) async fn unresolved_links_of(
         &self,
         project: ProjectId,
         id: BlogId,
-    ) -> Result<Vec<LinkEntry>> {
-        let blog = self
-            .store
-            .blog(project, id)
-            .await?
-            .ok_or(Error::NotFound(NotFound::Blog))?;
-        let Some(snapshot) = blog.state.held_snapshot() else {
-            return Ok(Vec::new());
+    ) -> Result<LinkReport> {
+        let params = ListParams {
+            limit: UNRESOLVED_SHOWN,
+            ..ListParams::default()
         };
-        let found = placeholders(snapshot.fields.content());
-        if found.is_empty() {
-            return Ok(Vec::new());
-        }
-        let sources = self.store.link_targets(project).await?;
-        let targets = LinkTargets::new(sources.posts, sources.aliases, self.now());
-        let Some(post) = targets.post(id) else {
-            return Ok(Vec::new());
-        };
-        let mut unresolved = Vec::new();
-        judge(
-            &targets,
-            found.len(),
-            |i| (found[i].slug.as_deref(), found[i].held_by),
-            &mut Vec::new(),
-            |at, judgement, within| {
-                if judgement.state.is_broken() {
-                    let within = within
-                        .and_then(|h| found.get(h))
-                        .map(|l| l.written.as_str());
-                    unresolved.push(entry(
-                        post,
-                        BodyCopy::Published,
-                        &found[at],
-                        targets.expand(judgement),
-                        within,
-                    ));
-                }
-            },
-        );
-        Ok(unresolved)
+        self.post_links(
+            project,
+            id,
+            LinkFilter::Broken,
+            Some(BodyCopy::Published),
+            &params,
+        )
+        .await
     }
+}
+
+/// The backlink body `body` makes to the post named `names`, judged against `known` (which
+/// holds what its slugs name); `None` when it names it no more (a write since its key was
+/// read).
+fn backlink(known: &Known, body: &BodyPlaceholders, names: &[String]) -> Result<Option<Backlink>> {
+    let links = links_of(body)?;
+    let Some(linking) = known.targets.post(body.blog_id) else {
+        return Ok(None);
+    };
+    let mut naming_at = Vec::new();
+    let mut resolved = 0u32;
+    judge_list(
+        &known.targets,
+        &links,
+        &mut Vec::new(),
+        |at, judgement, _| {
+            if links[at].0.as_ref().is_some_and(|s| names.contains(s)) {
+                naming_at.push(at);
+                resolved += u32::from(!judgement.state.is_broken());
+            }
+        },
+    );
+    if naming_at.is_empty() {
+        return Ok(None);
+    }
+    let found = found_of(body)?;
+    Ok(Some(Backlink {
+        blog_id: linking.id,
+        slug: linking.slug.clone(),
+        title: linking.title.clone(),
+        status: linking.status,
+        copy: body.copy,
+        placeholders: naming_at
+            .iter()
+            .take(BACKLINK_PLACEHOLDERS_SHOWN)
+            .filter_map(|&at| found.get(at).map(|f| f.written.clone()))
+            .collect(),
+        count: naming_at.len() as u32,
+        resolved,
+    }))
 }

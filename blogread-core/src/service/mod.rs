@@ -15,7 +15,8 @@ mod sessions;
 pub use blogs::{BlogWrite, ManagedBlogList};
 pub use keys::{AdminTokenView, AgentKeyView, IssuedAdminToken, IssuedAgentKey, PublicKeyView};
 pub use links::{
-    Backlink, BacklinkList, LinkEntry, LinkFilter, LinkReport, LinkSummary, LinkTargetView,
+    BACKLINK_PLACEHOLDERS_SHOWN, Backlink, BacklinkFilter, BacklinkList, LinkEntry, LinkFilter,
+    LinkReport, LinkSummary, LinkTargetView, READ_BATCH_BYTES, UNRESOLVED_SHOWN,
 };
 pub use projects::{ProjectList, ProjectUpdate};
 pub use schedule::{GO_LIVE_WAIT, SCHEDULER_MAX_SLEEP};

@@ -35,6 +35,20 @@ impl BodyCopy {
     }
 }
 
+/// A body that holds placeholders, named: its post, which copy, how large its stored list is
+/// (what reading it costs) and how many placeholders it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BodyKey {
+    /// The post.
+    pub blog_id: BlogId,
+    /// Which of its bodies.
+    pub copy: BodyCopy,
+    /// The bytes of its stored list ([`BodyPlaceholders::stored`]).
+    pub bytes: u64,
+    /// How many placeholders it holds.
+    pub placeholders: u64,
+}
+
 /// The placeholders of one body that has any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BodyPlaceholders {
@@ -58,6 +72,16 @@ impl BodyPlaceholders {
         }
     }
 
+    /// Its key; `None` when the stored form does not read back.
+    pub fn key(&self) -> Option<BodyKey> {
+        Some(BodyKey {
+            blog_id: self.blog_id,
+            copy: self.copy,
+            bytes: self.stored.len() as u64,
+            placeholders: crate::links::report::stored_links(&self.stored)?.len() as u64,
+        })
+    }
+
     /// Its placeholders, in body order; `None` when the stored form does not read back.
     pub fn placeholders(&self) -> Option<Vec<Found>> {
         crate::links::report::from_stored(&self.stored)
@@ -74,7 +98,7 @@ pub struct LinkTargetSources {
 }
 
 /// Whether `found` names a slug of `naming` (`None` there: a malformed placeholder, which
-/// names none): what [`Store::link_bodies`](super::Store::link_bodies) filters by.
+/// names none): what [`Store::link_body_keys`](super::Store::link_body_keys) filters by.
 pub fn names_any(found: &[Found], naming: &[Option<String>]) -> bool {
     found.iter().any(|f| naming.contains(&f.slug))
 }

@@ -31,7 +31,7 @@ use async_trait::async_trait;
 
 pub use database_url::redact_database_url;
 pub(crate) use link_sources::bodies_of;
-pub use link_sources::{BodyCopy, BodyPlaceholders, LinkTargetSources, names_any};
+pub use link_sources::{BodyCopy, BodyKey, BodyPlaceholders, LinkTargetSources, names_any};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
@@ -533,25 +533,47 @@ pub trait Store: Send + Sync + 'static {
     // ---- links report ----
 
     /// Every post of `project` as a link target, and every alias (old public slug) with its
-    /// post: what the links report judges placeholders against.
+    /// post: what the project-wide links report judges placeholders against.
     async fn link_targets(&self, project: ProjectId) -> Result<LinkTargetSources>;
+
+    /// What judging placeholders naming `slugs` needs, and the posts `ids`: every post of
+    /// `project` whose working or public slug is one of `slugs`, or that holds an alias in
+    /// `slugs`, and the posts `ids`; every alias in `slugs`, and every alias of the posts
+    /// `ids`. A post's judgement of its own links, and a post's backlinks, read through it:
+    /// what they read grows with what the post names, never with the project.
+    async fn link_targets_named(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+        ids: &[BlogId],
+    ) -> Result<LinkTargetSources>;
 
     /// The distinct slugs named by the placeholders of the bodies of `project`'s posts, as
     /// `links::report::placeholders` reads them (`None` for a malformed placeholder), in no
     /// particular order.
     async fn linked_slugs(&self, project: ProjectId) -> Result<Vec<Option<String>>>;
 
-    /// The placeholders of the bodies of `project`'s posts (each post's working copy, and
-    /// its published or scheduled snapshot), as `links::report::placeholders` lists them:
-    /// every body that holds any (`naming` is `None`), or only those holding one that names
-    /// a slug of `naming` (see [`names_any`]). In no particular order.
+    /// The bodies of `project`'s posts that hold placeholders (each post's working copy,
+    /// and its published or scheduled snapshot), named with the size of their stored lists:
+    /// every one (`naming` is `None`), or only those holding one that names a slug of
+    /// `naming` (see [`names_any`]). In no particular order.
+    async fn link_body_keys(
+        &self,
+        project: ProjectId,
+        naming: Option<&[Option<String>]>,
+    ) -> Result<Vec<BodyKey>>;
+
+    /// The placeholders of the bodies `keys` names (those of `project` that still hold
+    /// any), as `links::report::placeholders` lists them, in no particular order. A report
+    /// reads the keys first, then their lists a batch at a time, so that what it holds stays
+    /// bounded whatever the project holds.
     ///
-    /// The report reads the targets, the slugs and the bodies apart (the SQL stores read
+    /// The report reads the targets, the keys and the bodies apart (the SQL stores read
     /// each with one statement): a write between them shows in the next report, and a body
     /// whose post is not among the targets is left out of it.
     async fn link_bodies(
         &self,
         project: ProjectId,
-        naming: Option<&[Option<String>]>,
+        keys: &[BodyKey],
     ) -> Result<Vec<BodyPlaceholders>>;
 }

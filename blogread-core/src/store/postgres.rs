@@ -90,10 +90,7 @@ impl PostgresStore {
             keys: keys::KeyBatcher::new(pool.clone()),
         };
         let store = SqlStore::new(pool.clone(), pool, dialect);
-        store.upgrade_stored_templates().await;
-        store.compile_pending_templates().await;
-        store.index_stored_links().await?;
-        store.index_stored_placeholders().await?;
+        store.start_up().await?;
         Ok(store)
     }
 
@@ -134,14 +131,31 @@ impl SqlDialect for PostgresDialect {
 
     const LOCK_PROJECT: &'static str =
         "SELECT change_seq FROM projects WHERE id = $1 FOR NO KEY UPDATE";
+    const RENEW_RESTORED_EPOCH: &'static [&'static str] = &[
+        "UPDATE blogread_meta SET etag_epoch = md5(random()::text || clock_timestamp()::text \
+         || pg_backend_pid()::text), meta_oid = 'blogread_meta'::regclass \
+         WHERE meta_oid IS DISTINCT FROM 'blogread_meta'::regclass::oid",
+    ];
     const STAMP_LINKERS: &'static str =
         sql::stamp_linkers!("SELECT jsonb_array_elements_text($3::jsonb)");
     const CHANGE_ALIASES: &'static str =
         sql::change_aliases!("SELECT (jsonb_array_elements_text($1::jsonb))::uuid");
     const PUT_PLACEHOLDER_SLUGS: &'static str =
         sql::put_placeholder_slugs!("jsonb_array_elements_text($2::jsonb) AS t(value)");
-    const PLACEHOLDERS_NAMING: &'static str =
-        sql::placeholders_naming!("jsonb_array_elements_text($2::jsonb) AS t(value)");
+    const BODY_KEYS_NAMING: &'static str =
+        sql::body_keys_naming!("jsonb_array_elements_text($2::jsonb) AS t(value)");
+    const PLACEHOLDERS_OF: &'static str = sql::placeholders_of!(
+        "(SELECT (e ->> 0)::uuid AS blog_id, e ->> 1 AS copy \
+         FROM jsonb_array_elements($2::jsonb) AS t(e)) k"
+    );
+    const LINK_TARGETS_NAMED: &'static str = sql::link_targets_named!(
+        "SELECT jsonb_array_elements_text($2::jsonb)",
+        "SELECT (jsonb_array_elements_text($3::jsonb))::uuid"
+    );
+    const LINK_ALIASES_NAMED: &'static str = sql::link_aliases_named!(
+        "SELECT jsonb_array_elements_text($2::jsonb)",
+        "SELECT (jsonb_array_elements_text($3::jsonb))::uuid"
+    );
     const PUBLISHED_BY_IDS: &'static str = sql::published_by_ids!(
         "SELECT (jsonb_array_elements_text($2::jsonb))::uuid",
         "blogs k"

@@ -82,10 +82,7 @@ impl SqliteStore {
                 path: None,
             };
             let store = SqlStore::new(pool.clone(), pool, dialect);
-            store.upgrade_stored_templates().await;
-            store.compile_pending_templates().await;
-            store.index_stored_links().await?;
-            store.index_stored_placeholders().await?;
+            store.start_up().await?;
             return Ok(store);
         }
         let options = options
@@ -124,10 +121,7 @@ impl SqliteStore {
             path: Some(path),
         };
         let store = SqlStore::new(ClosingPool::new(reader), ClosingPool::new(writer), dialect);
-        store.upgrade_stored_templates().await;
-        store.compile_pending_templates().await;
-        store.index_stored_links().await?;
-        store.index_stored_placeholders().await?;
+        store.start_up().await?;
         Ok(store)
     }
 
@@ -178,10 +172,28 @@ impl SqlDialect for SqliteDialect {
          AND a.slug IN (SELECT value FROM json_each($2))";
 
     const LOCK_PROJECT: &'static str = "SELECT change_seq FROM projects WHERE id = $1";
+    const RENEW_RESTORED_EPOCH: &'static [&'static str] = &[
+        // (The mark's name: `backup::RESTORED_COPY_MARK`.)
+        "UPDATE blogread_meta SET etag_epoch = lower(hex(randomblob(16))) WHERE EXISTS \
+         (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'blogread_restored_copy')",
+        "DROP TABLE IF EXISTS blogread_restored_copy",
+    ];
     const STAMP_LINKERS: &'static str = sql::stamp_linkers!("SELECT value FROM json_each($3)");
     const CHANGE_ALIASES: &'static str = sql::change_aliases!("SELECT value FROM json_each($1)");
     const PUT_PLACEHOLDER_SLUGS: &'static str = sql::put_placeholder_slugs!("json_each($2)");
-    const PLACEHOLDERS_NAMING: &'static str = sql::placeholders_naming!("json_each($2)");
+    const BODY_KEYS_NAMING: &'static str = sql::body_keys_naming!("json_each($2)");
+    const PLACEHOLDERS_OF: &'static str = sql::placeholders_of!(
+        "(SELECT json_extract(value, '$[0]') AS blog_id, json_extract(value, '$[1]') AS copy \
+         FROM json_each($2)) k"
+    );
+    const LINK_TARGETS_NAMED: &'static str = sql::link_targets_named!(
+        "SELECT value FROM json_each($2)",
+        "SELECT value FROM json_each($3)"
+    );
+    const LINK_ALIASES_NAMED: &'static str = sql::link_aliases_named!(
+        "SELECT value FROM json_each($2)",
+        "SELECT value FROM json_each($3)"
+    );
     const PUBLISHED_BY_IDS: &'static str = sql::published_by_ids!(
         "SELECT value FROM json_each($2)",
         "blogs k INDEXED BY blogs_change_key"
@@ -614,9 +626,42 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(titles.get("kept").map(String::as_str), Some("Kept"));
+        let restored = copy.etag_epoch().await.unwrap();
+        assert_ne!(
+            restored,
+            store.etag_epoch().await.unwrap(),
+            "a restored copy is another database"
+        );
+        copy.close().await;
+        // Once opened, the copy is a database of its own: opening it again keeps its epoch.
+        let again = SqliteStore::connect(&format!("sqlite://{}", out.display()))
+            .await
+            .unwrap();
+        assert_eq!(again.etag_epoch().await.unwrap(), restored);
+    }
+
+    #[tokio::test]
+    async fn each_restore_of_one_backup_is_another_database() {
+        let (store, _url, dir) = file_store().await;
+        Fixture::new(Arc::new(store.clone()), None).await;
+        let out = dir.path().join("backup.db");
+        store.backup_to(&out).await.expect("backed up");
+        let mut epochs = vec![store.etag_epoch().await.unwrap()];
+        for n in 0..2 {
+            let restored = dir.path().join(format!("restored-{n}.db"));
+            std::fs::copy(&out, &restored).unwrap();
+            let copy = SqliteStore::connect(&format!("sqlite://{}", restored.display()))
+                .await
+                .unwrap();
+            epochs.push(copy.etag_epoch().await.unwrap());
+            copy.close().await;
+        }
+        epochs.sort();
+        epochs.dedup();
         assert_eq!(
-            copy.etag_epoch().await.unwrap(),
-            store.etag_epoch().await.unwrap()
+            epochs.len(),
+            3,
+            "the live database and two restores: {epochs:?}"
         );
     }
 

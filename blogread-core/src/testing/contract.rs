@@ -24,6 +24,8 @@ pub use super::changes_contract::{
 pub use super::fragments_contract::answers_from_fragments_are_the_answers_from_rows;
 pub use super::links_contract::{
     BEFORE_THE_SLUG_INDEX, backlinks_name_the_posts_linking_by_slug_or_alias,
+    link_answers_are_pages_whatever_the_bodies_hold,
+    links_judged_by_what_a_post_names_are_the_whole_projects,
     links_report_follows_edits_and_target_changes,
     links_report_gives_each_placeholder_its_targets_state,
     publish_answers_carry_the_unresolved_links, reports_read_by_slug_agree_with_the_whole_report,
@@ -2360,6 +2362,8 @@ macro_rules! store_contract_tests {
             backlinks_name_the_posts_linking_by_slug_or_alias,
             publish_answers_carry_the_unresolved_links,
             reports_read_by_slug_agree_with_the_whole_report,
+            links_judged_by_what_a_post_names_are_the_whole_projects,
+            link_answers_are_pages_whatever_the_bodies_hold,
             answers_from_fragments_are_the_answers_from_rows,
         );
     };

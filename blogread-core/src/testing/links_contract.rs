@@ -8,7 +8,7 @@ use crate::clock::Clock;
 use crate::domain::{BlogInput, ManagedBlog, Timestamp};
 use crate::links::report::{LinkState, LinkTargets, Place};
 use crate::read::ListParams;
-use crate::service::{LinkEntry, LinkFilter};
+use crate::service::{BacklinkFilter, LinkEntry, LinkFilter};
 use crate::store::{BodyCopy, Store};
 use crate::testing::{Fixture, blog_id};
 
@@ -47,6 +47,14 @@ async fn edit(f: &Fixture, blog: &ManagedBlog, patch: BlogInput) {
 
 /// The linking body: one placeholder per state, in that order.
 const LINKER: &str = r#"<p>[INTERNAL:pub-t] <a href="[INTERNAL:old-name]">old</a> [INTERNAL:draft-t] [INTERNAL:later-t]</p><img alt="[INTERNAL:gone-t]"><!-- [INTERNAL:nothing] --> [INTERNAL:Bad_Slug]"#;
+
+/// One page holding everything of a small fixture.
+fn every() -> ListParams {
+    ListParams {
+        limit: 100,
+        ..Default::default()
+    }
+}
 
 async fn report(f: &Fixture, filter: LinkFilter, limit: u32, offset: u64) -> (Vec<LinkEntry>, u64) {
     let page = f
@@ -161,9 +169,10 @@ pub async fn links_report_follows_edits_and_target_changes(store: Arc<dyn Store>
         .unwrap();
     let lost = f
         .service
-        .links_lost_without(&f.admin, f.project, pub_t.id)
+        .links_lost_without(&f.admin, f.project, pub_t.id, ListParams::default())
         .await
-        .unwrap();
+        .unwrap()
+        .backlinks;
     assert_eq!(lost.len(), 1);
     assert_eq!((lost[0].slug.as_str(), lost[0].resolved), ("linker", 1));
 
@@ -245,7 +254,13 @@ pub async fn backlinks_name_the_posts_linking_by_slug_or_alias(store: Arc<dyn St
         .await;
     let list = f
         .service
-        .backlinks(&f.admin, f.project, renamed.id)
+        .backlinks(
+            &f.admin,
+            f.project,
+            renamed.id,
+            BacklinkFilter::All,
+            ListParams::default(),
+        )
         .await
         .expect("backlinks");
     let seen: Vec<(&str, BodyCopy, usize, u32)> = list
@@ -264,7 +279,13 @@ pub async fn backlinks_name_the_posts_linking_by_slug_or_alias(store: Arc<dyn St
     assert_eq!(list.total, 3);
     let missing = f
         .service
-        .backlinks(&f.admin, f.project, crate::domain::BlogId::generate())
+        .backlinks(
+            &f.admin,
+            f.project,
+            crate::domain::BlogId::generate(),
+            BacklinkFilter::All,
+            ListParams::default(),
+        )
         .await;
     assert!(matches!(missing, Err(crate::Error::NotFound(_))));
 }
@@ -394,13 +415,38 @@ pub async fn reports_read_by_slug_agree_with_the_whole_report(store: Arc<dyn Sto
     check_against_whole_report(&f, "a's links removed").await;
 }
 
-/// Checks the broken list, the summary and every post's backlinks against the whole report.
+/// Every entry of the project's report with `filter`, read a page of `limit` at a time.
+async fn paged_report(f: &Fixture, filter: LinkFilter, limit: u32) -> Vec<LinkEntry> {
+    let mut out = Vec::new();
+    loop {
+        let (page, total) = report(f, filter, limit, out.len() as u64).await;
+        assert!(page.len() <= limit as usize);
+        out.extend(page);
+        if out.len() as u64 >= total {
+            return out;
+        }
+    }
+}
+
+/// Checks the broken list, the summary, every post's own links and backlinks, and what a
+/// publish of it would answer, against the whole report (judged against every post of the
+/// project), and the report's pages against the report in one page.
 async fn check_against_whole_report(f: &Fixture, step: &str) {
-    let (all, _) = report(f, LinkFilter::All, 1000, 0).await;
-    let (broken, total) = report(f, LinkFilter::Broken, 1000, 0).await;
+    let (all, _) = report(f, LinkFilter::All, 100, 0).await;
+    let (broken, total) = report(f, LinkFilter::Broken, 100, 0).await;
     let expected: Vec<LinkEntry> = all.iter().filter(|e| e.is_broken()).cloned().collect();
     assert_eq!(broken, expected, "{step}: the broken list");
     assert_eq!(total, expected.len() as u64, "{step}: its total");
+    assert_eq!(
+        paged_report(f, LinkFilter::All, 3).await,
+        all,
+        "{step}: pages of 3"
+    );
+    assert_eq!(
+        paged_report(f, LinkFilter::Broken, 2).await,
+        expected,
+        "{step}: broken pages of 2"
+    );
 
     let summary = f.service.link_summary(&f.admin, f.project).await.unwrap();
     let posts = f
@@ -431,7 +477,7 @@ async fn check_against_whole_report(f: &Fixture, step: &str) {
     for post in targets.posts() {
         let list = f
             .service
-            .backlinks(&f.admin, f.project, post.id)
+            .backlinks(&f.admin, f.project, post.id, BacklinkFilter::All, every())
             .await
             .expect("backlinks");
         let mut names: Vec<String> = vec![post.slug.clone()];
@@ -462,19 +508,47 @@ async fn check_against_whole_report(f: &Fixture, step: &str) {
             .collect();
         assert_eq!(seen, expected, "{step}: the backlinks of {}", post.slug);
 
-        // A post's own links are read from its bodies alone.
-        let own = f
-            .service
-            .blog_links(&f.admin, f.project, post.id)
-            .await
-            .expect("blog links");
-        let mut expected: Vec<LinkEntry> = all
+        // A post's own links are read from its bodies alone, judged against what they name.
+        let expected: Vec<LinkEntry> = all
             .iter()
             .filter(|e| e.blog_id == post.id)
             .cloned()
             .collect();
-        expected.sort_by_key(|e| (!e.is_broken(), e.copy));
-        assert_eq!(own, expected, "{step}: the links of {}", post.slug);
+        for (filter, copy) in [
+            (LinkFilter::All, None),
+            (LinkFilter::Broken, None),
+            (LinkFilter::Broken, Some(BodyCopy::Published)),
+        ] {
+            let own = f
+                .service
+                .blog_links(&f.admin, f.project, post.id, filter, copy, every())
+                .await
+                .expect("blog links");
+            let wanted: Vec<LinkEntry> = expected
+                .iter()
+                .filter(|e| filter == LinkFilter::All || e.is_broken())
+                .filter(|e| copy.is_none_or(|c| c == e.copy))
+                .cloned()
+                .collect();
+            assert_eq!(own.total, wanted.len() as u64, "{step}: {}", post.slug);
+            assert_eq!(own.links, wanted, "{step}: the links of {}", post.slug);
+        }
+        // What a publish of it answers, judged the same way.
+        let unresolved = f
+            .service
+            .unresolved_links_of(f.project, post.id)
+            .await
+            .expect("unresolved links");
+        let wanted: Vec<LinkEntry> = expected
+            .iter()
+            .filter(|e| e.is_broken() && e.copy == BodyCopy::Published)
+            .cloned()
+            .collect();
+        assert_eq!(
+            unresolved.links, wanted,
+            "{step}: unresolved of {}",
+            post.slug
+        );
     }
 }
 
@@ -489,7 +563,7 @@ async fn slug_index(
     let mut out = Vec::new();
     for slug in slugs {
         let mut bodies: Vec<_> = store
-            .link_bodies(project, Some(std::slice::from_ref(&slug)))
+            .link_body_keys(project, Some(std::slice::from_ref(&slug)))
             .await
             .expect("bodies")
             .into_iter()
@@ -538,4 +612,149 @@ pub async fn the_slug_index_migration_indexes_the_stored_lists<D, DF, R, RF>(
     downgrade().await;
     let upgraded = reopen().await;
     assert_eq!(slug_index(upgraded.as_ref(), f.project).await, before);
+}
+
+/// A post's own links, what its publish answers and its backlinks, judged against only the
+/// posts its placeholders name (read through the slug index), are the whole-project
+/// judgement's, after every step of random sequences of publishes, re-syncs with new titles,
+/// slugs and bodies, draft edits, unpublishes, deletes, schedules and go-lives.
+pub async fn links_judged_by_what_a_post_names_are_the_whole_projects(store: Arc<dyn Store>) {
+    let f = Fixture::new(store, None).await;
+    for seed in [0x5eed_u64, 0xb10c, 0x1f2e3d] {
+        let mut dice = crate::testing::Dice(seed);
+        let mut posts = Vec::new();
+        for step in 0..25 {
+            if dice.roll(5) == 0 && !posts.is_empty() {
+                // A draft edit: the working copy moves away from the published one.
+                let post: &ManagedBlog = &posts[dice.roll(posts.len())];
+                let slug = crate::testing::random_writes::SLUGS[dice.roll(8)];
+                let _ = f
+                    .service
+                    .edit_blog(
+                        &f.admin,
+                        f.project,
+                        post.id,
+                        BlogInput {
+                            content: Some(format!("<p>[INTERNAL:{slug}] [INTERNAL:nope]</p>")),
+                            ..Default::default()
+                        },
+                    )
+                    .await;
+            } else {
+                crate::testing::random_writes::random_write(&f, &mut dice, &mut posts).await;
+            }
+            check_against_whole_report(&f, &format!("seed {seed:#x}, step {step}")).await;
+        }
+    }
+}
+
+/// Every answer about links is a page, whatever the bodies hold: a publish answer shows the
+/// first hundred of its unresolved links and how many there are (the rest are read by
+/// offset), a post's links and the project's report page across bodies, and a backlink shows
+/// at most twenty placeholders with their count.
+pub async fn link_answers_are_pages_whatever_the_bodies_hold(store: Arc<dyn Store>) {
+    use crate::service::{BACKLINK_PLACEHOLDERS_SHOWN, UNRESOLVED_SHOWN};
+
+    let f = Fixture::new(store, None).await;
+    let body: String = (0..250)
+        .map(|i| format!("<p>[INTERNAL:missing-{i:03}]</p>"))
+        .collect();
+    let post = f.draft("many", "Many", &body).await;
+    let written = f
+        .service
+        .publish_blog(&f.admin, f.project, blog_id(&post), None)
+        .await
+        .expect("publish");
+    assert_eq!(written.unresolved_links.len(), UNRESOLVED_SHOWN as usize);
+    assert_eq!(written.unresolved_total, 250);
+    assert_eq!(
+        written.unresolved_links[0].placeholder,
+        "[INTERNAL:missing-000]"
+    );
+    let rest = f
+        .service
+        .blog_links(
+            &f.admin,
+            f.project,
+            blog_id(&post),
+            LinkFilter::Broken,
+            Some(BodyCopy::Published),
+            ListParams {
+                limit: 100,
+                offset: 200,
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("the rest");
+    assert_eq!((rest.links.len(), rest.total), (50, 250));
+    assert_eq!(rest.links[0].placeholder, "[INTERNAL:missing-200]");
+    // Both copies, in the project's report: a page across the two bodies.
+    let (page, total) = report(&f, LinkFilter::Broken, 100, 200).await;
+    assert_eq!(total, 500);
+    let copies: Vec<(BodyCopy, &str)> = [&page[0], &page[49], &page[50], &page[99]]
+        .iter()
+        .map(|e| (e.copy, e.placeholder.as_str()))
+        .collect();
+    assert_eq!(
+        copies,
+        vec![
+            (BodyCopy::Working, "[INTERNAL:missing-200]"),
+            (BodyCopy::Working, "[INTERNAL:missing-249]"),
+            (BodyCopy::Published, "[INTERNAL:missing-000]"),
+            (BodyCopy::Published, "[INTERNAL:missing-049]"),
+        ]
+    );
+
+    let target = f.published("target", "Target", "").await;
+    let naming: String = "<p>[INTERNAL:target]</p>".repeat(30);
+    for slug in ["l-a", "l-b", "l-c"] {
+        f.published(slug, slug, &naming).await;
+    }
+    let page = |limit: u32, offset: u64| ListParams {
+        limit,
+        offset,
+        ..Default::default()
+    };
+    let first = f
+        .service
+        .backlinks(
+            &f.admin,
+            f.project,
+            blog_id(&target),
+            BacklinkFilter::All,
+            page(2, 0),
+        )
+        .await
+        .expect("backlinks");
+    assert_eq!((first.total, first.backlinks.len()), (6, 2));
+    for b in &first.backlinks {
+        assert_eq!(b.placeholders.len(), BACKLINK_PLACEHOLDERS_SHOWN);
+        assert_eq!((b.count, b.resolved), (30, 30));
+    }
+    let last = f
+        .service
+        .backlinks(
+            &f.admin,
+            f.project,
+            blog_id(&target),
+            BacklinkFilter::All,
+            page(2, 4),
+        )
+        .await
+        .expect("backlinks");
+    assert_eq!(
+        last.backlinks
+            .iter()
+            .map(|b| (b.slug.as_str(), b.copy))
+            .collect::<Vec<_>>(),
+        vec![("l-c", BodyCopy::Working), ("l-c", BodyCopy::Published)]
+    );
+    let lost = f
+        .service
+        .links_lost_without(&f.admin, f.project, blog_id(&target), page(2, 0))
+        .await
+        .expect("lost");
+    assert_eq!((lost.total, lost.backlinks.len()), (3, 2));
+    assert!(lost.backlinks.iter().all(|b| b.copy == BodyCopy::Published));
 }

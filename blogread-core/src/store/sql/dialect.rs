@@ -47,6 +47,13 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// lock its later update takes anyway, taken before any blog's).
     const LOCK_PROJECT: &'static str;
 
+    /// At start-up, in one write transaction: draws a new ETag epoch when the database is a
+    /// restored copy, and forgets what told so; the first statement's changed rows say
+    /// whether it was one. A restore is another database to every ETag and changes-feed
+    /// cursor issued before it (SQLite: a copy `backup` marked; PostgreSQL: a
+    /// `blogread_meta` table made anew by a restore, with another object id).
+    const RENEW_RESTORED_EPOCH: &'static [&'static str];
+
     /// `queries::stamp_linkers!` with the dialect's rows of a JSON array of texts.
     const STAMP_LINKERS: &'static str;
 
@@ -54,8 +61,19 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// texts.
     const PUT_PLACEHOLDER_SLUGS: &'static str;
 
-    /// `links_report::placeholders_naming!` with the dialect's rows of a JSON array of texts.
-    const PLACEHOLDERS_NAMING: &'static str;
+    /// `links_report::body_keys_naming!` with the dialect's rows of a JSON array of texts.
+    const BODY_KEYS_NAMING: &'static str;
+
+    /// `links_report::placeholders_of!` with the dialect's rows of a JSON array of
+    /// `[post, copy]` pairs.
+    const PLACEHOLDERS_OF: &'static str;
+
+    /// `links_report::link_targets_named!` with the dialect's rows of a JSON array of texts
+    /// and of one of ids.
+    const LINK_TARGETS_NAMED: &'static str;
+
+    /// `links_report::link_aliases_named!`, likewise.
+    const LINK_ALIASES_NAMED: &'static str;
 
     /// `queries::change_aliases!` with the dialect's rows of a JSON array of ids.
     const CHANGE_ALIASES: &'static str;

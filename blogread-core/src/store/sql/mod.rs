@@ -31,7 +31,10 @@ mod values;
 
 pub(crate) use dialect::SqlDialect;
 pub(crate) use errors::storage;
-pub(crate) use links_report::{placeholders_naming, put_placeholder_slugs};
+pub(crate) use links_report::{
+    body_keys_naming, link_aliases_named, link_targets_named, placeholders_of,
+    put_placeholder_slugs,
+};
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
 pub(crate) use queries::{

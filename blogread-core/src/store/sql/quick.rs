@@ -44,5 +44,6 @@ positional_rows! {
     (String, i64, i64) => (0, 1, 2);
     super::links_report::TargetRow => (0, 1, 2, 3, 4, 5, 6);
     super::links_report::PlaceholdersRow => (0, 1, 2);
+    super::links_report::BodyKeyRow => (0, 1, 2, 3);
     (String, super::DbId) => (0, 1);
 }

@@ -20,9 +20,10 @@ use sqlx::{ColumnIndex, Database, Executor, IntoArguments};
 use super::dialect::SqlDialect;
 use super::errors::{corrupt, storage, write_error};
 use super::links_report::{
-    ALL_BODIES_AFTER, DELETE_PLACEHOLDERS, HeldBodies, LINK_ALIASES, LINK_TARGETS, LINKED_SLUGS,
-    PLACEHOLDERS, PLACEHOLDERS_INDEXED, PUT_PLACEHOLDERS, PlaceholdersRow,
-    SET_PLACEHOLDERS_INDEXED, TargetRow, names_json, slugs_json,
+    ALL_BODIES_AFTER, BODY_KEYS, BodyKeyRow, DELETE_PLACEHOLDER_SLUGS, DELETE_PLACEHOLDERS,
+    HeldBodies, LINK_ALIASES, LINK_TARGETS, LINKED_SLUGS, PLACEHOLDERS_INDEXED, PUT_PLACEHOLDERS,
+    PlaceholdersRow, SET_PLACEHOLDERS_INDEXED, TargetRow, ids_json, keys_json, names_json,
+    slugs_json, texts_json,
 };
 use super::page_index::{Key, Marks, PageIndex, STRIDE, Seek};
 use super::queries::{self, count, sql_count};
@@ -45,7 +46,7 @@ use crate::lifecycle::{deletion_event, firing_slug};
 use crate::links::report::{self, LinkTarget};
 use crate::links::{CompiledBody, LinkTemplate};
 use crate::store::connection::{ClosingPool, WriteTx};
-use crate::store::link_sources::{BodyCopy, BodyPlaceholders, bodies_of};
+use crate::store::link_sources::{BodyCopy, BodyKey, BodyPlaceholders, bodies_of};
 use crate::store::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use crate::store::{
     BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, LinkTargetSources, ManagedPage, PageKeys,
@@ -144,6 +145,44 @@ where
     String: Value<D::Db>,
     Option<String>: Value<D::Db>,
 {
+    /// What every SQL store does once its migrations ran, before it serves: a restored copy
+    /// becomes another database (a new ETag epoch), then the data kept beside the posts is
+    /// brought up to what this version keeps (link templates, their word counts, the link
+    /// and placeholder indexes).
+    pub(crate) async fn start_up(&self) -> Result<()> {
+        self.renew_restored_epoch().await?;
+        self.upgrade_stored_templates().await;
+        self.compile_pending_templates().await;
+        self.index_stored_links().await?;
+        self.index_stored_placeholders().await?;
+        Ok(())
+    }
+
+    /// Draws a new ETag epoch when the database is a restored copy (see
+    /// [`SqlDialect::RENEW_RESTORED_EPOCH`]): every ETag and feed cursor issued before the
+    /// restore, however many writes follow it, is then another database's.
+    async fn renew_restored_epoch(&self) -> Result<()> {
+        let mut tx = self.begin_write().await?;
+        let result = async {
+            let mut renewed = 0;
+            for (at, sql) in D::RENEW_RESTORED_EPOCH.iter().enumerate() {
+                let done = sqlx::query(*sql).execute(&mut *tx).await.map_err(storage)?;
+                if at == 0 {
+                    renewed = D::rows_affected(&done);
+                }
+            }
+            Ok(renewed)
+        }
+        .await;
+        if tx.finish(result).await? > 0 {
+            tracing::info!(
+                "this database is a restored copy: it has a new ETag epoch, so clients' ETags \
+                 and changes-feed cursors from before the restore are refused or miss"
+            );
+        }
+        Ok(())
+    }
+
     /// Compiles the link template of every public body that has none: the bodies published
     /// before templates existed (the first start after an upgrade) or by a writer that failed
     /// half-way. Reads are exact without them (such a body is resolved in full), so a failure
@@ -543,24 +582,24 @@ where
     where
         R: QuickRow + for<'r> sqlx::FromRow<'r, <D::Db as Database>::Row> + Send + Unpin + 'static,
     {
-        self.report_rows_with(sql, project, None).await
+        self.report_rows_with(sql, project, Vec::new()).await
     }
 
-    /// [`SqlStore::report_rows`] with a second parameter, the text `$2`.
+    /// [`SqlStore::report_rows`] with more parameters, the texts `$2`, `$3`...
     async fn report_rows_with<R>(
         &self,
         sql: &'static str,
         project: DbId,
-        text: Option<String>,
+        texts: Vec<String>,
     ) -> Result<Vec<R>>
     where
         R: QuickRow + for<'r> sqlx::FromRow<'r, <D::Db as Database>::Row> + Send + Unpin + 'static,
     {
         let dialect = self.dialect.clone();
-        let owned = text.clone();
+        let owned = texts.clone();
         let quick = tokio::task::spawn_blocking(move || {
             let mut binds = vec![Bind::Id(project)];
-            binds.extend(owned.as_deref().map(Bind::Text));
+            binds.extend(owned.iter().map(|t| Bind::Text(t)));
             dialect.quick_rows::<R>(sql, &binds)
         })
         .await
@@ -570,7 +609,7 @@ where
             return Ok(rows);
         }
         let mut binds = vec![Bind::Id(project)];
-        binds.extend(text.as_deref().map(Bind::Text));
+        binds.extend(texts.iter().map(|t| Bind::Text(t)));
         bind_all(sqlx::query_as(sql), &binds)
             .fetch_all(&self.read)
             .await
@@ -880,22 +919,27 @@ where
         body: Option<&str>,
     ) -> Result<()> {
         let found = body.map(report::placeholders).unwrap_or_default();
-        // The old list goes, and its slugs with it (by cascade); then the new one and its
-        // slugs come, if the body holds any placeholder.
-        sqlx::query(DELETE_PLACEHOLDERS)
-            .bind(DbId::from(id))
-            .bind(copy.as_str().to_owned())
-            .execute(&mut **tx)
-            .await
-            .map_err(storage)?;
+        // The old list and its slugs go; then the new ones come, if the body holds any
+        // placeholder.
+        for forget in [DELETE_PLACEHOLDER_SLUGS, DELETE_PLACEHOLDERS] {
+            sqlx::query(forget)
+                .bind(DbId::from(id))
+                .bind(copy.as_str().to_owned())
+                .execute(&mut **tx)
+                .await
+                .map_err(storage)?;
+        }
         if found.is_empty() {
             return Ok(());
         }
+        let stored = report::to_stored(&found);
         sqlx::query(PUT_PLACEHOLDERS)
             .bind(DbId::from(id))
             .bind(project)
             .bind(copy.as_str().to_owned())
-            .bind(report::to_stored(&found))
+            .bind(sql_count(stored.len() as u64))
+            .bind(sql_count(found.len() as u64))
+            .bind(stored)
             .execute(&mut **tx)
             .await
             .map_err(storage)?;
@@ -969,24 +1013,7 @@ where
     ) -> Result<LinkTargetSources> {
         let project = DbId::from(project);
         let rows: Vec<TargetRow> = self.report_rows(LINK_TARGETS, project).await?;
-        let mut posts = Vec::with_capacity(rows.len());
-        for (id, status, slug, title, pub_slug, pub_title, published_at) in rows {
-            let status: BlogStatus = status
-                .parse()
-                .map_err(|_| corrupt("blogs.status", &status))?;
-            let go_live = match (status, published_at) {
-                (BlogStatus::Scheduled, Some(at)) => Some(timestamp("blogs.published_at", at)?),
-                _ => None,
-            };
-            posts.push(LinkTarget {
-                id: BlogId::from_uuid(id.0),
-                status,
-                slug,
-                title,
-                public: pub_slug.zip(pub_title),
-                go_live,
-            });
-        }
+        let posts = target_rows(rows)?;
         let aliases: Vec<(String, DbId)> = self.report_rows(LINK_ALIASES, project).await?;
         Ok(LinkTargetSources {
             posts,
@@ -1009,33 +1036,113 @@ where
             .collect())
     }
 
-    /// The placeholder lists of `project`'s bodies: all, or those naming a slug of `naming`.
-    pub(crate) async fn read_link_bodies(
+    /// The posts and aliases that judging `slugs` needs, and the posts `ids`.
+    pub(crate) async fn read_link_targets_named(
+        &self,
+        project: crate::domain::ProjectId,
+        slugs: &[String],
+        ids: &[BlogId],
+    ) -> Result<LinkTargetSources> {
+        let project = DbId::from(project);
+        let named = vec![texts_json(slugs), ids_json(ids)];
+        let rows: Vec<TargetRow> = self
+            .report_rows_with(D::LINK_TARGETS_NAMED, project, named.clone())
+            .await?;
+        let aliases: Vec<(String, DbId)> = self
+            .report_rows_with(D::LINK_ALIASES_NAMED, project, named)
+            .await?;
+        Ok(LinkTargetSources {
+            posts: target_rows(rows)?,
+            aliases: aliases
+                .into_iter()
+                .map(|(alias, id)| (alias, BlogId::from_uuid(id.0)))
+                .collect(),
+        })
+    }
+
+    /// The keys of `project`'s bodies holding placeholders: all, or those naming a slug of
+    /// `naming`.
+    pub(crate) async fn read_link_body_keys(
         &self,
         project: crate::domain::ProjectId,
         naming: Option<&[Option<String>]>,
-    ) -> Result<Vec<BodyPlaceholders>> {
+    ) -> Result<Vec<BodyKey>> {
         let project = DbId::from(project);
-        let stored: Vec<PlaceholdersRow> = match naming {
-            None => self.report_rows(PLACEHOLDERS, project).await?,
+        let rows: Vec<BodyKeyRow> = match naming {
+            None => self.report_rows(BODY_KEYS, project).await?,
             Some([]) => Vec::new(),
             Some(names) => {
-                self.report_rows_with(D::PLACEHOLDERS_NAMING, project, Some(names_json(names)))
+                self.report_rows_with(D::BODY_KEYS_NAMING, project, vec![names_json(names)])
                     .await?
             }
         };
-        let mut bodies = Vec::with_capacity(stored.len());
-        for (id, copy_name, list) in stored {
-            let copy = BodyCopy::parse(&copy_name)
-                .ok_or_else(|| corrupt("blog_placeholders.copy", copy_name.as_str()))?;
-            bodies.push(BodyPlaceholders {
-                blog_id: BlogId::from_uuid(id.0),
-                copy,
-                stored: list,
-            });
-        }
-        Ok(bodies)
+        rows.into_iter()
+            .map(|(id, copy, bytes, placeholders)| {
+                Ok(BodyKey {
+                    blog_id: BlogId::from_uuid(id.0),
+                    copy: body_copy(&copy)?,
+                    bytes: count(bytes),
+                    placeholders: count(placeholders),
+                })
+            })
+            .collect()
     }
+
+    /// The placeholder lists of `project`'s bodies `keys` names.
+    pub(crate) async fn read_link_bodies(
+        &self,
+        project: crate::domain::ProjectId,
+        keys: &[BodyKey],
+    ) -> Result<Vec<BodyPlaceholders>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let stored: Vec<PlaceholdersRow> = self
+            .report_rows_with(
+                D::PLACEHOLDERS_OF,
+                DbId::from(project),
+                vec![keys_json(keys)],
+            )
+            .await?;
+        stored
+            .into_iter()
+            .map(|(id, copy, list)| {
+                Ok(BodyPlaceholders {
+                    blog_id: BlogId::from_uuid(id.0),
+                    copy: body_copy(&copy)?,
+                    stored: list,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A stored copy name.
+fn body_copy(name: &str) -> Result<BodyCopy> {
+    BodyCopy::parse(name).ok_or_else(|| corrupt("blog_placeholders.copy", name))
+}
+
+/// Link targets as the rows of `LINK_TARGETS` hold them.
+fn target_rows(rows: Vec<TargetRow>) -> Result<Vec<LinkTarget>> {
+    let mut posts = Vec::with_capacity(rows.len());
+    for (id, status, slug, title, pub_slug, pub_title, published_at) in rows {
+        let status: BlogStatus = status
+            .parse()
+            .map_err(|_| corrupt("blogs.status", &status))?;
+        let go_live = match (status, published_at) {
+            (BlogStatus::Scheduled, Some(at)) => Some(timestamp("blogs.published_at", at)?),
+            _ => None,
+        };
+        posts.push(LinkTarget {
+            id: BlogId::from_uuid(id.0),
+            status,
+            slug,
+            title,
+            public: pub_slug.zip(pub_title),
+            go_live,
+        });
+    }
+    Ok(posts)
 }
 
 /// Every operation, for both backends (the bounds are those of the write steps above).
@@ -2014,11 +2121,28 @@ where
         self.read_linked_slugs(project).await
     }
 
-    async fn link_bodies(
+    async fn link_targets_named(
+        &self,
+        project: ProjectId,
+        slugs: &[String],
+        ids: &[BlogId],
+    ) -> Result<LinkTargetSources> {
+        self.read_link_targets_named(project, slugs, ids).await
+    }
+
+    async fn link_body_keys(
         &self,
         project: ProjectId,
         naming: Option<&[Option<String>]>,
+    ) -> Result<Vec<BodyKey>> {
+        self.read_link_body_keys(project, naming).await
+    }
+
+    async fn link_bodies(
+        &self,
+        project: ProjectId,
+        keys: &[BodyKey],
     ) -> Result<Vec<BodyPlaceholders>> {
-        self.read_link_bodies(project, naming).await
+        self.read_link_bodies(project, keys).await
     }
 }

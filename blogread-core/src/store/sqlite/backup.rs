@@ -80,6 +80,7 @@ fn copy_into(source: &Path, target: &NewFile) -> Result<(u64, u64, u64)> {
     conn.execute("VACUUM INTO ?1", [copy_text])
         .map_err(|e| copy_failed(target.shown(), e))?;
     conn.close().map_err(|(_, e)| Error::storage(e))?;
+    mark_as_copy(&copy).map_err(|e| copy_failed(target.shown(), e))?;
     let (projects, blogs) = verify(&copy, target.shown())?;
     let mut from = std::fs::File::open(&copy).map_err(Error::storage)?;
     let mut file = target.file();
@@ -264,6 +265,25 @@ fn copy_failed(out: &Path, e: rusqlite::Error) -> Error {
         "could not write the backup to {}: {e}",
         out.display()
     ))
+}
+
+/// The table that marks a database file as a copy `backup` wrote: a store that opens it
+/// draws a new ETag epoch and drops the table (see `SqlStore::start_up`), so that once the copy
+/// is restored, every ETag and changes-feed cursor the database gave out before (after the
+/// backup, or at an earlier restore of the same copy) is another database's. A table rather
+/// than a column, so that a copy of a database at any schema version can be marked.
+pub(crate) const RESTORED_COPY_MARK: &str = "blogread_restored_copy";
+
+/// Marks the copy at `copy` as a backup copy ([`RESTORED_COPY_MARK`]).
+fn mark_as_copy(copy: &Path) -> rusqlite::Result<()> {
+    let conn = Connection::open_with_flags(
+        copy,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.execute_batch(&format!(
+        "CREATE TABLE IF NOT EXISTS {RESTORED_COPY_MARK} (id INTEGER PRIMARY KEY CHECK (id = 1));"
+    ))?;
+    conn.close().map_err(|(_, e)| e)
 }
 
 /// `PRAGMA integrity_check` on the copy at `copy` (of the backup `shown`), and its counts.
