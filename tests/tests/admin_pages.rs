@@ -2536,3 +2536,51 @@ async fn a_resync_in_the_browser_then_a_reload_fires_the_hook_once_and_shows_the
     assert_eq!(rows.len(), 1, "{rows:?}");
     b.close().await.unwrap();
 }
+
+/// The post page lists a post's placeholders a hundred at a time, the broken ones first,
+/// whatever its body holds: a page of a body with thousands of placeholders is the body (in
+/// the editor) and a hundred rows, not every placeholder (21 MiB of HTML for a 1 MiB body,
+/// once).
+#[tokio::test]
+async fn the_post_page_lists_a_hundred_links_at_a_time_whatever_the_body() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    app.published_blog(&p, "target", "2026-01-01T00:00:00Z", json!({}))
+        .await;
+    let body: String = (0..3000)
+        .map(|i| format!("[INTERNAL:gone-{i:04}] [INTERNAL:target] "))
+        .collect();
+    let id = app
+        .published_blog(
+            &p,
+            "many",
+            "2026-01-02T00:00:00Z",
+            json!({ "content": body }),
+        )
+        .await;
+    let cookie = cookie_pair(&http_sign_in(&app, OPERATOR_TOKEN, &[]).await);
+    let page = format!("/admin/projects/{}/posts/{id}", p.id);
+    let (status, html) = admin_get(&app, &cookie, &page).await;
+    assert_eq!(status, 200);
+    assert!(
+        html.contains("Placeholders 1 to 100 of 12000, 6000 broken (listed first)."),
+        "{}",
+        &html[html.find("links-count").unwrap_or(0)..][..200]
+    );
+    let rows = html.matches("<tr class=\"broken\">").count();
+    assert_eq!(rows, 100, "a hundred rows, all broken");
+    assert!(
+        html.len() < body.len() * 2 + 100_000,
+        "{} bytes for a body of {}",
+        html.len(),
+        body.len()
+    );
+    // Past the broken ones, the rest, and a way back.
+    let (_, html) = admin_get(&app, &cookie, &format!("{page}?links_offset=5950")).await;
+    assert!(html.contains("Placeholders 5951 to 6050 of 12000"));
+    assert_eq!(html.matches("<tr class=\"broken\">").count(), 50);
+    assert_eq!(html.matches("<tr class=\"\">").count(), 50);
+    assert!(html.contains("rel=\"prev\""));
+    let (status, _) = admin_get(&app, &cookie, &format!("{page}?links_offset=x")).await;
+    assert_eq!(status, 400, "the API's rule for a bad offset");
+}

@@ -5,6 +5,8 @@
 
 #[path = "e2e/auth.rs"]
 mod auth;
+#[path = "e2e/bounded.rs"]
+mod bounded;
 #[path = "e2e/changes.rs"]
 mod changes;
 #[path = "e2e/client.rs"]

@@ -15,7 +15,10 @@ use blogread_core::Error as CoreError;
 use blogread_core::auth::Caller;
 use blogread_core::domain::{BlogId, BlogStatus, ProjectId, Timestamp};
 use blogread_core::error::error_chain;
-use blogread_core::service::{Backlink, LinkEntry, SignedIn};
+use blogread_core::read::{ListParams, RawListParams};
+use blogread_core::service::{
+    BacklinkFilter, BacklinkList, LinkEntry, LinkFilter, LinkReport, SignedIn,
+};
 use minijinja::context;
 use poem::http::{StatusCode, header};
 use poem::web::{Data, Form, Path, Query};
@@ -25,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::done::Done;
 use super::http::html;
-use super::pages::{Admin, DoneQuery, ProjectRow, me, status_of, time};
+use super::pages::{Admin, ProjectRow, me, status_of, time};
 
 /// The path of a post's page and of its buttons.
 #[derive(Debug, Deserialize)]
@@ -80,9 +83,21 @@ pub(super) struct ConfirmStep {
     action: &'static str,
     /// What `Confirm` answers.
     question: &'static str,
-    /// The published posts whose public answer would lose links, with how many each; `None`
-    /// when they could not be read.
-    lost: Option<Vec<Backlink>>,
+    /// The published posts whose public answer would lose links, with how many each (the
+    /// first hundred, and how many in all); `None` when they could not be read.
+    lost: Option<BacklinkList>,
+}
+
+/// Entries a section of the post page lists at once (its links, the posts linking to it, the
+/// posts a Confirm step names), each with the total and a way to the next ones.
+const SECTION_PAGE: u32 = 100;
+
+/// The first [`SECTION_PAGE`] of a list.
+fn first_page() -> ListParams {
+    ListParams {
+        limit: SECTION_PAGE,
+        ..ListParams::default()
+    }
 }
 
 impl ConfirmStep {
@@ -92,7 +107,7 @@ impl ConfirmStep {
         let lost = match on
             .admin
             .service()
-            .links_lost_without(on.caller, on.project, on.post)
+            .links_lost_without(on.caller, on.project, on.post, first_page())
             .await
         {
             Ok(lost) => Some(lost),
@@ -110,17 +125,24 @@ impl ConfirmStep {
 
     /// Whether links would (or may: unread) disappear from other published posts.
     pub(super) fn takes_links(&self) -> bool {
-        self.lost.as_ref().is_none_or(|lost| !lost.is_empty())
+        self.lost.as_ref().is_none_or(|lost| lost.total > 0)
     }
 
     /// What the template shows.
     fn view(&self) -> minijinja::Value {
-        let lost = self.lost.as_deref().unwrap_or_default();
+        let lost = self
+            .lost
+            .as_ref()
+            .map(|l| l.backlinks.as_slice())
+            .unwrap_or_default();
+        let total = self.lost.as_ref().map_or(0, |l| l.total);
         context! {
             action => self.action,
             question => self.question,
             lost_unknown => self.lost.is_none(),
-            lost_links => lost.iter().map(|b| b.resolved).sum::<u32>(),
+            lost_links => lost.iter().map(|b| u64::from(b.resolved)).sum::<u64>(),
+            lost_posts => total,
+            lost_more => total > lost.len() as u64,
             lost_from => lost.iter().map(|b| context! {
                 id => b.blog_id.to_string(),
                 title => b.title,
@@ -132,31 +154,38 @@ impl ConfirmStep {
 
 /// What the post page says an action did: its fixed message, with what the post's state adds
 /// (the go-live time of a scheduled post; the placeholders of a published copy that the public
-/// answer leaves out, read from the post's links, as the API's `unresolved_links`).
+/// answer leaves out, as the API's `unresolved_links`: the first hundred and how many).
 fn notice(
     done: Done,
     status: BlogStatus,
     published_at: Option<Timestamp>,
-    links: Option<&[LinkEntry]>,
+    unresolved: Option<&LinkReport>,
 ) -> String {
     match done {
         Done::Published | Done::Resynced => {
-            let unresolved: Vec<&str> = links
-                .unwrap_or_default()
+            let Some(unresolved) = unresolved.filter(|u| u.total > 0) else {
+                return done.message().to_owned();
+            };
+            let n = unresolved.total;
+            let shown: Vec<&str> = unresolved
+                .links
                 .iter()
-                .filter(|l| l.copy.as_str() == "published" && l.state.is_broken())
                 .map(|l| l.placeholder.as_str())
                 .collect();
-            let n = unresolved.len();
-            if n == 0 {
-                return done.message().to_owned();
-            }
             format!(
-                "{} {n} internal link{} will not resolve and {} left out of the public answer: {}.",
+                "{} {n} internal link{} will not resolve and {} left out of the public answer: {}{}.",
                 done.message(),
                 if n == 1 { "" } else { "s" },
                 if n == 1 { "is" } else { "are" },
-                unresolved.join(", ")
+                shown.join(", "),
+                if n > shown.len() as u64 {
+                    format!(
+                        " and {} more (see Links in this post)",
+                        n - shown.len() as u64
+                    )
+                } else {
+                    String::new()
+                }
             )
         }
         Done::Scheduled => match (status, published_at) {
@@ -164,6 +193,95 @@ fn notice(
             _ => done.message().to_owned(),
         },
         other => other.message().to_owned(),
+    }
+}
+
+/// A page of a post's links as its page lists them: the broken ones first.
+struct BrokenFirst {
+    links: Vec<LinkEntry>,
+    /// Where the page starts in the whole list.
+    offset: u64,
+    /// All placeholders of the post.
+    total: u64,
+    /// The broken ones among them.
+    broken: u64,
+}
+
+/// The page of post `id`'s placeholders from `offset` (a bad one is the API's 400), the
+/// broken ones first (the working copy's, then the published one's, each in body order), then
+/// the others: one list over two filtered reports.
+async fn broken_first(
+    admin: &Admin,
+    caller: &Caller,
+    project: ProjectId,
+    id: BlogId,
+    offset: &Option<String>,
+) -> Result<BrokenFirst, CoreError> {
+    let service = admin.service();
+    let requested = section_page(offset);
+    let first = service
+        .blog_links(caller, project, id, LinkFilter::Broken, None, requested)
+        .await?;
+    let (offset, limit) = (first.offset, u64::from(first.limit));
+    let broken = first.total;
+    let mut links = first.links;
+    let rest_offset = offset.saturating_sub(broken);
+    let rest_limit = limit - links.len() as u64;
+    let rest = service
+        .blog_links(
+            caller,
+            project,
+            id,
+            LinkFilter::NotBroken,
+            None,
+            ListParams {
+                limit: u32::try_from(rest_limit.max(1)).unwrap_or(SECTION_PAGE),
+                offset: rest_offset,
+                ..ListParams::default()
+            },
+        )
+        .await?;
+    if rest_limit > 0 {
+        links.extend(rest.links);
+    }
+    Ok(BrokenFirst {
+        links,
+        offset,
+        total: broken + rest.total,
+        broken,
+    })
+}
+
+/// The query of a post's page: what an action did, and where its lists stand.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct PostQuery {
+    /// The code of what was done; anything but a known code shows nothing.
+    done: Option<String>,
+    /// Placeholders of the links section to skip (the broken ones come first).
+    links_offset: Option<String>,
+    /// Entries of the "Linked from" section to skip.
+    from_offset: Option<String>,
+}
+
+/// A page of a section: `limit` [`SECTION_PAGE`], from `offset` (a bad one is the API's 400).
+fn section_page(offset: &Option<String>) -> RawListParams {
+    RawListParams {
+        limit: Some(SECTION_PAGE.to_string()),
+        offset: offset.clone().filter(|o| !o.is_empty()),
+        ..RawListParams::default()
+    }
+}
+
+/// Where a section's page stands among `total` entries, for its pager.
+fn pager(offset: u64, shown: usize, total: u64) -> minijinja::Value {
+    let shown = shown as u64;
+    let page = u64::from(SECTION_PAGE);
+    context! {
+        total => total,
+        first => if shown == 0 { offset } else { offset + 1 },
+        last => offset + shown,
+        newer => (offset > 0).then(|| offset.saturating_sub(page)),
+        older => (offset + shown < total).then_some(offset + shown),
     }
 }
 
@@ -175,6 +293,7 @@ async fn post_page(
     id: BlogId,
     status: StatusCode,
     shown: PostShown,
+    query: &PostQuery,
 ) -> Response {
     let service = admin.service();
     let caller = &signed_in.caller;
@@ -191,17 +310,47 @@ async fn post_page(
     let unread = |err: CoreError| {
         tracing::warn!(error = %error_chain(&err), "the links of a post could not be read");
     };
-    let links = service
-        .blog_links(caller, project, id)
+    let links = match broken_first(admin, caller, project, id, &query.links_offset).await {
+        Ok(links) => Some(links),
+        // A bad offset in the page's own query: the API's 400.
+        Err(err @ CoreError::BadRequest(_)) => return admin.error_page(&err),
+        Err(err) => {
+            unread(err);
+            None
+        }
+    };
+    let unresolved = match shown.done {
+        Some(Done::Published | Done::Resynced) => service
+            .blog_links(
+                caller,
+                project,
+                id,
+                LinkFilter::Broken,
+                Some(blogread_core::store::BodyCopy::Published),
+                first_page(),
+            )
+            .await
+            .map_err(unread)
+            .ok(),
+        _ => None,
+    };
+    let linked_from = match service
+        .backlinks(
+            caller,
+            project,
+            id,
+            BacklinkFilter::All,
+            section_page(&query.from_offset),
+        )
         .await
-        .map_err(unread)
-        .ok();
-    let linked_from = service
-        .backlinks(caller, project, id)
-        .await
-        .map(|l| l.backlinks)
-        .map_err(unread)
-        .ok();
+    {
+        Ok(list) => Some(list),
+        Err(err @ CoreError::BadRequest(_)) => return admin.error_page(&err),
+        Err(err) => {
+            unread(err);
+            None
+        }
+    };
     let w = &blog.working;
     let form = shown.typed.unwrap_or_else(|| PostForm {
         title: w.title().to_owned(),
@@ -239,16 +388,19 @@ async fn post_page(
             },
             form => form,
             confirm => shown.confirm.as_ref().map(ConfirmStep::view),
-            links => links.as_deref().map(|links| links.iter().map(super::links::row).collect::<Vec<_>>()),
-            linked_from => linked_from.as_deref().map(|linked_from| linked_from.iter().map(|b| context! {
+            links => links.as_ref().map(|l| l.links.iter().map(super::links::row).collect::<Vec<_>>()),
+            links_pager => links.as_ref().map(|l| pager(l.offset, l.links.len(), l.total)),
+            broken_links => links.as_ref().map(|l| l.broken),
+            linked_from => linked_from.as_ref().map(|l| l.backlinks.iter().map(|b| context! {
                 id => b.blog_id.to_string(),
                 title => b.title,
                 slug => b.slug,
                 copy => b.copy.as_str(),
-                count => b.placeholders.len(),
+                count => b.count,
                 resolved => b.resolved,
             }).collect::<Vec<_>>()),
-            notice => shown.done.map(|done| notice(done, s, blog.published_at, links.as_deref())),
+            linked_from_pager => linked_from.as_ref().map(|l| pager(l.offset, l.backlinks.len(), l.total)),
+            notice => shown.done.map(|done| notice(done, s, blog.published_at, unresolved.as_ref())),
             errors => shown.errors,
         },
     )
@@ -261,17 +413,26 @@ pub(super) async fn show_post(
     req: &Request,
     admin: Data<&Arc<Admin>>,
     Path(at): Path<PostPath>,
-    Query(query): Query<DoneQuery>,
+    Query(query): Query<PostQuery>,
 ) -> Response {
     let (signed_in, project, post) = match admin.session_at_post(req, &at.project, &at.post).await {
         Ok(found) => found,
         Err(resp) => return resp,
     };
     let shown = PostShown {
-        done: query.done(),
+        done: Done::from_code(query.done.as_deref()),
         ..PostShown::default()
     };
-    post_page(&admin, &signed_in, project, post, StatusCode::OK, shown).await
+    post_page(
+        &admin,
+        &signed_in,
+        project,
+        post,
+        StatusCode::OK,
+        shown,
+        &query,
+    )
+    .await
 }
 
 /// The preview of a post's working copy, internal links resolved as the public API would:
@@ -379,5 +540,14 @@ pub(super) async fn post_action<A: PostAction>(
             status_of(&err)
         }
     };
-    post_page(&admin, &signed_in, project, id, status, shown).await
+    post_page(
+        &admin,
+        &signed_in,
+        project,
+        id,
+        status,
+        shown,
+        &PostQuery::default(),
+    )
+    .await
 }

@@ -1,11 +1,12 @@
 //! The links report for admins and agents (`docs/management-api.md#links`): every
-//! placeholder of a project's posts with its target's state, and the posts that link to one.
+//! placeholder of a project's posts with its target's state, those of one post, and the posts
+//! that link to one. Every answer is a page of at most 100 entries with the total.
 
 use blogread_core::Service;
 use blogread_core::error::NotFound;
 use blogread_core::links::report::{LinkState as CoreLinkState, Place as CorePlace};
 use blogread_core::read::RawListParams;
-use blogread_core::service::{self as core, LinkFilter};
+use blogread_core::service::{self as core, BacklinkFilter, LinkFilter};
 use blogread_core::store::BodyCopy as CoreBodyCopy;
 use poem::http::StatusCode;
 use poem_openapi::param::{Path, Query};
@@ -210,19 +211,26 @@ pub struct Backlink {
     // Described by its enum: a doc comment here would wrap the reference in `allOf`.
     #[allow(missing_docs)]
     pub copy: BodyCopy,
-    /// The placeholders of that body naming the post, as written.
+    /// The placeholders of that body naming the post, as written, in body order: the first
+    /// 20 (`count` says how many there are).
     pub placeholders: Vec<String>,
+    /// How many placeholders of that body name the post.
+    pub count: u32,
     /// How many of them the public answer would show now.
     pub resolved: u32,
 }
 
-/// The posts that link to a post.
+/// A page of the posts that link to a post.
 #[derive(Debug, Clone, Object)]
 pub struct BacklinkList {
     /// By linking post (slug), the working copy before the published one.
     pub backlinks: Vec<Backlink>,
-    /// How many entries.
+    /// How many entries in all.
     pub total: u64,
+    /// Limit applied.
+    pub limit: u32,
+    /// Offset applied.
+    pub offset: u64,
 }
 
 impl From<core::BacklinkList> for BacklinkList {
@@ -238,10 +246,13 @@ impl From<core::BacklinkList> for BacklinkList {
                     status: b.status.into(),
                     copy: b.copy.into(),
                     placeholders: b.placeholders,
+                    count: b.count,
                     resolved: b.resolved,
                 })
                 .collect(),
             total: l.total,
+            limit: l.limit,
+            offset: l.offset,
         }
     }
 }
@@ -254,17 +265,78 @@ pub struct PublishedManagedBlog {
     #[oai(flatten)]
     pub blog: ManagedBlog,
     /// The placeholders of the snapshot just taken that will not resolve (for a scheduled
-    /// post: as things stand now), the broken ones of `GET .../links` for this snapshot.
+    /// post: as things stand now), in body order: the first 100. The rest are read with
+    /// `GET .../blogs/{blog_id}/links?state=broken&copy=published`.
     pub unresolved_links: Vec<Link>,
+    /// How many placeholders of the snapshot will not resolve, in all.
+    pub unresolved_links_total: u64,
 }
 
 impl From<blogread_core::service::BlogWrite> for PublishedManagedBlog {
     fn from(mut w: blogread_core::service::BlogWrite) -> Self {
         let unresolved = std::mem::take(&mut w.unresolved_links);
+        let total = w.unresolved_total;
         Self {
             blog: w.into(),
             unresolved_links: unresolved.into_iter().map(Link::from).collect(),
+            unresolved_links_total: total,
         }
+    }
+}
+
+/// `copy` of a post's links.
+#[derive(Debug, Clone)]
+pub struct CopyDoc;
+impl ParamDoc for CopyDoc {
+    const NAME: &'static str = "body_copy_filter";
+    fn schema() -> MetaSchema {
+        MetaSchema {
+            enum_items: vec!["working".into(), "published".into()],
+            ..MetaSchema::new("string")
+        }
+    }
+}
+
+fn copy_filter(raw: Option<&str>) -> Result<Option<CoreBodyCopy>, ApiError> {
+    match raw.filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) => CoreBodyCopy::parse(s).map(Some).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "copy must be working or published (got `{}`)",
+                    s.chars().take(40).collect::<String>()
+                ),
+            )
+        }),
+    }
+}
+
+/// `which` of a post's backlinks.
+#[derive(Debug, Clone)]
+pub struct BacklinkFilterDoc;
+impl ParamDoc for BacklinkFilterDoc {
+    const NAME: &'static str = "backlink_filter";
+    fn schema() -> MetaSchema {
+        MetaSchema {
+            enum_items: vec!["all".into(), "would_lose".into()],
+            default: Some("all".into()),
+            ..MetaSchema::new("string")
+        }
+    }
+}
+
+fn backlink_filter(raw: Option<&str>) -> Result<BacklinkFilter, ApiError> {
+    match raw.filter(|s| !s.is_empty()) {
+        None | Some("all") => Ok(BacklinkFilter::All),
+        Some("would_lose") => Ok(BacklinkFilter::WouldLose),
+        Some(s) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "which must be all or would_lose (got `{}`)",
+                s.chars().take(40).collect::<String>()
+            ),
+        )),
     }
 }
 
@@ -344,10 +416,60 @@ impl LinksApi {
         .await
     }
 
+    /// List the placeholders of one post and their states
+    ///
+    /// The placeholders of the post's working copy, then of its public snapshot (or only
+    /// `copy`'s), in body order, with the state of each target as the public API would
+    /// resolve it now; `state=broken` keeps only those the public answer drops. Paged: at
+    /// most 100 a page, with the total.
+    #[oai(
+        path = "/:project_id/blogs/:blog_id/links",
+        method = "get",
+        operation_id = "list_blog_links"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    async fn list_blog_links(
+        &self,
+        auth: ManagementAuth,
+        /// Project id (a UUID).
+        project_id: Path<PathId>,
+        /// Blog id (a UUID).
+        blog_id: Path<PathId>,
+        /// `broken` (the placeholders the public answer drops) or `all` (the default).
+        state: Query<Option<Raw<LinkStateDoc>>>,
+        /// `working` or `published`: that body only (default: both, the working copy first).
+        copy: Query<Option<Raw<CopyDoc>>>,
+        /// Page size: integer 1 to 100, default 50; out-of-range values are clamped.
+        limit: Query<Option<Raw<LimitDoc>>>,
+        /// Placeholders to skip: integer >= 0, default 0; negative values are clamped to 0.
+        offset: Query<Option<Raw<OffsetDoc>>>,
+    ) -> Reply<Ok200<LinkList>, error::ProjectRead> {
+        reply(async {
+            let project = path_id(&project_id, NotFound::Project)?;
+            let blog = path_id(&blog_id, NotFound::Blog)?;
+            let filter = link_filter(raw(&state))?;
+            let copy = copy_filter(raw(&copy))?;
+            let params = RawListParams {
+                limit: raw(&limit).map(str::to_owned),
+                offset: raw(&offset).map(str::to_owned),
+                ..Default::default()
+            };
+            let report = self
+                .service
+                .blog_links(auth.caller(), project, blog, filter, copy, params)
+                .await?;
+            Ok(ok(report))
+        })
+        .await
+    }
+
     /// List the posts that link to a post
     ///
     /// The posts whose working copy or public snapshot references this post by its slug
-    /// (working or public) or one of its aliases.
+    /// (working or public) or one of its aliases, one entry per body, paged (at most 100 a
+    /// page, with the total). `which=would_lose` keeps the public snapshots of other
+    /// published posts with a link to this post that resolves now: what unpublishing or
+    /// deleting it would take from the public answers.
     #[oai(
         path = "/:project_id/blogs/:blog_id/backlinks",
         method = "get",
@@ -360,11 +482,26 @@ impl LinksApi {
         project_id: Path<PathId>,
         /// Blog id (a UUID).
         blog_id: Path<PathId>,
+        /// `all` (the default) or `would_lose`.
+        which: Query<Option<Raw<BacklinkFilterDoc>>>,
+        /// Page size: integer 1 to 100, default 50; out-of-range values are clamped.
+        limit: Query<Option<Raw<LimitDoc>>>,
+        /// Entries to skip: integer >= 0, default 0; negative values are clamped to 0.
+        offset: Query<Option<Raw<OffsetDoc>>>,
     ) -> Reply<Ok200<BacklinkList>, error::ProjectRead> {
         reply(async {
             let project = path_id(&project_id, NotFound::Project)?;
             let blog = path_id(&blog_id, NotFound::Blog)?;
-            let list = self.service.backlinks(auth.caller(), project, blog).await?;
+            let filter = backlink_filter(raw(&which))?;
+            let params = RawListParams {
+                limit: raw(&limit).map(str::to_owned),
+                offset: raw(&offset).map(str::to_owned),
+                ..Default::default()
+            };
+            let list = self
+                .service
+                .backlinks(auth.caller(), project, blog, filter, params)
+                .await?;
             Ok(ok(list))
         })
         .await
