@@ -67,13 +67,26 @@ impl ChangePosition {
 
 /// Why a cursor was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CursorError {
     /// Not a cursor this server wrote.
     #[error(
         "`since` is not a cursor of this feed; pass the `cursor` of a previous answer, or omit `since` to sync from the start"
     )]
     Malformed,
-    /// Written for another project, or by another database.
+    /// Written for another project (whatever the database).
+    #[error(
+        "`since` is a cursor of another project's feed: a key reads its own project's feed; omit `since` to sync this project from the start into a copy of its own, never into the other project's"
+    )]
+    OtherProject,
+    /// Written by another database for this project: the database was restored from a
+    /// backup, or replaced, since the cursor was given out.
+    #[error(
+        "`since` is a cursor of another database (this one was restored from a backup or replaced since the cursor was given out): omit `since` to sync from the start, and keep only what that sync returns"
+    )]
+    OtherDatabase,
+    /// A cursor of the first form, which binds project and database together: written for
+    /// another project, or by another database.
     #[error(
         "`since` is a cursor of another project or another database; omit `since` to sync from the start"
     )]
@@ -88,8 +101,21 @@ pub struct ChangeCursor {
     position: ChangePosition,
 }
 
-/// The prefix of the cursor form this version writes.
-const CURSOR_VERSION: &str = "c1";
+/// The prefix of the cursor form this version writes: the project and the database bound
+/// apart, so that a refusal can say which of the two differs.
+const CURSOR_VERSION: &str = "c2";
+/// The first form, still read: one binding of both.
+const CURSOR_VERSION_1: &str = "c1";
+
+/// A short digest of `parts` under `label`: what binds a cursor without naming what it binds.
+fn digest(label: &[u8], parts: &[&[u8]]) -> String {
+    let mut hash = Sha256::new().chain_update(label);
+    for part in parts {
+        hash.update(part);
+        hash.update(b"\0");
+    }
+    hex::encode(&hash.finalize()[..8])
+}
 
 impl ChangeCursor {
     /// The cursor of `position`.
@@ -102,9 +128,8 @@ impl ChangeCursor {
         &self.position
     }
 
-    /// What binds a cursor to `project` in the database of `epoch`: a digest of both, so a
-    /// cursor names neither.
-    fn binding(epoch: &str, project: ProjectId) -> String {
+    /// What bound a first-form cursor to `project` in the database of `epoch`.
+    fn binding_v1(epoch: &str, project: ProjectId) -> String {
         let digest = Sha256::new()
             .chain_update(b"blogread changes cursor\0")
             .chain_update(epoch.as_bytes())
@@ -114,9 +139,29 @@ impl ChangeCursor {
         hex::encode(&digest[..8])
     }
 
+    /// What binds a cursor to `project`.
+    fn project_binding(project: ProjectId) -> String {
+        digest(
+            b"blogread changes cursor project\0",
+            &[project.to_string().as_bytes()],
+        )
+    }
+
+    /// What binds a cursor of `project` to the database of `epoch`.
+    fn database_binding(epoch: &str, project: ProjectId) -> String {
+        digest(
+            b"blogread changes cursor database\0",
+            &[epoch.as_bytes(), project.to_string().as_bytes()],
+        )
+    }
+
     /// The cursor's text for `project` in the database of `epoch`.
     pub fn encode(&self, epoch: &str, project: ProjectId) -> String {
-        let binding = Self::binding(epoch, project);
+        let binding = format!(
+            "{}|{}",
+            Self::project_binding(project),
+            Self::database_binding(epoch, project)
+        );
         let body = match &self.position {
             ChangePosition::Start => format!("{CURSOR_VERSION}|{binding}|0|s|"),
             ChangePosition::Delete { change, slug } => {
@@ -130,7 +175,8 @@ impl ChangeCursor {
         URL_SAFE_NO_PAD.encode(body)
     }
 
-    /// Reads a cursor `encode` wrote for `project` in the database of `epoch`.
+    /// Reads a cursor `encode` wrote for `project` in the database of `epoch` (or one of the
+    /// first form).
     pub fn decode(text: &str, epoch: &str, project: ProjectId) -> Result<Self, CursorError> {
         // A cursor is short; a long `since` is not one (and is not decoded).
         if text.len() > 256 {
@@ -140,19 +186,40 @@ impl ChangeCursor {
             .decode(text)
             .map_err(|_| CursorError::Malformed)?;
         let body = String::from_utf8(bytes).map_err(|_| CursorError::Malformed)?;
-        let mut parts = body.splitn(5, '|');
-        let (Some(version), Some(binding), Some(change), Some(kind), Some(key)) = (
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-        ) else {
+        let (version, rest) = body.split_once('|').ok_or(CursorError::Malformed)?;
+        let (bound, rest) = match version {
+            CURSOR_VERSION => {
+                let mut parts = rest.splitn(3, '|');
+                let (Some(of_project), Some(of_database), Some(rest)) =
+                    (parts.next(), parts.next(), parts.next())
+                else {
+                    return Err(CursorError::Malformed);
+                };
+                let bound = if of_project != Self::project_binding(project) {
+                    Err(CursorError::OtherProject)
+                } else if of_database != Self::database_binding(epoch, project) {
+                    Err(CursorError::OtherDatabase)
+                } else {
+                    Ok(())
+                };
+                (bound, rest)
+            }
+            CURSOR_VERSION_1 => {
+                let (binding, rest) = rest.split_once('|').ok_or(CursorError::Malformed)?;
+                let bound = if binding == Self::binding_v1(epoch, project) {
+                    Ok(())
+                } else {
+                    Err(CursorError::Foreign)
+                };
+                (bound, rest)
+            }
+            _ => return Err(CursorError::Malformed),
+        };
+        let mut parts = rest.splitn(3, '|');
+        let (Some(change), Some(kind), Some(key)) = (parts.next(), parts.next(), parts.next())
+        else {
             return Err(CursorError::Malformed);
         };
-        if version != CURSOR_VERSION {
-            return Err(CursorError::Malformed);
-        }
         let change: u64 = change.parse().map_err(|_| CursorError::Malformed)?;
         if change > i64::MAX as u64 {
             return Err(CursorError::Malformed);
@@ -170,9 +237,7 @@ impl ChangeCursor {
             ("e", "") => ChangePosition::End { change },
             _ => return Err(CursorError::Malformed),
         };
-        if binding != Self::binding(epoch, project) {
-            return Err(CursorError::Foreign);
-        }
+        bound?;
         Ok(Self { position })
     }
 }
@@ -250,16 +315,31 @@ mod tests {
     }
 
     #[test]
-    fn a_cursor_of_another_project_or_database_is_refused() {
+    fn a_cursor_of_another_project_or_database_is_refused_saying_which() {
         let text = ChangeCursor::new(ChangePosition::End { change: 3 }).encode("epoch", project());
         assert_eq!(
             ChangeCursor::decode(&text, "other-epoch", project()),
-            Err(CursorError::Foreign)
+            Err(CursorError::OtherDatabase)
         );
         let other: ProjectId = "0190a4d2-0000-7000-8000-000000000002".parse().unwrap();
         assert_eq!(
             ChangeCursor::decode(&text, "epoch", other),
-            Err(CursorError::Foreign)
+            Err(CursorError::OtherProject)
+        );
+        assert_eq!(
+            ChangeCursor::decode(&text, "other-epoch", other),
+            Err(CursorError::OtherProject),
+            "another project's, whatever the database"
+        );
+        assert!(
+            CursorError::OtherDatabase
+                .to_string()
+                .contains("another database")
+        );
+        assert!(
+            CursorError::OtherProject
+                .to_string()
+                .contains("another project")
         );
         for junk in ["", "x", "%%%", &"a".repeat(300), "YzF8eHw"] {
             assert_eq!(
@@ -268,6 +348,23 @@ mod tests {
                 "{junk}"
             );
         }
+    }
+
+    /// A cursor of the first form, as a version before this one wrote it.
+    fn first_form(epoch: &str, project: ProjectId, rest: &str) -> String {
+        let binding = ChangeCursor::binding_v1(epoch, project);
+        URL_SAFE_NO_PAD.encode(format!("c1|{binding}|{rest}"))
+    }
+
+    #[test]
+    fn a_cursor_of_the_first_form_is_still_read_and_refused_as_foreign() {
+        let text = first_form("epoch", project(), "12|e|");
+        let back = ChangeCursor::decode(&text, "epoch", project()).unwrap();
+        assert_eq!(back.position(), &ChangePosition::End { change: 12 });
+        assert_eq!(
+            ChangeCursor::decode(&text, "other-epoch", project()),
+            Err(CursorError::Foreign)
+        );
     }
 
     #[test]
