@@ -36,9 +36,29 @@ impl SlugError {
             }
             SlugError::Pattern => "must be lower-case letters a-z and digits, in words joined by single hyphens (e.g. `my-first-post`)".to_owned(),
             SlugError::Reserved(slug) => format!(
-                "`{slug}` is reserved (the path /blogs/{slug} addresses the {slug} endpoint); choose another"
+                "`{slug}` is reserved (the path {} addresses {}); choose another",
+                reserved_path(slug),
+                reserved_endpoint(slug)
             ),
         }
+    }
+}
+
+/// The public path a reserved slug would collide with.
+fn reserved_path(slug: &str) -> String {
+    match slug {
+        "changes" => "/blog/api/v1/public/changes".to_owned(),
+        other => format!("/blog/api/v1/public/blogs/{other}"),
+    }
+}
+
+/// What that path serves.
+fn reserved_endpoint(slug: &str) -> &'static str {
+    match slug {
+        "sitemap" => "the sitemap",
+        "redirects" => "the redirects list",
+        "changes" => "the changes feed (an exported site keeps its state beside it)",
+        _ => "a public endpoint",
     }
 }
 
@@ -219,6 +239,19 @@ mod tests {
     }
 
     #[test]
+    fn a_reserved_slug_error_names_the_public_path_it_collides_with() {
+        let rule = |slug| Slug::parse(slug).unwrap_err().rule();
+        assert!(
+            rule("changes")
+                .contains("the path /blog/api/v1/public/changes addresses the changes feed"),
+            "{}",
+            rule("changes")
+        );
+        assert!(rule("redirects").contains("the path /blog/api/v1/public/blogs/redirects "));
+        assert!(rule("sitemap").contains("the path /blog/api/v1/public/blogs/sitemap "));
+    }
+
+    #[test]
     fn a_slug_error_names_the_field_once_then_the_rule() {
         let field = FieldError::from(Slug::parse("Bad").unwrap_err());
         assert_eq!(
@@ -228,7 +261,7 @@ mod tests {
         let field = FieldError::from(Slug::parse("sitemap").unwrap_err());
         assert_eq!(
             field.to_string(),
-            "slug: `sitemap` is reserved (the path /blogs/sitemap addresses the sitemap endpoint); choose another"
+            "slug: `sitemap` is reserved (the path /blog/api/v1/public/blogs/sitemap addresses the sitemap); choose another"
         );
         assert_eq!(SlugError::Empty.to_string(), "slug must not be empty");
     }

@@ -311,7 +311,7 @@ async fn blog_rules_are_422_and_conflicts_409() {
         ),
         (
             json!({"title": "Two", "slug": "sitemap"}),
-            "slug: `sitemap` is reserved (the path /blogs/sitemap addresses the sitemap endpoint); choose another",
+            "slug: `sitemap` is reserved (the path /blog/api/v1/public/blogs/sitemap addresses the sitemap); choose another",
         ),
         (
             json!({"title": "", "slug": "two"}),
