@@ -443,7 +443,7 @@ impl LinksApi {
         limit: Query<Option<Raw<LimitDoc>>>,
         /// Placeholders to skip: integer >= 0, default 0; negative values are clamped to 0.
         offset: Query<Option<Raw<OffsetDoc>>>,
-    ) -> Reply<Ok200<LinkList>, error::ProjectRead> {
+    ) -> Reply<Ok200<LinkList>, error::ProjectList> {
         reply(async {
             let project = path_id(&project_id, NotFound::Project)?;
             let blog = path_id(&blog_id, NotFound::Blog)?;
@@ -488,7 +488,7 @@ impl LinksApi {
         limit: Query<Option<Raw<LimitDoc>>>,
         /// Entries to skip: integer >= 0, default 0; negative values are clamped to 0.
         offset: Query<Option<Raw<OffsetDoc>>>,
-    ) -> Reply<Ok200<BacklinkList>, error::ProjectRead> {
+    ) -> Reply<Ok200<BacklinkList>, error::ProjectList> {
         reply(async {
             let project = path_id(&project_id, NotFound::Project)?;
             let blog = path_id(&blog_id, NotFound::Blog)?;
