@@ -49,6 +49,13 @@ pub struct SqliteDialect {
     path: Option<PathBuf>,
 }
 
+/// The page cache of the one writer connection, in SQLite's `cache_size` form (negative:
+/// KiB): 32 MiB instead of SQLite's 2 MiB. A write walks the indexes of the post and of
+/// what it names; past a few thousand posts that working set outgrows 2 MiB, and every write
+/// read its pages again through the kernel (seeding 50,000 posts through the API, the last
+/// tenth ran at two thirds of the first tenth's rate).
+const WRITER_CACHE_PRAGMA: &str = "-32768";
+
 /// The SQLite migrations, embedded at build time.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
@@ -100,7 +107,7 @@ impl SqliteStore {
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .test_before_acquire(false)
-            .connect_with(options.clone())
+            .connect_with(options.clone().pragma("cache_size", WRITER_CACHE_PRAGMA))
             .await
             .map_err(storage)?;
         MIGRATOR.run(&writer).await.map_err(Error::storage)?;
