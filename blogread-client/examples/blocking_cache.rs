@@ -69,19 +69,19 @@ pub fn run(
                 .unwrap_or_default();
             // `slug` always matches the slug grammar (lower-case letters, digits, single
             // hyphens), so it is safe as a path segment as is.
-            let dir = posts.join(&blog.fields.slug);
+            let dir = posts.join(&blog.slug);
             std::fs::create_dir_all(&dir)?;
             let page = format!(
                 "<!DOCTYPE html>\n<title>{title}</title>\n<h1>{title}</h1>\n\
                  <p>Updated <time>{updated}</time></p>\n{content}\n",
-                title = escape(&blog.fields.title),
+                title = escape(&blog.title),
                 content = blog.content.as_deref().unwrap_or_default(),
             );
             std::fs::write(dir.join("index.html"), page)?;
             index.push_str(&format!(
                 "<li><a href=\"/blog/{}/\">{}</a> <time>{updated}</time></li>\n",
-                blog.fields.slug,
-                escape(&blog.fields.title)
+                blog.slug,
+                escape(&blog.title)
             ));
             written += 1;
         }

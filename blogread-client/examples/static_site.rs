@@ -139,7 +139,7 @@ pub async fn build_site(
     let entries: Vec<_> = published
         .blogs
         .iter()
-        .map(|p| context! { slug => p.blog.fields.slug, updated_at => p.updated_at })
+        .map(|p| context! { slug => p.blog.slug, updated_at => p.updated_at })
         .collect();
     let base = site_url.trim_end_matches('/');
     let env = environment();
@@ -148,7 +148,7 @@ pub async fn build_site(
     // Categories, merged case-insensitively under one slug, named as first seen.
     let mut categories: BTreeMap<String, (String, Vec<&BlogListItem>)> = BTreeMap::new();
     for blog in &blogs {
-        for name in &blog.fields.categories {
+        for name in &blog.categories {
             categories
                 .entry(category_slug(name))
                 .or_insert_with(|| (name.clone(), Vec::new()))
@@ -192,7 +192,7 @@ pub async fn build_site(
             .render(context! { base, all_categories, blog })?;
         write(
             out,
-            &format!("blog/{}/index.html", blog.fields.slug),
+            &format!("blog/{}/index.html", blog.slug),
             &html,
             &mut written,
         )?;

@@ -26,7 +26,7 @@
 //!     .build()?;
 //! let published = client.published(true)?;
 //! for post in &published.blogs {
-//!     println!("{} ({})", post.blog.fields.title, post.blog.fields.slug);
+//!     println!("{} ({})", post.blog.title, post.blog.slug);
 //! }
 //! client.save_etag_cache()?;
 //! # Ok(()) }

@@ -108,7 +108,7 @@ impl fmt::Display for ChangeCursor {
 pub enum Change {
     /// A published post, in its current state: new, changed (its own fields, its resolved body
     /// because a post it links to changed, or its former slugs), or renamed. Write it at
-    /// `blog.fields.slug`, with `aliases` as its former slugs (replacing whatever it had).
+    /// `blog.slug`, with `aliases` as its former slugs (replacing whatever it had).
     Upsert {
         /// The post, exactly as [`Client::get`](crate::Client::get) returns it.
         blog: BlogDetail,
@@ -132,7 +132,7 @@ impl Change {
     /// The slug the entry is about: the upserted post's current slug, or the deleted one.
     pub fn slug(&self) -> &str {
         match self {
-            Change::Upsert { blog, .. } => &blog.fields.slug,
+            Change::Upsert { blog, .. } => &blog.slug,
             Change::Delete { slug } => slug,
         }
     }

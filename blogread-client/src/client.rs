@@ -222,7 +222,7 @@ impl Client {
     /// let published = client.published(true).await?;
     /// if published.changed {
     ///     for post in &published.blogs {
-    ///         println!("{} (updated {:?})", post.blog.fields.slug, post.updated_at);
+    ///         println!("{} (updated {:?})", post.blog.slug, post.updated_at);
     ///     }
     /// }
     /// client.save_etag_cache()?;
@@ -250,7 +250,7 @@ impl Client {
         let blogs = blogs
             .into_iter()
             .map(|blog| PublishedBlog {
-                updated_at: updated.get(&blog.fields.slug).copied(),
+                updated_at: updated.get(&blog.slug).copied(),
                 blog,
             })
             .collect();
@@ -377,7 +377,7 @@ impl Client {
     /// };
     /// for change in &read.changes {
     ///     match change {
-    ///         Change::Upsert { blog, aliases } => println!("write {} ({aliases:?})", blog.fields.slug),
+    ///         Change::Upsert { blog, aliases } => println!("write {} ({aliases:?})", blog.slug),
     ///         Change::Delete { slug } => println!("remove {slug}"),
     ///         _ => unreachable!("the two kinds of entry"),
     ///     }
@@ -569,7 +569,7 @@ impl Client {
         // names the newest 5000 in one answer and catches that.
         let sitemap = self.sitemap_in(call, conditional).await?;
         let n = blogs.len().min(SITEMAP_MAX_ENTRIES);
-        let ours: HashSet<&str> = blogs[..n].iter().map(|b| b.fields.slug.as_str()).collect();
+        let ours: HashSet<&str> = blogs[..n].iter().map(|b| b.slug.as_str()).collect();
         let theirs: HashSet<&str> = sitemap.blogs.iter().map(|e| e.slug.as_str()).collect();
         if sitemap.blogs.len() != n || ours != theirs {
             return Ok(None);

@@ -11,6 +11,8 @@
 //! [`BlogDetail`], [`BlogList`], [`SitemapEntry`], [`Sitemap`]), so one vocabulary holds on
 //! both sides; this crate still depends on neither the core nor the server.
 
+use std::ops::{Deref, DerefMut};
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +46,9 @@ pub struct BlogFields {
 
 /// One published blog as the list endpoint returns it (`docs/public-api.md#list-item`).
 ///
+/// The shared fields read as the item's own: `item.title`, `item.slug` (through [`Deref`] to
+/// [`BlogFields`], as the JSON has them at the top level of the blog).
+///
 /// `content` is `Some` only when the page was read with
 /// [`ListParams::include_content`] (or through [`Client::all_blogs_with_content`]).
 ///
@@ -64,7 +69,8 @@ pub struct BlogListItem {
 }
 
 /// A single published blog (`docs/public-api.md#single-blog`): every list field, the body
-/// always, plus `updated_at` and `word_count`.
+/// always, plus `updated_at` and `word_count`. The list fields read as its own: `blog.title`,
+/// `blog.slug` (through [`Deref`] to [`BlogFields`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct BlogDetail {
@@ -81,6 +87,36 @@ pub struct BlogDetail {
     pub updated_at: DateTime<Utc>,
     /// Words of the resolved body with tags stripped, counted by the server.
     pub word_count: u64,
+}
+
+/// `item.title`, `item.slug`...: the fields the JSON holds at the top level of the blog.
+impl Deref for BlogListItem {
+    type Target = BlogFields;
+
+    fn deref(&self) -> &BlogFields {
+        &self.fields
+    }
+}
+
+impl DerefMut for BlogListItem {
+    fn deref_mut(&mut self) -> &mut BlogFields {
+        &mut self.fields
+    }
+}
+
+/// `blog.title`, `blog.slug`...: the fields the JSON holds at the top level of the blog.
+impl Deref for BlogDetail {
+    type Target = BlogFields;
+
+    fn deref(&self) -> &BlogFields {
+        &self.fields
+    }
+}
+
+impl DerefMut for BlogDetail {
+    fn deref_mut(&mut self) -> &mut BlogFields {
+        &mut self.fields
+    }
 }
 
 /// One page of the list endpoint (`docs/public-api.md#list-published-blogs`).
@@ -280,6 +316,25 @@ mod tests {
         assert_eq!(page.blogs[0].fields.featured_image_url, None);
         assert_eq!(page.blogs[0].content, None);
         assert_eq!(serde_json::to_string(&page).unwrap(), LIST);
+    }
+
+    #[test]
+    fn a_blogs_fields_read_as_its_own_as_in_the_json() {
+        let page: BlogList = serde_json::from_str(LIST).unwrap();
+        let item = &page.blogs[0];
+        assert_eq!(
+            (item.title.as_str(), item.slug.as_str()),
+            ("Hello", "hello")
+        );
+        assert_eq!(item.categories, ["News"]);
+        let mut blog: BlogDetail = serde_json::from_str(DETAIL).unwrap();
+        assert_eq!(blog.meta_title, "m");
+        assert_eq!(
+            blog.featured_image_url.as_deref(),
+            Some("https://img.example/a.png")
+        );
+        blog.title = "Renamed".to_owned();
+        assert_eq!(blog.fields.title, "Renamed");
     }
 
     #[test]

@@ -21,7 +21,7 @@ fn slugs(changes: &[Change]) -> Vec<String> {
     changes
         .iter()
         .map(|c| match c {
-            Change::Upsert { blog, .. } => format!("+{}", blog.fields.slug),
+            Change::Upsert { blog, .. } => format!("+{}", blog.slug),
             Change::Delete { slug } => format!("-{slug}"),
             _ => unreachable!(),
         })

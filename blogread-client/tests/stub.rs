@@ -20,7 +20,7 @@ async fn five_hundred_twice_then_200_is_retried_to_success() {
     })
     .await;
     let blog = client(&stub).get("hello").await.unwrap();
-    assert_eq!(blog.fields.slug, "hello");
+    assert_eq!(blog.slug, "hello");
     assert_eq!(stub.count(), 3);
 }
 
@@ -438,7 +438,7 @@ async fn all_blogs_reads_every_page_once() {
     let b = blogs.clone();
     let stub = start_stub(move |_, req| serve(&b, req)).await;
     let got = client(&stub).all_blogs().await.unwrap();
-    let ids: Vec<String> = got.iter().map(|b| b.fields.slug.clone()).collect();
+    let ids: Vec<String> = got.iter().map(|b| b.slug.clone()).collect();
     let want: Vec<String> = blogs.iter().map(|i| format!("blog-{i}")).collect();
     assert_eq!(ids, want);
     // Three pages of at most 100, then the sitemap check.
@@ -468,7 +468,7 @@ async fn all_blogs_restarts_when_total_changes_mid_read() {
     assert_eq!(got.len(), 151);
     let unique: std::collections::HashSet<_> = got.iter().map(|b| &b.id).collect();
     assert_eq!(unique.len(), 151);
-    assert_eq!(got[0].fields.slug, "blog-151");
+    assert_eq!(got[0].slug, "blog-151");
     // page 1, page 2 (total changed: restart), pages 1 and 2 again, the sitemap.
     assert_eq!(stub.count(), 5);
 }
@@ -621,11 +621,7 @@ async fn published_gives_updated_at_and_whether_anything_changed() {
 
     let (first, _) = run().await;
     assert!(first.changed, "nothing was cached");
-    let slugs: Vec<&str> = first
-        .blogs
-        .iter()
-        .map(|p| p.blog.fields.slug.as_str())
-        .collect();
+    let slugs: Vec<&str> = first.blogs.iter().map(|p| p.blog.slug.as_str()).collect();
     assert_eq!(slugs, ["blog-3", "blog-2", "blog-1"]);
     assert!(first.blogs.iter().all(|p| p.blog.content.is_some()));
     let updated = "2026-11-21T09:30:00Z".parse().unwrap();
@@ -644,7 +640,7 @@ async fn published_gives_updated_at_and_whether_anything_changed() {
     blogs.lock().unwrap().insert(0, 4);
     let (third, _) = run().await;
     assert!(third.changed);
-    assert_eq!(third.blogs[0].blog.fields.slug, "blog-4");
+    assert_eq!(third.blogs[0].blog.slug, "blog-4");
 }
 
 #[tokio::test]

@@ -38,7 +38,13 @@ async fn browser() -> Option<Client> {
         );
         return None;
     };
-    let profile = tempfile::tempdir().expect("a browser profile directory");
+    // Under scripts/with-chromium the profile goes in the script's folder, which it removes
+    // at exit with everything the browsers left; run by hand, in the system's temporary folder.
+    let profile = match std::env::var_os("BLOGREAD_TEST_BROWSER_PROFILES") {
+        Some(dir) => tempfile::tempdir_in(dir),
+        None => tempfile::tempdir(),
+    }
+    .expect("a browser profile directory");
     let binary =
         std::env::var("BLOGREAD_TEST_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     let args = [
@@ -65,7 +71,8 @@ async fn browser() -> Option<Client> {
         .connect(&url)
         .await
         .expect("a chromium session through chromedriver");
-    // The profile directory lives as long as the test process: chromium removes nothing.
+    // The profile directory must outlive the browser, which may still be closing when the
+    // test ends: it is left to scripts/with-chromium to remove (see above).
     std::mem::forget(profile);
     Some(client)
 }

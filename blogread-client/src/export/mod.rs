@@ -905,8 +905,8 @@ async fn read_list<'a>(
     progress: &mut impl FnMut(u64, u64),
 ) -> Result<Plan<'a>, ExportError> {
     let summaries = client.all_blogs().await?;
-    if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.fields.slug)) {
-        return Err(ExportError::UnsafeSlug(bad.fields.slug.clone()));
+    if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.slug)) {
+        return Err(ExportError::UnsafeSlug(bad.slug.clone()));
     }
     // Former slugs of renamed posts, by current slug. A server without slug history has no
     // redirects endpoint: nothing to redirect then.
@@ -930,7 +930,7 @@ async fn read_list<'a>(
     let mut tasks = JoinSet::new();
     for (index, summary) in summaries.iter().enumerate() {
         let client = client.clone();
-        let slug = summary.fields.slug.clone();
+        let slug = summary.slug.clone();
         let semaphore = semaphore.clone();
         tasks.spawn(async move {
             let _permit = semaphore.acquire_owned().await.expect("never closed");
@@ -954,7 +954,7 @@ async fn read_list<'a>(
     let mut plan = Plan::empty(&options.out, options.format, old);
     for blog in details.into_iter().flatten() {
         let former = aliases
-            .get(&blog.fields.slug)
+            .get(&blog.slug)
             .map(Vec::as_slice)
             .unwrap_or_default();
         plan.upsert(&blog, former)?;

@@ -91,7 +91,7 @@ impl<'a> Plan<'a> {
         blog: &BlogDetail,
         aliases: &[String],
     ) -> Result<(), ExportError> {
-        let slug = &blog.fields.slug;
+        let slug = &blog.slug;
         self.delete(slug);
         let rendered = try_render_file(self.format, blog, aliases)?;
         let mut pages = vec![(rendered.path, rendered.text)];

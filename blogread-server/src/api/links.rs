@@ -14,7 +14,7 @@ use poem_openapi::registry::MetaSchema;
 use poem_openapi::{Enum, Object, OpenApi};
 
 use super::auth::ManagementAuth;
-use super::blogs::{BlogStatus, ManagedBlog};
+use super::blog_shapes::{BlogStatus, ManagedBlog};
 use super::common::{ApiTags, Ok200, ok, path_id};
 use super::schema::{DateTime, LimitDoc, Nullable, OffsetDoc, ParamDoc, PathId, Raw, raw};
 use crate::error::{self, ApiError, Reply, reply};

@@ -2,6 +2,7 @@
 //! handler is HTTP in, one core call, HTTP out.
 
 pub mod auth;
+pub mod blog_shapes;
 pub mod blogs;
 mod common;
 pub mod deploy_hook;

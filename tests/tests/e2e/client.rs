@@ -78,7 +78,7 @@ async fn every_method_matches_the_wire_format_async() {
         raw(&app, &p, &format!("{PUBLIC}?limit=2&include_content=true")).await
     );
     assert_eq!(page.total, 3);
-    assert_eq!(page.blogs[0].fields.slug, "post-c");
+    assert_eq!(page.blogs[0].slug, "post-c");
 
     let news = client
         .list(&ListParams::new().category("news"))
@@ -95,7 +95,7 @@ async fn every_method_matches_the_wire_format_async() {
     assert!(a.content.contains("https://site.example.com/blog/post-b/"));
     assert!(!a.content.contains("[INTERNAL:"));
     assert_eq!(
-        a.fields.featured_image_url.as_deref(),
+        a.featured_image_url.as_deref(),
         Some("https://img.example.com/a.jpg")
     );
 
@@ -106,7 +106,7 @@ async fn every_method_matches_the_wire_format_async() {
     );
 
     let all = client.all_blogs_with_content().await.unwrap();
-    let slugs: Vec<&str> = all.iter().map(|b| b.fields.slug.as_str()).collect();
+    let slugs: Vec<&str> = all.iter().map(|b| b.slug.as_str()).collect();
     assert_eq!(slugs, ["post-c", "post-b", "post-a"]);
     assert!(all.iter().all(|b| b.content.is_some()));
     assert!(
@@ -179,7 +179,7 @@ async fn an_etag_cache_turns_unchanged_answers_into_304s() {
     app.published_blog(&p, "post-d", "2026-04-01T10:00:00Z", json!({}))
         .await;
     let after = client.all_blogs().await.unwrap();
-    assert_eq!(after[0].fields.slug, "post-d");
+    assert_eq!(after[0].slug, "post-d");
     assert!(client.cache_stats().fetched > fetched);
 }
 
@@ -199,7 +199,7 @@ async fn all_blogs_over_250_returns_each_once_newest_first() {
     expected.sort_by(|a, b| b.0.cmp(&a.0));
     let client = Client::new(&app.base, &p.key).unwrap();
     let all = client.all_blogs().await.unwrap();
-    let got: Vec<&str> = all.iter().map(|b| b.fields.slug.as_str()).collect();
+    let got: Vec<&str> = all.iter().map(|b| b.slug.as_str()).collect();
     let want: Vec<&str> = expected.iter().map(|(_, s)| s.as_str()).collect();
     assert_eq!(got, want);
     let unique: std::collections::HashSet<&str> = got.iter().copied().collect();
@@ -531,7 +531,7 @@ async fn get_refuses_endpoint_names_and_slugs_outside_the_grammar() {
             "{slug}: {err:?}"
         );
     }
-    assert_eq!(client.get("post-a").await.unwrap().fields.slug, "post-a");
+    assert_eq!(client.get("post-a").await.unwrap().slug, "post-a");
 }
 
 #[tokio::test]
