@@ -43,6 +43,7 @@ use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 
 use blogread_markup::escape::{Escapes, push_escaped};
+use blogread_markup::slug::is_writable_slug;
 use lol_html::html_content::{Attribute, Comment, ContentType, Element, TextChunk, TextType};
 use lol_html::{HtmlRewriter, Settings, doc_comments, doc_text, element, end_tag};
 use memchr::memmem::Finder;
@@ -933,10 +934,9 @@ fn normalize_slug(body: &str) -> Option<String> {
     is_valid_slug(&slug).then_some(slug)
 }
 
-/// `^[a-z0-9]+(-[a-z0-9]+)*$`, 1 to 200 characters, and not the reserved `sitemap`
-/// (`docs/content.md#slugs`). To be replaced by the domain `Slug` type.
+/// A slug a post can have: the slug grammar (`docs/content.md#slugs`), reserved names excluded.
 fn is_valid_slug(slug: &str) -> bool {
-    crate::domain::Slug::is_valid(slug)
+    is_writable_slug(slug)
 }
 
 /// HTML's ASCII whitespace, which browsers strip around URLs.
