@@ -47,6 +47,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::rc::Rc;
 
+use blogread_markup::escape::{Escapes, escape, push_escaped};
 use lol_html::html_content::{
     Comment, ContentType, Doctype, Element, EndTag, SourceLocation, TextChunk,
 };
@@ -262,7 +263,7 @@ fn rewrite(html: &str) -> Option<Rewritten> {
         .append_document_content_handler(doc_text!(|t: &mut TextChunk<'_>| {
             read(&read_to, t.source_location());
             if t.as_str().contains(['<', '>']) {
-                let escaped = t.as_str().replace('<', "&lt;").replace('>', "&gt;");
+                let escaped = escape(t.as_str(), Escapes::ANGLE_BRACKETS).into_owned();
                 t.replace(&escaped, ContentType::Html);
             }
             Ok(())
@@ -292,14 +293,7 @@ fn as_source(html: &str) -> String {
         "<p><strong>This post's markup cannot be previewed safely; its HTML source is shown \
          instead.</strong></p><pre>",
     );
-    for c in html.chars() {
-        match c {
-            '&' => shown.push_str("&amp;"),
-            '<' => shown.push_str("&lt;"),
-            '>' => shown.push_str("&gt;"),
-            c => shown.push(c),
-        }
-    }
+    push_escaped(&mut shown, html, Escapes::TEXT);
     shown.push_str("</pre>");
     shown
 }

@@ -13,13 +13,17 @@
 //! The count used to run html5ever's tokenizer, which keeps every attribute of a tag and compares
 //! each new attribute name with all earlier ones to drop duplicates: a tag with 150,000
 //! attributes took seconds. The count needs neither attribute names nor values, so the skimmer
-//! here follows the tokenizer's states (the same tag, comment, raw-text and script-escape rules,
-//! checked against html5ever by a property test) but only finds where each tag ends, in time
+//! here follows the tokenizer's states with the scanning pieces of `blogread_markup::html` (the
+//! same tag, comment, raw-text and script-escape rules, which the client's export reads bodies
+//! with too; checked against html5ever by a property test here) and skips attributes, in time
 //! linear in the body. Character references are decoded with html5ever's own entity table and
 //! rules.
 
+use blogread_markup::html::{
+    TagKind, TextState, bogus_comment_end, comment_end, raw_end_tag, read_tag, script_end_tag,
+    text_state_after,
+};
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
-use memchr::memmem;
 
 /// Counts the words of an HTML body (the rules: `docs/content.md#word-count`).
 ///
@@ -34,34 +38,6 @@ pub fn word_count(html: &str) -> u64 {
     let mut counter = Counter::default();
     skim(html, &mut counter);
     counter.words
-}
-
-/// Whether a tag opens or closes an element.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TagKind {
-    Start,
-    End,
-}
-
-/// The state the tokenizer reads text in, as the counter switches it after a start tag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TextState {
-    /// Markup and character references.
-    Data,
-    /// Text with character references, up to the element's end tag (`<textarea>`, `<title>`).
-    Rcdata {
-        /// The (lower-case) name of the element whose end tag ends the text.
-        element: &'static str,
-    },
-    /// Text as is, up to the element's end tag (`<style>`, `<xmp>`, ...).
-    Rawtext {
-        /// The (lower-case) name of the element whose end tag ends the text.
-        element: &'static str,
-    },
-    /// Script text, whose `<!--` ... `-->` escapes decide which `</script>` ends it.
-    ScriptData,
-    /// Text as is, to the end of the body.
-    Plaintext,
 }
 
 /// The word counter, and the part of the tree builder the count depends on.
@@ -158,49 +134,16 @@ impl Counter {
         // The switches a tree builder makes on these start tags (HTML namespace, scripting
         // enabled, so `<noscript>` is raw text). The self-closing flag is ignored, as browsers
         // ignore it on HTML elements: `<script/>` still runs to `</script>`.
-        match raw_text_state(name) {
-            Some((state, counted)) => {
-                if !counted {
-                    self.in_ignored_raw_text = true;
-                }
-                state
-            }
-            None if name == b"plaintext" => TextState::Plaintext,
-            None => TextState::Data,
+        if is_ignored_raw_text(name) {
+            self.in_ignored_raw_text = true;
         }
+        text_state_after(name)
     }
 }
 
-/// The state a tree builder reads the text after this start tag in, and whether that text is
-/// counted; `None` for elements whose content is markup.
-fn raw_text_state(name: &[u8]) -> Option<(TextState, bool)> {
-    Some(match name {
-        b"script" => (TextState::ScriptData, false),
-        b"style" => (TextState::Rawtext { element: "style" }, false),
-        b"noscript" => (
-            TextState::Rawtext {
-                element: "noscript",
-            },
-            false,
-        ),
-        b"xmp" => (TextState::Rawtext { element: "xmp" }, true),
-        b"iframe" => (TextState::Rawtext { element: "iframe" }, true),
-        b"noembed" => (TextState::Rawtext { element: "noembed" }, true),
-        b"noframes" => (
-            TextState::Rawtext {
-                element: "noframes",
-            },
-            true,
-        ),
-        b"textarea" => (
-            TextState::Rcdata {
-                element: "textarea",
-            },
-            true,
-        ),
-        b"title" => (TextState::Rcdata { element: "title" }, true),
-        _ => return None,
-    })
+/// Raw-text elements whose text is not part of the document's text.
+fn is_ignored_raw_text(name: &[u8]) -> bool {
+    matches!(name, b"script" | b"style" | b"noscript")
 }
 
 /// Elements whose start and end tags separate words (`docs/content.md#word-count`).
@@ -244,28 +187,6 @@ fn is_block_boundary(name: &[u8]) -> bool {
     )
 }
 
-/// White space between tag parts (a CR counts: the tokenizer's input turns it into a LF).
-fn is_tag_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
-}
-
-/// What ends a tag name in the raw-text end-tag and script-escape states.
-fn ends_tag_name(b: u8) -> bool {
-    is_tag_space(b) || b == b'/' || b == b'>'
-}
-
-/// Where the run of ASCII letters that starts at `from` ends.
-fn letters_end(bytes: &[u8], from: usize) -> usize {
-    from + bytes.get(from..).map_or(0, |rest| {
-        rest.iter().take_while(|b| b.is_ascii_alphabetic()).count()
-    })
-}
-
-static DOUBLE_DASH: std::sync::LazyLock<memmem::Finder<'static>> =
-    std::sync::LazyLock::new(|| memmem::Finder::new(b"--"));
-static END_TAG_OPEN: std::sync::LazyLock<memmem::Finder<'static>> =
-    std::sync::LazyLock::new(|| memmem::Finder::new(b"</"));
-
 /// Reads `html` as the tokenizer would and feeds its text and tags to `counter`. Every step
 /// moves forward, and each byte is looked at a bounded number of times.
 fn skim(html: &str, counter: &mut Counter) {
@@ -291,24 +212,24 @@ fn skim(html: &str, counter: &mut Counter) {
                 }
             }
             TextState::Rcdata { element } | TextState::Rawtext { element } => {
-                let Some((lt, after_name)) = raw_end_tag(bytes, pos, element.as_bytes()) else {
+                let Some(lt) = raw_end_tag(bytes, pos, element.as_bytes()) else {
                     raw_text(counter, state, &html[pos..]);
                     return;
                 };
                 raw_text(counter, state, &html[pos..lt]);
-                let Some(next) = end_of_raw_end_tag(bytes, after_name) else {
+                let Some(next) = end_tag_end(bytes, lt, &mut name) else {
                     return;
                 };
                 state = counter.tag(TagKind::End, element.as_bytes());
                 pos = next;
             }
             TextState::ScriptData => {
-                let Some((lt, after_name)) = script_end_tag(bytes, pos) else {
+                let Some(lt) = script_end_tag(bytes, pos) else {
                     counter.text(&html[pos..]);
                     return;
                 };
                 counter.text(&html[pos..lt]);
-                let Some(next) = end_of_raw_end_tag(bytes, after_name) else {
+                let Some(next) = end_tag_end(bytes, lt, &mut name) else {
                     return;
                 };
                 state = counter.tag(TagKind::End, b"script");
@@ -331,6 +252,12 @@ fn raw_text(counter: &mut Counter, state: TextState, text: &str) {
     }
 }
 
+/// Where the end tag whose `<` is at `lt` ends (just after its `>`); `None` when the body ends
+/// first. Its attributes are skipped.
+fn end_tag_end(bytes: &[u8], lt: usize, name: &mut Vec<u8>) -> Option<usize> {
+    read_tag(bytes, lt + 2, name, |_| {}).map(|tag| tag.end)
+}
+
 /// What a `<` in data starts.
 enum Markup {
     /// Nothing the count sees (a comment, a doctype, `</>`, or a `<` that is text, which is
@@ -342,262 +269,41 @@ enum Markup {
     Eof,
 }
 
+impl Markup {
+    /// Markup the count does not see that ends at `end`, or runs to the end of the body.
+    fn unseen_until(end: Option<usize>) -> Markup {
+        end.map_or(Markup::Eof, Markup::Text)
+    }
+}
+
 /// Reads the markup that starts with the `<` at `lt`, writing a tag's name into `name`.
+/// Attributes are skipped, never kept.
 fn markup(bytes: &[u8], lt: usize, name: &mut Vec<u8>) -> Markup {
     let after = lt + 1;
     let (kind, name_start) = match bytes.get(after) {
-        Some(b'!') => return markup_declaration(bytes, after + 1),
+        Some(b'!') => {
+            // A comment, or a doctype or bogus comment (both end at the first `>`).
+            let from = after + 1;
+            return Markup::unseen_until(if bytes.get(from..from + 2) == Some(b"--") {
+                comment_end(bytes, from + 2)
+            } else {
+                bogus_comment_end(bytes, from)
+            });
+        }
         Some(b'/') => match bytes.get(after + 1) {
             Some(b) if b.is_ascii_alphabetic() => (TagKind::End, after + 1),
             Some(b'>') => return Markup::Text(after + 2),
             None => return Markup::Eof,
-            Some(_) => return bogus_comment(bytes, after + 1),
+            Some(_) => return Markup::unseen_until(bogus_comment_end(bytes, after + 1)),
         },
         Some(b) if b.is_ascii_alphabetic() => (TagKind::Start, after),
-        Some(b'?') => return bogus_comment(bytes, after),
+        Some(b'?') => return Markup::unseen_until(bogus_comment_end(bytes, after)),
         Some(_) => return Markup::Text(after),
         None => return Markup::Eof,
     };
-    name.clear();
-    let mut at = name_start;
-    let attributes = loop {
-        match bytes.get(at) {
-            None => return Markup::Eof,
-            Some(b'>') => return Markup::Tag(kind, at + 1),
-            Some(b'/') => break AttributeState::SelfClosing,
-            Some(&b) if is_tag_space(b) => break AttributeState::BeforeName,
-            Some(&b) => name.push(b.to_ascii_lowercase()),
-        }
-        at += 1;
-    };
-    match tag_end(bytes, at + 1, attributes) {
-        Some(next) => Markup::Tag(kind, next),
+    match read_tag(bytes, name_start, name, |_| {}) {
+        Some(tag) => Markup::Tag(kind, tag.end),
         None => Markup::Eof,
-    }
-}
-
-/// After `<!`: a comment, or a doctype or bogus comment (both end at the first `>`).
-fn markup_declaration(bytes: &[u8], from: usize) -> Markup {
-    if bytes.get(from..from + 2) == Some(b"--") {
-        comment(bytes, from + 2)
-    } else {
-        bogus_comment(bytes, from)
-    }
-}
-
-/// A bogus comment (or a doctype) from `from` to the first `>`.
-fn bogus_comment(bytes: &[u8], from: usize) -> Markup {
-    match memchr::memchr(b'>', &bytes[from.min(bytes.len())..]) {
-        Some(at) => Markup::Text(from + at + 1),
-        None => Markup::Eof,
-    }
-}
-
-/// A comment whose text starts at `from` (just after `<!--`). It ends at `<!-->` or `<!--->`,
-/// or else at the first `-->` or `--!>`: in every comment state two dashes in a row lead to the
-/// comment end state, where `>` (or `!>`) ends the comment.
-fn comment(bytes: &[u8], from: usize) -> Markup {
-    match bytes.get(from..) {
-        Some([b'>', ..]) => return Markup::Text(from + 1),
-        Some([b'-', b'>', ..]) => return Markup::Text(from + 2),
-        _ => {}
-    }
-    let mut at = from;
-    while let Some(dashes) = DOUBLE_DASH.find(&bytes[at.min(bytes.len())..]) {
-        let after = at + dashes + 2;
-        match bytes.get(after..) {
-            Some([b'>', ..]) => return Markup::Text(after + 1),
-            Some([b'!', b'>', ..]) => return Markup::Text(after + 2),
-            _ => at = at + dashes + 1,
-        }
-    }
-    Markup::Eof
-}
-
-/// The tokenizer's states inside a tag, after its name.
-#[derive(Debug, Clone, Copy)]
-enum AttributeState {
-    BeforeName,
-    Name,
-    AfterName,
-    BeforeValue,
-    Unquoted,
-    AfterQuoted,
-    SelfClosing,
-}
-
-/// Where the tag whose name ended just before `from` ends (just after its `>`), reading its
-/// attributes from `state` on; `None` when the body ends first (the tag is then dropped).
-/// Attributes are skipped, never kept.
-fn tag_end(bytes: &[u8], from: usize, mut state: AttributeState) -> Option<usize> {
-    use AttributeState::*;
-    let mut at = from;
-    loop {
-        let b = *bytes.get(at)?;
-        at += 1;
-        state = match (state, b) {
-            (_, b'>') => return Some(at),
-            (BeforeValue, quote @ (b'"' | b'\'')) => {
-                // A quoted value runs to its closing quote, `>` included.
-                at += memchr::memchr(quote, &bytes[at..])? + 1;
-                AfterQuoted
-            }
-            (BeforeName | AfterName | BeforeValue, b) if is_tag_space(b) => state,
-            (Name, b) if is_tag_space(b) => AfterName,
-            (Unquoted | AfterQuoted | SelfClosing, b) if is_tag_space(b) => BeforeName,
-            (BeforeValue | Unquoted, _) => Unquoted,
-            (_, b'/') => SelfClosing,
-            (Name | AfterName, b'=') => BeforeValue,
-            // Any other byte, `=` included, starts or continues a name (after a quoted value
-            // or a `/`, the tokenizer reads it again in the before-name state, which does so).
-            (BeforeName | Name | AfterName | AfterQuoted | SelfClosing, _) => Name,
-        };
-    }
-}
-
-/// Where the end tag whose name ended just before `from` ends, given what follows the name.
-fn end_of_raw_end_tag(bytes: &[u8], after_name: usize) -> Option<usize> {
-    match bytes.get(after_name)? {
-        b'>' => Some(after_name + 1),
-        b'/' => tag_end(bytes, after_name + 1, AttributeState::SelfClosing),
-        _ => tag_end(bytes, after_name + 1, AttributeState::BeforeName),
-    }
-}
-
-/// The first `</element` (any case) followed by white space, `/` or `>` from `from` on: the
-/// offset of its `<` and the offset just after the name. Anything else that starts with `</` is
-/// text.
-fn raw_end_tag(bytes: &[u8], from: usize, element: &[u8]) -> Option<(usize, usize)> {
-    let mut at = from;
-    loop {
-        let lt = at + END_TAG_OPEN.find(&bytes[at..])?;
-        let name_start = lt + 2;
-        let name_end = name_start + element.len();
-        if bytes
-            .get(name_start..name_end)
-            .is_some_and(|name| name.eq_ignore_ascii_case(element))
-            && bytes.get(name_end).copied().is_some_and(ends_tag_name)
-        {
-            return Some((lt, name_end));
-        }
-        at = lt + 1;
-    }
-}
-
-/// Whether the `/` at `slash` starts `/script` (any case) followed by white space, `/` or `>`;
-/// the offset just after the name if so.
-fn script_end_tag_at(bytes: &[u8], slash: usize) -> Option<usize> {
-    let name_end = slash + 1 + b"script".len();
-    (bytes
-        .get(slash + 1..name_end)
-        .is_some_and(|name| name.eq_ignore_ascii_case(b"script"))
-        && bytes.get(name_end).copied().is_some_and(ends_tag_name))
-    .then_some(name_end)
-}
-
-/// The script data states, with their `<!--` escapes.
-#[derive(Debug, Clone, Copy)]
-enum Script {
-    Data,
-    LessThan,
-    EscapeStart,
-    EscapeStartDash,
-    Escaped,
-    EscapedDash,
-    EscapedDashDash,
-    EscapedLessThan,
-    DoubleEscaped,
-    DoubleEscapedDash,
-    DoubleEscapedDashDash,
-    DoubleEscapedLessThan,
-}
-
-/// The end tag that ends script text starting at `from`: the offset of its `<` and the offset
-/// just after `script`. Follows the tokenizer's script data states, so a `</script>` inside
-/// `<!--<script>` ... `-->` does not end the script.
-fn script_end_tag(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
-    use Script::*;
-    let mut state = Data;
-    let mut at = from;
-    loop {
-        if let Data = state {
-            at += memchr::memchr(b'<', bytes.get(at..)?)? + 1;
-            state = LessThan;
-        }
-        let b = *bytes.get(at)?;
-        // Where reading goes on: past `b`, unless `b` is read again in the next state.
-        let mut next = at + 1;
-        state = match (state, b) {
-            (Data, b'<') => LessThan,
-            (Data, _) => Data,
-            (LessThan | EscapedLessThan, b'/') => {
-                if let Some(name_end) = script_end_tag_at(bytes, at) {
-                    return Some((at - 1, name_end));
-                }
-                // `</` and the letters after it are text; the next byte is read again.
-                next = letters_end(bytes, at + 1);
-                if let LessThan = state { Data } else { Escaped }
-            }
-            (LessThan, b'!') => EscapeStart,
-            (EscapeStart, b'-') => EscapeStartDash,
-            (EscapeStartDash, b'-') => EscapedDashDash,
-            (LessThan | EscapeStart | EscapeStartDash, _) => {
-                next = at;
-                Data
-            }
-            (EscapedLessThan, b) if b.is_ascii_alphabetic() => {
-                // `<script` then white space, `/` or `>` starts a double escape; other letters
-                // are text.
-                let end = letters_end(bytes, at);
-                if ends_tag_name(*bytes.get(end)?) {
-                    next = end + 1;
-                    if bytes[at..end].eq_ignore_ascii_case(b"script") {
-                        DoubleEscaped
-                    } else {
-                        Escaped
-                    }
-                } else {
-                    next = end;
-                    Escaped
-                }
-            }
-            (EscapedLessThan, _) => {
-                next = at;
-                Escaped
-            }
-            (Escaped | EscapedDash | EscapedDashDash, b'<') => EscapedLessThan,
-            (EscapedDashDash, b'>') => Data,
-            (EscapedDash | EscapedDashDash, b'-') => EscapedDashDash,
-            (Escaped, b'-') => EscapedDash,
-            (Escaped | EscapedDash | EscapedDashDash, _) => Escaped,
-            (DoubleEscapedLessThan, b'/') => {
-                // `</script` then white space, `/` or `>` ends the double escape.
-                let end = letters_end(bytes, at + 1);
-                if ends_tag_name(*bytes.get(end)?) {
-                    next = end + 1;
-                    if bytes[at + 1..end].eq_ignore_ascii_case(b"script") {
-                        Escaped
-                    } else {
-                        DoubleEscaped
-                    }
-                } else {
-                    next = end;
-                    DoubleEscaped
-                }
-            }
-            (DoubleEscapedLessThan, _) => {
-                next = at;
-                DoubleEscaped
-            }
-            (DoubleEscaped | DoubleEscapedDash | DoubleEscapedDashDash, b'<') => {
-                DoubleEscapedLessThan
-            }
-            (DoubleEscapedDashDash, b'>') => Data,
-            (DoubleEscapedDash | DoubleEscapedDashDash, b'-') => DoubleEscapedDashDash,
-            (DoubleEscaped, b'-') => DoubleEscapedDash,
-            (DoubleEscaped | DoubleEscapedDash | DoubleEscapedDashDash, _) => DoubleEscaped,
-        };
-        at = next;
     }
 }
 

@@ -1,5 +1,6 @@
 //! One content file per blog, in the form each generator reads.
 
+use blogread_markup::escape::{Escapes, escape};
 use chrono::{DateTime, Datelike, SecondsFormat, Utc};
 use serde::Serialize;
 
@@ -450,20 +451,10 @@ fn hugo(blog: &BlogDetail, aliases: &[String]) -> Result<(String, Vec<Finding>),
     Ok((format!("+++\n{front}+++\n{body}\n"), findings))
 }
 
-/// Escapes text for HTML content and attribute values.
+/// Escapes text for HTML content and attribute values in either kind of quotes (`&`, `<`, `>`,
+/// `"` and `'`).
 pub fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    escape(s, Escapes::ALL).into_owned()
 }
 
 fn html(blog: &BlogDetail) -> String {

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use blogread_markup::slug::{self as grammar, MAX_SLUG_LEN, RESERVED_SLUGS, check_slug};
 use serde::{Deserialize, Serialize};
 
 use crate::error::FieldError;
@@ -95,11 +96,11 @@ impl PartialEq<&str> for Slug {
 }
 
 impl Slug {
-    /// The longest slug allowed, in characters.
-    pub const MAX_LEN: usize = 200;
+    /// The longest slug allowed, in characters (the slug grammar's, shared with the client).
+    pub const MAX_LEN: usize = MAX_SLUG_LEN;
     /// The slugs that name public endpoints (`/blogs/sitemap`, `/blogs/redirects`, and the
-    /// changes feed's `changes`), refused on the write side.
-    pub const RESERVED: [&'static str; 3] = ["sitemap", "redirects", "changes"];
+    /// changes feed's `changes`), refused on the write side (shared with the client).
+    pub const RESERVED: [&'static str; 3] = RESERVED_SLUGS;
 
     /// Validates `s` as a slug to write.
     pub fn parse(s: &str) -> Result<Slug, SlugError> {
@@ -119,7 +120,7 @@ impl Slug {
 
     /// True when `s` is a valid slug to write, reserved ones excluded (no allocation).
     pub fn is_valid(s: &str) -> bool {
-        check(s).is_ok() && !Slug::RESERVED.contains(&s)
+        grammar::is_writable_slug(s)
     }
 
     /// The slug as text.
@@ -128,28 +129,15 @@ impl Slug {
     }
 }
 
+/// Checks `s` against the slug grammar, naming the first rule it breaks in this crate's terms.
 fn check(s: &str) -> Result<(), SlugError> {
-    if s.is_empty() {
-        return Err(SlugError::Empty);
-    }
-    if s.len() > Slug::MAX_LEN {
-        return Err(SlugError::TooLong {
+    check_slug(s).map_err(|broken| match broken {
+        grammar::SlugError::Empty => SlugError::Empty,
+        grammar::SlugError::TooLong => SlugError::TooLong {
             len: s.chars().count(),
-        });
-    }
-    let bytes = s.as_bytes();
-    let mut previous_hyphen = true; // no leading hyphen
-    for &b in bytes {
-        match b {
-            b'a'..=b'z' | b'0'..=b'9' => previous_hyphen = false,
-            b'-' if !previous_hyphen => previous_hyphen = true,
-            _ => return Err(SlugError::Pattern),
-        }
-    }
-    if previous_hyphen {
-        return Err(SlugError::Pattern);
-    }
-    Ok(())
+        },
+        grammar::SlugError::Pattern => SlugError::Pattern,
+    })
 }
 
 impl TryFrom<String> for Slug {

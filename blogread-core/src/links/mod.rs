@@ -42,6 +42,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 
+use blogread_markup::escape::{Escapes, push_escaped};
+use blogread_markup::slug::is_writable_slug;
 use lol_html::html_content::{Attribute, Comment, ContentType, Element, TextChunk, TextType};
 use lol_html::{HtmlRewriter, Settings, doc_comments, doc_text, element, end_tag};
 use memchr::memmem::Finder;
@@ -585,19 +587,8 @@ fn attribute_source<'b>(attr: &Attribute<'_>, body: &'b str) -> Option<&'b str> 
 fn push_attribute(out: &mut String, name: &str, value: &str) {
     out.push_str(name);
     out.push_str("=\"");
-    push_double_quotes_escaped(out, value);
+    push_escaped(out, value, Escapes::DOUBLE_QUOTE);
     out.push('"');
-}
-
-/// Escapes `"` only, as `lol_html` does for the attribute values it writes.
-fn push_double_quotes_escaped(out: &mut String, value: &str) {
-    let mut rest = value;
-    while let Some(at) = rest.find('"') {
-        out.push_str(&rest[..at]);
-        out.push_str("&quot;");
-        rest = &rest[at + 1..];
-    }
-    out.push_str(rest);
 }
 
 /// Rule 3 for comments.
@@ -759,13 +750,13 @@ fn replace_placeholders(
 /// target, `title` its title (escaped here).
 fn push_resolved(out: &mut String, ctx: &LinkContext, slug: &str, title: &str, context: Context) {
     match context {
-        Context::Text { in_anchor: true } => push_text_escaped(out, title),
+        Context::Text { in_anchor: true } => push_escaped(out, title, Escapes::ALL),
         Context::Text { in_anchor: false } => {
             let group = ctx.compiling.as_ref().map(|c| c.open_group(out, slug));
             out.push_str("<a href=\"");
             push_url(out, ctx, slug, Escape::Attribute);
             out.push_str("\">");
-            push_text_escaped(out, title);
+            push_escaped(out, title, Escapes::ALL);
             out.push_str("</a>");
             if group.is_some() {
                 template::push_close(out);
@@ -803,16 +794,8 @@ fn push_url(out: &mut String, ctx: &LinkContext, slug: &str, escape: Escape) {
 /// Writes `url` escaped as `escape` says.
 fn push_url_escaped(out: &mut String, url: &str, escape: Escape) {
     match escape {
-        Escape::Attribute => push_attribute_escaped(out, url),
-        Escape::EscapableRawText => {
-            for c in url.chars() {
-                match c {
-                    '&' => out.push_str("&amp;"),
-                    '<' => out.push_str("&lt;"),
-                    c => out.push(c),
-                }
-            }
-        }
+        Escape::Attribute => push_escaped(out, url, Escapes::ATTRIBUTE_VALUE),
+        Escape::EscapableRawText => push_escaped(out, url, Escapes::ESCAPABLE_RAW_TEXT),
         Escape::RawText => {
             for c in url.chars() {
                 match c {
@@ -951,40 +934,14 @@ fn normalize_slug(body: &str) -> Option<String> {
     is_valid_slug(&slug).then_some(slug)
 }
 
-/// `^[a-z0-9]+(-[a-z0-9]+)*$`, 1 to 200 characters, and not the reserved `sitemap`
-/// (`docs/content.md#slugs`). To be replaced by the domain `Slug` type.
+/// A slug a post can have: the slug grammar (`docs/content.md#slugs`), reserved names excluded.
 fn is_valid_slug(slug: &str) -> bool {
-    crate::domain::Slug::is_valid(slug)
+    is_writable_slug(slug)
 }
 
 /// HTML's ASCII whitespace, which browsers strip around URLs.
 fn is_html_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0C')
-}
-
-/// Escapes for a double-quoted attribute value (`&` and `"`).
-fn push_attribute_escaped(out: &mut String, value: &str) {
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-}
-
-/// Escapes for text content.
-fn push_text_escaped(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
 }
 
 /// The safety pass: removes every `[INTERNAL:` left, including ones that a removal forms from

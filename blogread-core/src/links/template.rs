@@ -45,14 +45,15 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use blogread_markup::escape::{Escapes, push_escaped};
 use lol_html::end_tag;
 use lol_html::html_content::{ContentType, Element};
 
 use crate::word_count::word_count;
 
 use super::{
-    Escape, LinkContext, contains_placeholder, push_text_escaped, push_url_escaped,
-    referenced_slugs, resolve, rewrite, strip_leftover_openers,
+    Escape, LinkContext, contains_placeholder, push_url_escaped, referenced_slugs, resolve,
+    rewrite, strip_leftover_openers,
 };
 
 /// The first byte of every marker's UTF-8 form (U+E000..=U+E007 are `EE 80 80..=87`).
@@ -271,7 +272,7 @@ impl LinkTemplate {
                 match hole.escape {
                     None => {
                         let start = out.len();
-                        push_text_escaped(out, title);
+                        push_escaped(out, title, Escapes::ALL);
                         if split.is_some() {
                             title_words = title_words.saturating_add(word_count(&out[start..]));
                         }

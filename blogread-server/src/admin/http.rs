@@ -1,6 +1,7 @@
 //! The HTTP side of the admin pages that is not a page: the session cookie, the same-origin
 //! check of every state change, the security headers, and the rendered answers.
 
+use blogread_markup::escape::{Escapes, escape};
 use poem::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 
@@ -148,7 +149,7 @@ impl<E: Endpoint> Endpoint for AdminGuardEndpoint<E> {
                     "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Refused</title></head>\
                      <body><h1>Refused: cross-origin request</h1><p>This change was sent from {}, not from these \
                      admin pages. Open the admin pages of this server and use their buttons.</p></body></html>",
-                    escape(&from)
+                    escape(&from, Escapes::TEXT_OR_ATTRIBUTE_VALUE)
                 ),
             )
         } else {
@@ -161,7 +162,7 @@ impl<E: Endpoint> Endpoint for AdminGuardEndpoint<E> {
                         format!(
                             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{status}</title></head>\
                              <body><h1>{status}</h1><p>{}</p><p><a href=\"/admin/\">Back to the admin pages</a></p></body></html>",
-                            escape(&err.to_string())
+                            escape(&err.to_string(), Escapes::TEXT_OR_ATTRIBUTE_VALUE)
                         ),
                     )
                 }
@@ -182,14 +183,6 @@ impl<E: Endpoint> Endpoint for AdminGuardEndpoint<E> {
         set("x-frame-options", "DENY");
         Ok(resp)
     }
-}
-
-/// Escapes text for HTML.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]

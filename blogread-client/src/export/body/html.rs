@@ -9,9 +9,17 @@
 //! the part of the tree builder that switches them: the raw-text elements of the HTML namespace,
 //! and SVG and MathML content, where `<script>` and `<style>` hold markup and `<![CDATA[` opens
 //! a CDATA section. Each byte is looked at a bounded number of times.
+//!
+//! The tokenizer's pieces (where a tag, a comment, a raw-text element's or a script's text ends)
+//! are `blogread_markup::html`'s, the ones the core's word count reads bodies with; this module
+//! dispatches on what follows each `<`, plays the tree builder and records the places.
 
 use std::sync::LazyLock;
 
+use blogread_markup::html::{
+    AttributePart, TagKind, TextState, bogus_comment_end, comment_end, raw_end_tag, script_end_tag,
+    text_state_after,
+};
 use memchr::memmem;
 
 /// What a byte of the body is part of.
@@ -130,28 +138,6 @@ impl Places {
     }
 }
 
-/// The state text after a start tag is read in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TextState {
-    /// Markup and character references.
-    Data,
-    /// Text with character references, up to the element's end tag.
-    Rcdata { element: &'static str },
-    /// Text as is, up to the element's end tag.
-    Rawtext { element: &'static str },
-    /// Script text, whose `<!--` escapes decide which `</script>` ends it.
-    ScriptData,
-    /// Text as is, to the end of the body.
-    Plaintext,
-}
-
-/// Whether a tag opens or closes an element.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TagKind {
-    Start,
-    End,
-}
-
 /// A tag as read: its kind, lower-case name, attributes and where it ends.
 #[derive(Debug, Default)]
 struct Tag {
@@ -165,27 +151,6 @@ struct Tag {
     end: usize,
 }
 
-/// White space between tag parts (a CR counts: the tokenizer's input turns it into a LF).
-fn is_tag_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
-}
-
-/// What ends a tag name in the raw-text end-tag and script-escape states.
-fn ends_tag_name(b: u8) -> bool {
-    is_tag_space(b) || b == b'/' || b == b'>'
-}
-
-/// Where the run of ASCII letters that starts at `from` ends.
-fn letters_end(bytes: &[u8], from: usize) -> usize {
-    from + bytes.get(from..).map_or(0, |rest| {
-        rest.iter().take_while(|b| b.is_ascii_alphabetic()).count()
-    })
-}
-
-static DOUBLE_DASH: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new(b"--"));
-static END_TAG_OPEN: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new(b"</"));
 static CDATA_END: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"]]>"));
 
 /// The reader: the tokenizer's states, the spans found so far and the tree builder's part.
@@ -262,7 +227,7 @@ impl Reader<'_> {
             Some(b'!') => {
                 let from = after + 1;
                 let end = if bytes.get(from..from + 2) == Some(b"--") {
-                    let end = comment_end(bytes, from + 2);
+                    let end = comment_end(bytes, from + 2).unwrap_or(len);
                     self.push(lt, end, Place::Comment);
                     end
                 } else if bytes
@@ -361,257 +326,27 @@ impl Reader<'_> {
 
 /// Just after the first `>` from `from` on (the end of a doctype or bogus comment), or the end.
 fn first_gt(bytes: &[u8], from: usize) -> usize {
-    let from = from.min(bytes.len());
-    memchr::memchr(b'>', &bytes[from..]).map_or(bytes.len(), |at| from + at + 1)
-}
-
-/// The end of a comment whose text starts at `from` (just after `<!--`). It ends at `<!-->` or
-/// `<!--->`, or else at the first `-->` or `--!>`: in every comment state two dashes in a row
-/// lead to the comment end state, where `>` (or `!>`) ends the comment. Runs to the end of the
-/// body otherwise.
-fn comment_end(bytes: &[u8], from: usize) -> usize {
-    match bytes.get(from..) {
-        Some([b'>', ..]) => return from + 1,
-        Some([b'-', b'>', ..]) => return from + 2,
-        _ => {}
-    }
-    let mut at = from;
-    while let Some(dashes) = DOUBLE_DASH.find(&bytes[at.min(bytes.len())..]) {
-        let after = at + dashes + 2;
-        match bytes.get(after..) {
-            Some([b'>', ..]) => return after + 1,
-            Some([b'!', b'>', ..]) => return after + 2,
-            _ => at = at + dashes + 1,
-        }
-    }
-    bytes.len()
-}
-
-/// The tokenizer's states inside a tag, after its name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum AttributeState {
-    BeforeName,
-    Name,
-    AfterName,
-    BeforeValue,
-    Unquoted,
-    AfterQuoted,
-    SelfClosing,
+    bogus_comment_end(bytes, from).unwrap_or(bytes.len())
 }
 
 /// Reads a tag whose name starts at `name_start`: its name, attributes and end. `None` when the
 /// body ends inside it.
 fn read_tag(bytes: &[u8], name_start: usize) -> Option<Tag> {
-    use AttributeState::*;
     let mut tag = Tag::default();
-    let mut at = name_start;
-    let mut state = loop {
-        match *bytes.get(at)? {
-            b'>' => {
-                tag.name_end = at;
-                tag.end = at + 1;
-                return Some(tag);
-            }
-            b'/' => break SelfClosing,
-            b if is_tag_space(b) => break BeforeName,
-            b => tag.name.push(b.to_ascii_lowercase()),
-        }
-        at += 1;
-    };
-    tag.name_end = at;
-    at += 1;
-    // The start of the attribute name or unquoted value being read.
-    let mut open = 0;
-    loop {
-        let b = *bytes.get(at)?;
-        let here = at;
-        at += 1;
-        state = match (state, b) {
-            (BeforeValue, quote @ (b'"' | b'\'')) => {
-                let close = at + memchr::memchr(quote, &bytes[at..])?;
-                if let Some(last) = tag.attributes.last_mut() {
-                    last.1 = Some(at..close);
-                }
-                at = close + 1;
-                AfterQuoted
-            }
-            (Unquoted, b) if b == b'>' || is_tag_space(b) => {
-                if let Some(last) = tag.attributes.last_mut() {
-                    last.1 = Some(open..here);
-                }
-                if b == b'>' {
-                    tag.end = at;
-                    return Some(tag);
-                }
-                BeforeName
-            }
-            (Name, b) if b == b'>' || b == b'/' || b == b'=' || is_tag_space(b) => {
-                tag.attributes.push((open..here, None));
-                match b {
-                    b'>' => {
-                        tag.end = at;
-                        return Some(tag);
-                    }
-                    b'/' => SelfClosing,
-                    b'=' => BeforeValue,
-                    _ => AfterName,
+    let attributes = &mut tag.attributes;
+    let end =
+        blogread_markup::html::read_tag(bytes, name_start, &mut tag.name, |part| match part {
+            AttributePart::Name(name) => attributes.push((name, None)),
+            AttributePart::Value(value) => {
+                if let Some(last) = attributes.last_mut() {
+                    last.1 = Some(value);
                 }
             }
-            (_, b'>') => {
-                tag.self_closing = state == SelfClosing;
-                tag.end = at;
-                return Some(tag);
-            }
-            (BeforeName | AfterName | BeforeValue, b) if is_tag_space(b) => state,
-            (AfterQuoted | SelfClosing, b) if is_tag_space(b) => BeforeName,
-            (BeforeValue, _) => {
-                open = here;
-                Unquoted
-            }
-            (Unquoted | Name, _) => state,
-            (AfterName, b'=') => BeforeValue,
-            (BeforeName | AfterName | AfterQuoted | SelfClosing, b'/') => SelfClosing,
-            // Any other byte, `=` included, starts a name (after a quoted value or a `/`, the
-            // tokenizer reads it again in the before-name state, which does so).
-            (BeforeName | AfterName | AfterQuoted | SelfClosing, _) => {
-                open = here;
-                Name
-            }
-        };
-    }
-}
-
-/// The first `</element` (any case) followed by white space, `/` or `>` from `from` on: the
-/// offset of its `<`. Anything else that starts with `</` is text.
-fn raw_end_tag(bytes: &[u8], from: usize, element: &[u8]) -> Option<usize> {
-    let mut at = from;
-    loop {
-        let lt = at + END_TAG_OPEN.find(&bytes[at..])?;
-        let name_start = lt + 2;
-        let name_end = name_start + element.len();
-        if bytes
-            .get(name_start..name_end)
-            .is_some_and(|name| name.eq_ignore_ascii_case(element))
-            && bytes.get(name_end).copied().is_some_and(ends_tag_name)
-        {
-            return Some(lt);
-        }
-        at = lt + 1;
-    }
-}
-
-/// Whether the `/` at `slash` starts `/script` (any case) followed by white space, `/` or `>`.
-fn is_script_end_tag_at(bytes: &[u8], slash: usize) -> bool {
-    let name_end = slash + 1 + b"script".len();
-    bytes
-        .get(slash + 1..name_end)
-        .is_some_and(|name| name.eq_ignore_ascii_case(b"script"))
-        && bytes.get(name_end).copied().is_some_and(ends_tag_name)
-}
-
-/// The script data states, with their `<!--` escapes.
-#[derive(Debug, Clone, Copy)]
-enum Script {
-    Data,
-    LessThan,
-    EscapeStart,
-    EscapeStartDash,
-    Escaped,
-    EscapedDash,
-    EscapedDashDash,
-    EscapedLessThan,
-    DoubleEscaped,
-    DoubleEscapedDash,
-    DoubleEscapedDashDash,
-    DoubleEscapedLessThan,
-}
-
-/// The `<` of the end tag that ends script text starting at `from`. Follows the tokenizer's
-/// script data states, so a `</script>` inside `<!--<script>` ... `-->` does not end the script.
-fn script_end_tag(bytes: &[u8], from: usize) -> Option<usize> {
-    use Script::*;
-    let mut state = Data;
-    let mut at = from;
-    loop {
-        if let Data = state {
-            at += memchr::memchr(b'<', bytes.get(at..)?)? + 1;
-            state = LessThan;
-        }
-        let b = *bytes.get(at)?;
-        // Where reading goes on: past `b`, unless `b` is read again in the next state.
-        let mut next = at + 1;
-        state = match (state, b) {
-            (Data, b'<') => LessThan,
-            (Data, _) => Data,
-            (LessThan | EscapedLessThan, b'/') => {
-                if is_script_end_tag_at(bytes, at) {
-                    return Some(at - 1);
-                }
-                // `</` and the letters after it are text; the next byte is read again.
-                next = letters_end(bytes, at + 1);
-                if let LessThan = state { Data } else { Escaped }
-            }
-            (LessThan, b'!') => EscapeStart,
-            (EscapeStart, b'-') => EscapeStartDash,
-            (EscapeStartDash, b'-') => EscapedDashDash,
-            (LessThan | EscapeStart | EscapeStartDash, _) => {
-                next = at;
-                Data
-            }
-            (EscapedLessThan, b) if b.is_ascii_alphabetic() => {
-                // `<script` then white space, `/` or `>` starts a double escape; other letters
-                // are text.
-                let end = letters_end(bytes, at);
-                if ends_tag_name(*bytes.get(end)?) {
-                    next = end + 1;
-                    if bytes[at..end].eq_ignore_ascii_case(b"script") {
-                        DoubleEscaped
-                    } else {
-                        Escaped
-                    }
-                } else {
-                    next = end;
-                    Escaped
-                }
-            }
-            (EscapedLessThan, _) => {
-                next = at;
-                Escaped
-            }
-            (Escaped | EscapedDash | EscapedDashDash, b'<') => EscapedLessThan,
-            (EscapedDashDash, b'>') => Data,
-            (EscapedDash | EscapedDashDash, b'-') => EscapedDashDash,
-            (Escaped, b'-') => EscapedDash,
-            (Escaped | EscapedDash | EscapedDashDash, _) => Escaped,
-            (DoubleEscapedLessThan, b'/') => {
-                // `</script` then white space, `/` or `>` ends the double escape.
-                let end = letters_end(bytes, at + 1);
-                if ends_tag_name(*bytes.get(end)?) {
-                    next = end + 1;
-                    if bytes[at + 1..end].eq_ignore_ascii_case(b"script") {
-                        Escaped
-                    } else {
-                        DoubleEscaped
-                    }
-                } else {
-                    next = end;
-                    DoubleEscaped
-                }
-            }
-            (DoubleEscapedLessThan, _) => {
-                next = at;
-                DoubleEscaped
-            }
-            (DoubleEscaped | DoubleEscapedDash | DoubleEscapedDashDash, b'<') => {
-                DoubleEscapedLessThan
-            }
-            (DoubleEscapedDashDash, b'>') => Data,
-            (DoubleEscapedDash | DoubleEscapedDashDash, b'-') => DoubleEscapedDashDash,
-            (DoubleEscaped, b'-') => DoubleEscapedDash,
-            (DoubleEscaped | DoubleEscapedDash | DoubleEscapedDashDash, _) => DoubleEscaped,
-        };
-        at = next;
-    }
+        })?;
+    tag.self_closing = end.self_closing;
+    tag.name_end = end.name_end;
+    tag.end = end.end;
+    Some(tag)
 }
 
 /// The namespace of an element.
@@ -746,30 +481,6 @@ impl Tree {
                 self.open.pop();
             }
         }
-    }
-}
-
-/// The state the tokenizer reads the text after this HTML start tag in (scripting enabled, as
-/// in a browser running scripts: `<noscript>` holds raw text).
-fn text_state_after(name: &[u8]) -> TextState {
-    match name {
-        b"script" => TextState::ScriptData,
-        b"style" => TextState::Rawtext { element: "style" },
-        b"noscript" => TextState::Rawtext {
-            element: "noscript",
-        },
-        b"xmp" => TextState::Rawtext { element: "xmp" },
-        b"iframe" => TextState::Rawtext { element: "iframe" },
-        b"noembed" => TextState::Rawtext { element: "noembed" },
-        b"noframes" => TextState::Rawtext {
-            element: "noframes",
-        },
-        b"textarea" => TextState::Rcdata {
-            element: "textarea",
-        },
-        b"title" => TextState::Rcdata { element: "title" },
-        b"plaintext" => TextState::Plaintext,
-        _ => TextState::Data,
     }
 }
 
