@@ -13,7 +13,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{ExportError, Format, FullRead, Manifest, io_err};
+use super::Manifest;
+use super::types::{ExportError, Format, FullRead, io_err};
 use crate::ChangeCursor;
 
 const VERSION: u32 = 1;

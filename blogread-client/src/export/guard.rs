@@ -17,7 +17,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{ExportError, io_err};
+use super::types::{ExportError, io_err};
 
 /// Fails with [`ExportError::Symlink`] if any existing part of `out/<rel>` below `out` is a
 /// symbolic link (`rel` has `/` between parts). Parts that do not exist yet are fine.

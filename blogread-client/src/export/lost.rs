@@ -13,9 +13,8 @@
 
 use std::path::Path;
 
-use super::Format;
-use super::render::parse_file_path;
-use super::{ExportError, guard, io_err};
+use super::guard;
+use super::types::{ExportError, Format, io_err, parse_file_path};
 use crate::slug::is_valid_slug;
 
 /// The most bytes of a file read to tell whether an export wrote it: the markers come

@@ -5,10 +5,12 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use serde::{Deserialize, Serialize};
 
+pub use super::types::ManifestError;
+use super::types::parse_file_path;
 use crate::client::KeyStamp;
 
 const VERSION: u32 = 1;
@@ -31,28 +33,6 @@ pub struct Manifest {
     pub version: u32,
     /// The files, by path relative to the output folder, with the slug each holds.
     pub files: BTreeMap<String, String>,
-}
-
-/// A manifest that cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ManifestError {
-    /// Reading or writing it failed.
-    #[error("manifest {path}: {source}")]
-    Io {
-        /// The manifest's path.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: io::Error,
-    },
-    /// It is not a manifest this version understands (so nothing is deleted on its word).
-    #[error("manifest {path} is not a blogread manifest of version 1: {reason}")]
-    Invalid {
-        /// The manifest's path.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
 }
 
 impl Manifest {
@@ -177,7 +157,7 @@ fn refuse_link(path: &Path) -> Result<(), ManifestError> {
 /// of the current export, so that switching formats on one output folder still removes the
 /// files of the earlier format.
 pub fn is_export_file(path: &str) -> bool {
-    super::render::parse_file_path(path).is_some_and(|(_, slug)| crate::slug::is_valid_slug(slug))
+    parse_file_path(path).is_some_and(|(_, slug)| crate::slug::is_valid_slug(slug))
 }
 
 /// A relative path of normal components only (no `..`, no root, no prefix, not empty). A
@@ -298,7 +278,7 @@ mod tests {
                 let path = crate::export::render::file_path(format, slug);
                 assert!(is_export_file(&path), "{path}");
                 assert_eq!(
-                    crate::export::render::parse_file_path(&path),
+                    crate::export::types::parse_file_path(&path),
                     Some((format, slug)),
                     "{path}"
                 );

@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::render::{Inexact, file_path, redirect_page, try_render_file};
-use super::{ExportError, Format, Manifest, guard};
+use super::types::{ExportError, Format};
+use super::{Manifest, guard};
 use crate::BlogDetail;
 
 /// The output folder to be, and what stops some of it from being written.

@@ -6,8 +6,9 @@ use serde::Serialize;
 
 use crate::types::BlogDetail;
 
-use super::Format;
 use super::body::{self, Finding};
+use super::types::Format;
+pub use super::types::{Inexact, RenderError};
 
 /// The file for `blog`: its path relative to the output folder and its text.
 ///
@@ -65,67 +66,6 @@ pub struct Rendered {
     /// What in the body the generator cannot show exactly (empty for plain HTML, and for
     /// almost every post).
     pub inexact: Vec<Inexact>,
-}
-
-/// Text in a post's body that the generator cannot show exactly as the API returns it (for
-/// example `{% end %}` inside a `<script>`, which stops Zola's build as it is, and which a
-/// character reference cannot stand for there). The export writes the file so that the site
-/// still builds, with that text changed as [`message`](Self::message) says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Inexact {
-    /// The post.
-    pub slug: String,
-    /// The line of the body the text is on (from 1).
-    pub line: usize,
-    /// The text, where it is, why the generator cannot show it and what was written instead.
-    pub message: String,
-}
-
-impl std::fmt::Display for Inexact {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "post `{}`, line {} of its body: {}",
-            self.slug, self.line, self.message
-        )
-    }
-}
-
-/// A value of a post that no content file can hold as the API gave it. The export stops
-/// before it writes anything; the post must be corrected on the server.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RenderError {
-    /// A date outside the years 0000 to 9999: RFC 3339 (what the API documents, and what
-    /// every format writes) and TOML front matter have four-digit years only.
-    #[error(
-        "post `{slug}`: {field} {value} is outside the years 0000 to 9999, the only ones RFC 3339 \
-         dates and Zola's and Hugo's TOML front matter can hold; correct the post's date on the \
-         server, then export again"
-    )]
-    DateOutOfRange {
-        /// The post's slug.
-        slug: String,
-        /// The field (`published_at`, `updated_at`).
-        field: &'static str,
-        /// The date as the server sent it (in chrono's extended form, `+10000-01-01T00:00:00Z`).
-        value: String,
-    },
-    /// For Zola and Hugo: a number above TOML's largest integer (2^63 - 1).
-    #[error(
-        "post `{slug}`: {field} {value} is larger than {}, the largest integer Zola's and Hugo's \
-         TOML front matter can hold; the server sent a value no post can have",
-        i64::MAX
-    )]
-    NumberOutOfRange {
-        /// The post's slug.
-        slug: String,
-        /// The field (`word_count`).
-        field: &'static str,
-        /// The value the server sent.
-        value: u64,
-    },
 }
 
 /// [`render_with_aliases`], and what in the body the generator cannot show exactly.
@@ -201,18 +141,6 @@ pub(crate) fn file_path(format: Format, slug: &str) -> String {
         Format::Zola => format!("{slug}.md"),
         Format::Hugo => format!("{slug}.html"),
         Format::Html => format!("{slug}/index.html"),
-    }
-}
-
-/// The inverse of [`file_path`]: the format and slug part of `path` when it has one of the
-/// three shapes, `None` otherwise. The slug part is not checked here (`a/b.md` gives `a/b`).
-pub(crate) fn parse_file_path(path: &str) -> Option<(Format, &str)> {
-    if let Some(slug) = path.strip_suffix("/index.html") {
-        Some((Format::Html, slug))
-    } else if let Some(slug) = path.strip_suffix(".md") {
-        Some((Format::Zola, slug))
-    } else {
-        path.strip_suffix(".html").map(|slug| (Format::Hugo, slug))
     }
 }
 
