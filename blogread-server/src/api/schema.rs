@@ -38,29 +38,36 @@ fn date_time_schema() -> MetaSchema {
     }
 }
 
-impl Type for DateTime {
-    const IS_REQUIRED: bool = true;
-    type RawValueType = Self;
-    type RawElementValueType = Self;
+/// `Type` for a timestamp type: documented inline as a `date-time` string.
+macro_rules! date_time_type {
+    ($ty:ty) => {
+        impl Type for $ty {
+            const IS_REQUIRED: bool = true;
+            type RawValueType = Self;
+            type RawElementValueType = Self;
 
-    fn name() -> Cow<'static, str> {
-        "string_date-time".into()
-    }
+            fn name() -> Cow<'static, str> {
+                "string_date-time".into()
+            }
 
-    fn schema_ref() -> MetaSchemaRef {
-        MetaSchemaRef::Inline(Box::new(date_time_schema()))
-    }
+            fn schema_ref() -> MetaSchemaRef {
+                MetaSchemaRef::Inline(Box::new(date_time_schema()))
+            }
 
-    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
-        Some(self)
-    }
+            fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+                Some(self)
+            }
 
-    fn raw_element_iter<'a>(
-        &'a self,
-    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
-        Box::new(self.as_raw_value().into_iter())
-    }
+            fn raw_element_iter<'a>(
+                &'a self,
+            ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+                Box::new(self.as_raw_value().into_iter())
+            }
+        }
+    };
 }
+
+date_time_type!(DateTime);
 
 impl ToJSON for DateTime {
     fn to_json(&self) -> Option<Value> {
@@ -103,29 +110,7 @@ impl DateTimeText {
     }
 }
 
-impl Type for DateTimeText {
-    const IS_REQUIRED: bool = true;
-    type RawValueType = Self;
-    type RawElementValueType = Self;
-
-    fn name() -> Cow<'static, str> {
-        "string_date-time".into()
-    }
-
-    fn schema_ref() -> MetaSchemaRef {
-        MetaSchemaRef::Inline(Box::new(date_time_schema()))
-    }
-
-    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
-        Some(self)
-    }
-
-    fn raw_element_iter<'a>(
-        &'a self,
-    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
-        Box::new(self.as_raw_value().into_iter())
-    }
-}
+date_time_type!(DateTimeText);
 
 impl ParseFromJSON for DateTimeText {
     fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
