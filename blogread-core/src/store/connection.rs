@@ -36,6 +36,37 @@ pub(crate) struct Transactions {
     pub(crate) probe: Option<&'static str>,
 }
 
+/// A connection that runs queries, as sqlx's executor: every sqlx database's connection is
+/// one. Generic code asks `DB::Connection: Run` and runs a query on `conn.run()`, so that
+/// sqlx's higher-ranked bound (a borrow of the connection, for any lifetime, is an executor)
+/// is written here once instead of on every generic block of the stores.
+pub(crate) trait Run: sqlx::Connection {
+    /// The executor a borrow of the connection is.
+    type On<'c>: Executor<'c, Database = Self::Database>
+    where
+        Self: 'c;
+
+    /// The connection as an executor, for one query.
+    fn run(&mut self) -> Self::On<'_>;
+}
+
+/// `Run` for each backend's connection type: a borrow of it is the executor.
+macro_rules! runs_itself {
+    ($connection:ty) => {
+        impl Run for $connection {
+            type On<'c> = &'c mut $connection;
+
+            fn run(&mut self) -> &mut $connection {
+                self
+            }
+        }
+    };
+}
+#[cfg(feature = "sqlite")]
+runs_itself!(sqlx::SqliteConnection);
+#[cfg(feature = "postgres")]
+runs_itself!(sqlx::PgConnection);
+
 /// A pool whose connections are closed, not reused, after a query on them fails. Queries run
 /// on `&ClosingPool` as on `&Pool` (it is a sqlx [`Executor`]); rows are read whole before
 /// they are handed over (every caller collects them anyway), so the connection's fate is known
@@ -77,7 +108,7 @@ fn or_close<DB: Database, T>(
 impl<'p, DB> Executor<'p> for &'_ ClosingPool<DB>
 where
     DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    DB::Connection: Run,
 {
     type Database = DB;
 
@@ -92,7 +123,7 @@ where
         let all = async move {
             let mut conn = pool.acquire().await?;
             let result: std::result::Result<Vec<_>, _> =
-                (&mut *conn).fetch_many(query).try_collect().await;
+                conn.run().fetch_many(query).try_collect().await;
             or_close(&mut conn, result)
         };
         Box::pin(
@@ -112,7 +143,7 @@ where
         let pool = self.0.clone();
         Box::pin(async move {
             let mut conn = pool.acquire().await?;
-            let result = (&mut *conn).fetch_optional(query).await;
+            let result = conn.run().fetch_optional(query).await;
             or_close(&mut conn, result)
         })
     }
@@ -128,7 +159,7 @@ where
         let pool = self.0.clone();
         Box::pin(async move {
             let mut conn = pool.acquire().await?;
-            let result = (&mut *conn).prepare_with(sql, parameters).await;
+            let result = conn.run().prepare_with(sql, parameters).await;
             or_close(&mut conn, result)
         })
     }
@@ -140,7 +171,7 @@ where
         let pool = self.0.clone();
         Box::pin(async move {
             let mut conn = pool.acquire().await?;
-            let result = (&mut *conn).describe(sql).await;
+            let result = conn.run().describe(sql).await;
             or_close(&mut conn, result)
         })
     }
@@ -156,7 +187,7 @@ pub(crate) struct WriteTx<DB: Database> {
 impl<DB> WriteTx<DB>
 where
     DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    DB::Connection: Run,
 {
     /// Takes a connection from `pool` and starts a write transaction on it.
     pub(crate) async fn begin(
@@ -164,7 +195,7 @@ where
         transactions: &'static Transactions,
     ) -> Result<Self> {
         let mut conn = pool.acquire().await.map_err(classify)?;
-        match sqlx::raw_sql(transactions.begin).execute(&mut *conn).await {
+        match sqlx::raw_sql(transactions.begin).execute(conn.run()).await {
             Ok(_) => Ok(Self {
                 conn: Some(conn),
                 transactions,
@@ -182,7 +213,7 @@ where
     pub(crate) async fn finish<T>(mut self, result: Result<T>) -> Result<T> {
         let mut conn = self.conn.take().expect("a transaction is finished once");
         match result {
-            Ok(value) => match sqlx::raw_sql("COMMIT").execute(&mut *conn).await {
+            Ok(value) => match sqlx::raw_sql("COMMIT").execute(conn.run()).await {
                 Ok(_) => {
                     faults::write_succeeded();
                     Ok(value)
@@ -202,11 +233,11 @@ where
     /// Rolls back whatever is left of a transaction and returns the connection to its pool only
     /// if it is proven outside any transaction; closes it otherwise.
     async fn recover(mut conn: PoolConnection<DB>, transactions: &Transactions) {
-        if sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await.is_ok() {
+        if sqlx::raw_sql("ROLLBACK").execute(conn.run()).await.is_ok() {
             return;
         }
         if let Some(probe) = transactions.probe
-            && sqlx::raw_sql(probe).execute(&mut *conn).await.is_ok()
+            && sqlx::raw_sql(probe).execute(conn.run()).await.is_ok()
         {
             return;
         }
@@ -241,9 +272,9 @@ impl<DB: Database> DerefMut for WriteTx<DB> {
 /// Cases both backends' tests run.
 #[cfg(all(test, any(feature = "sqlite", feature = "postgres")))]
 mod cases {
-    use sqlx::{Database, Executor, Pool};
+    use sqlx::{Database, Pool};
 
-    use super::{Transactions, WriteTx};
+    use super::{Run, Transactions, WriteTx};
 
     /// A parent table and a child table whose foreign key is checked at COMMIT.
     pub(super) const SCHEMA: &str = "CREATE TABLE parent (id INTEGER PRIMARY KEY); \
@@ -257,12 +288,15 @@ mod cases {
         transactions: &'static Transactions,
     ) where
         DB: Database,
-        for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+        DB::Connection: Run,
     {
-        sqlx::raw_sql(SCHEMA).execute(pool).await.expect("schema");
+        sqlx::raw_sql(SCHEMA)
+            .execute(pool.acquire().await.expect("a connection").run())
+            .await
+            .expect("schema");
         let mut tx = WriteTx::begin(pool, transactions).await.expect("begins");
         sqlx::raw_sql("INSERT INTO child (id, parent) VALUES (1, 42)")
-            .execute(&mut *tx)
+            .execute(tx.run())
             .await
             .expect("a deferred key is checked at COMMIT, not now");
         tx.finish(Ok(()))
@@ -273,13 +307,13 @@ mod cases {
             .await
             .expect("the connection is clean: a new transaction starts");
         sqlx::raw_sql("INSERT INTO parent (id) VALUES (1)")
-            .execute(&mut *tx)
+            .execute(tx.run())
             .await
             .expect("insert");
         tx.finish(Ok(())).await.expect("commits");
         let rows = |sql| async move {
             sqlx::raw_sql(sql)
-                .fetch_all(pool)
+                .fetch_all(pool.acquire().await.expect("a connection").run())
                 .await
                 .expect("select")
                 .len()
@@ -298,7 +332,7 @@ mod sqlite_tests {
     use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
     use sqlx::{Pool, Sqlite};
 
-    use super::{ClosingPool, Transactions, WriteTx};
+    use super::{ClosingPool, Run, Transactions, WriteTx};
 
     static TRANSACTIONS: Transactions = Transactions {
         begin: "BEGIN IMMEDIATE",
@@ -363,7 +397,7 @@ mod sqlite_tests {
         }
         let mut tx = WriteTx::begin(&pool, &TRANSACTIONS).await.unwrap();
         sqlx::query("INSERT INTO parent (id) VALUES (1)")
-            .execute(&mut *tx)
+            .execute(tx.run())
             .await
             .unwrap();
         tx.finish(Ok(()))
@@ -374,7 +408,7 @@ mod sqlite_tests {
             .await
             .expect("a new transaction starts");
         sqlx::query("INSERT INTO parent (id) VALUES (2)")
-            .execute(&mut *tx)
+            .execute(tx.run())
             .await
             .unwrap();
         tx.finish(Ok(())).await.expect("commits");
@@ -390,7 +424,7 @@ mod sqlite_tests {
         let (pool, _dir) = one_connection().await;
         let mut tx = WriteTx::begin(&pool, &TRANSACTIONS).await.unwrap();
         sqlx::query("INSERT INTO parent (id) VALUES (1)")
-            .execute(&mut *tx)
+            .execute(tx.run())
             .await
             .unwrap();
         drop(tx);

@@ -11,7 +11,7 @@ use super::quick::QuickRow;
 use super::values::Bind;
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::Result;
-use crate::store::connection::{ClosingPool, Transactions};
+use crate::store::connection::{ClosingPool, Run, Transactions};
 
 /// A SQL backend's dialect: its database, how its write transactions start and lock a blog,
 /// and the reads it answers in its own way. Everything else (every other statement, the
@@ -21,8 +21,8 @@ use crate::store::connection::{ClosingPool, Transactions};
 /// An implementation holds the backend's own state for these reads (SQLite: the read-only
 /// connections of the key check; PostgreSQL: the key check batcher).
 pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
-    /// The sqlx database.
-    type Db: Database;
+    /// The sqlx database, whose connections run queries (see [`Run`]).
+    type Db: Database<Connection: Run>;
 
     /// How a write transaction starts (SQLite: `BEGIN IMMEDIATE`, taking the write lock
     /// first; PostgreSQL: `BEGIN`) and how a connection is proven clean after a failed one.

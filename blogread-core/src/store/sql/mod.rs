@@ -4,8 +4,16 @@
 //! - `dialect.rs`: the [`SqlDialect`] trait: how a write transaction starts and locks a blog
 //!   (SQLite: `BEGIN IMMEDIATE` on the one writer connection; PostgreSQL: `BEGIN` plus
 //!   `SELECT … FOR UPDATE`), the public key check, and the titles and sitemap look-ups.
-//! - `store.rs`: [`SqlStore`], every `Store` operation; each backend's store is a
-//!   `SqlStore` of its dialect (`SqliteStore`, `PostgresStore`).
+//! - `store.rs`: [`SqlStore`], its shared helpers, the `sql_impl!` statement of what the
+//!   code needs of a database, and the `Store` implementation, a table of contents that
+//!   calls the rooms; each backend's store is a `SqlStore` of its dialect (`SqliteStore`,
+//!   `PostgresStore`).
+//! - the rooms, one topic each: `projects.rs`, `credentials.rs` (public key, agent keys,
+//!   admin tokens, admin sessions), `posts.rs` (writes, management reads, go-live),
+//!   `public.rs` (public reads and paging), `changes.rs` (changes feed, stamps, prune),
+//!   `firings.rs` (deploy hook, deliveries, firings), `links.rs` (links report, placeholder
+//!   index), `startup.rs` (data upgrades and the restored epoch).
+//! - `post_columns.rs`: a post's columns described once, and the writes built from them.
 //! - `queries.rs`: the SQL text, the same on both backends (SQLite accepts PostgreSQL's `$N`
 //!   parameters), and the helpers that bind values.
 //! - `values.rs`: the id column type ([`DbId`]), the one bound a bound or read value needs
@@ -19,13 +27,22 @@
 //! The conflict messages and the content-version rule are not here: they live in
 //! [`crate::store::rules`], for every backend.
 
+mod changes;
+mod credentials;
 mod dialect;
 mod errors;
+mod firings;
+mod links;
 mod links_report;
 mod page_index;
+mod post_columns;
+mod posts;
+mod projects;
+mod public;
 mod queries;
 mod quick;
 mod rows;
+mod startup;
 mod store;
 mod values;
 

@@ -7,16 +7,6 @@
 //! between the backends (the row lock of a write, the titles and sitemap look-ups, the key
 //! check) live with their backend's [`SqlDialect`](super::dialect::SqlDialect).
 
-/// The columns of `blogs`, in table order (keep in step with `BlogRow` and `rows::bind_blog`).
-macro_rules! blog_columns {
-    () => {
-        "id, project_id, status, created_at, updated_at, published_at, published_updated_at, \
-         pub_title, pub_slug, pub_excerpt, pub_meta_title, pub_meta_description, \
-         pub_featured_image_url, pub_categories, pub_tags, title, slug, excerpt, meta_title, \
-         meta_description, featured_image_url, categories, tags, pub_content, content"
-    };
-}
-
 /// The key of a published blog for public reads (`KeyRow`): its id and change number, which
 /// the covering indexes of the public reads hold (no body is touched).
 macro_rules! key_columns {
@@ -331,13 +321,6 @@ pub(crate) const DELETE_SESSION: &str = "DELETE FROM admin_sessions WHERE id_has
 
 // ---- blogs: management ----
 
-/// A new blog: `$1..=$25` are its columns in table order (see `rows::bind_blog`).
-pub(crate) const INSERT_BLOG: &str = concat!(
-    "INSERT INTO blogs (",
-    blog_columns!(),
-    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
-     $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
-);
 /// Blog `$1` of project `$2` (a `BlogRow`), its published or scheduled snapshot's fields as
 /// one JSON object built by `$object` (the dialect's JSON object function) and read as text
 /// through `$cast`, with `$tail` after (a lock). The dialects' `SqlDialect::BLOG` and `LOCK_BLOG`.
@@ -360,17 +343,6 @@ macro_rules! blog_query {
     };
 }
 pub(crate) use blog_query;
-/// Writes every column of blog `$1` of project `$2` from its columns in table order (see
-/// `rows::bind_blog`).
-pub(crate) const UPDATE_BLOG: &str = "UPDATE blogs SET status = $3, created_at = $4, \
-     updated_at = $5, published_at = $6, published_updated_at = $7, pub_title = $8, \
-     pub_slug = $9, pub_excerpt = $10, pub_meta_title = $11, \
-     pub_meta_description = $12, pub_featured_image_url = $13, \
-     pub_categories = $14, pub_tags = $15, title = $16, slug = $17, \
-     excerpt = $18, meta_title = $19, meta_description = $20, \
-     featured_image_url = $21, categories = $22, tags = $23, \
-     pub_content = $24, content = $25 \
-     WHERE id = $1 AND project_id = $2";
 /// Sets the link template of blog `$1` to `$2`.
 pub(crate) const PUT_TEMPLATE: &str = "INSERT INTO blog_templates (blog_id, template) \
      VALUES ($1, $2) ON CONFLICT (blog_id) DO UPDATE SET template = excluded.template";

@@ -3,12 +3,11 @@
 //! and the column values of a blog to write.
 
 use serde::Deserialize;
-use sqlx::query::Query;
-use sqlx::{Database, FromRow};
+use sqlx::FromRow;
 use uuid::Uuid;
 
 use super::errors::corrupt;
-use super::values::{DbId, Value};
+use super::values::DbId;
 use crate::domain::{
     AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields,
     BlogId, BlogInput, BlogState, Delivery, DeliveryId, ManagedBlog, Project, ProjectId,
@@ -22,11 +21,6 @@ use crate::store::{PostKey, category_key};
 /// A stored Unix time as a [`Timestamp`]; `what` names the column for the error.
 pub(crate) fn timestamp(what: &'static str, seconds: i64) -> Result<Timestamp> {
     Timestamp::from_unix_seconds(seconds).ok_or_else(|| corrupt(what, seconds))
-}
-
-/// A list column's value: a JSON array of strings.
-fn json_list(list: &[String]) -> String {
-    serde_json::to_string(list).expect("a list of strings serialises")
 }
 
 fn parse_list(what: &'static str, json: &str) -> Result<Vec<String>> {
@@ -222,59 +216,6 @@ impl BlogRow {
             updated_at: timestamp("updated_at", self.updated_at)?,
         })
     }
-}
-
-/// Binds the column values of `blog` to a query whose parameters `$1..=$25` follow the
-/// `blogs` columns in table order (`blog_columns!` in `queries.rs`: [`INSERT_BLOG`],
-/// [`UPDATE_BLOG`]).
-///
-/// [`INSERT_BLOG`]: super::queries::INSERT_BLOG
-/// [`UPDATE_BLOG`]: super::queries::UPDATE_BLOG
-pub(crate) fn bind_blog<'q, DB>(
-    query: Query<'q, DB, DB::Arguments>,
-    blog: &Blog,
-) -> Query<'q, DB, DB::Arguments>
-where
-    DB: Database,
-    DbId: Value<DB>,
-    i64: Value<DB>,
-    Option<i64>: Value<DB>,
-    String: Value<DB>,
-    Option<String>: Value<DB>,
-{
-    let w = &blog.working;
-    let held = blog.state.held_snapshot();
-    let s = held.map(|s| &s.fields);
-    let text = |f: fn(&BlogFields) -> &str| s.map(|fields| f(fields).to_owned());
-    query
-        .bind(DbId::from(blog.id))
-        .bind(DbId::from(blog.project_id))
-        .bind(blog.state.status().as_str().to_owned())
-        .bind(blog.created_at.unix_seconds())
-        .bind(blog.updated_at.unix_seconds())
-        .bind(blog.state.published_at().map(|t| t.unix_seconds()))
-        .bind(held.map(|s| s.updated_at.unix_seconds()))
-        .bind(text(BlogFields::title))
-        .bind(text(|f| f.slug().as_str()))
-        .bind(text(BlogFields::excerpt))
-        .bind(text(BlogFields::meta_title))
-        .bind(text(BlogFields::meta_description))
-        .bind(
-            s.and_then(BlogFields::featured_image_url)
-                .map(str::to_owned),
-        )
-        .bind(s.map(|f| json_list(f.categories())))
-        .bind(s.map(|f| json_list(f.tags())))
-        .bind(w.title().to_owned())
-        .bind(w.slug().as_str().to_owned())
-        .bind(w.excerpt().to_owned())
-        .bind(w.meta_title().to_owned())
-        .bind(w.meta_description().to_owned())
-        .bind(w.featured_image_url().map(str::to_owned))
-        .bind(json_list(w.categories()))
-        .bind(json_list(w.tags()))
-        .bind(text(BlogFields::content))
-        .bind(w.content().to_owned())
 }
 
 /// The derived rows a blog has besides its own: the slugs it holds, while published the

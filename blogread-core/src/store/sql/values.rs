@@ -4,7 +4,7 @@
 //! and a backend's own driver can both bind.
 
 use sqlx::query::QueryAs;
-use sqlx::{Database, Decode, Encode, Type};
+use sqlx::{Database, Decode, Encode, FromRow, Type};
 use uuid::Uuid;
 
 use crate::domain::{AdminTokenId, AgentKeyId, BlogId, DeliveryId, ProjectId};
@@ -17,6 +17,13 @@ pub(crate) trait Value<DB: Database>:
     for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB> + Send
 {
 }
+
+/// A row type the SQL store reads with sqlx from database `DB` (by the blanket impl, every
+/// `FromRow` type that can cross threads): the one statement of the row bound that sqlx's
+/// `query_as` asks, for the store's generic reads.
+pub(crate) trait SqlRow<DB: Database>: for<'r> FromRow<'r, DB::Row> + Send + Unpin {}
+
+impl<DB: Database, R> SqlRow<DB> for R where R: for<'r> FromRow<'r, DB::Row> + Send + Unpin {}
 
 /// The types that are [`Value`]s of database `$db`.
 macro_rules! values_of {
