@@ -3,9 +3,11 @@
 //! which every ETag and cached response depends on, and the count of published blogs).
 //!
 //! The SQL store and the memory store both apply these; no backend words a conflict or
-//! decides a bump on its own.
+//! decides a bump on its own. The same for the changes feed: which cursors read, how many
+//! entries a page holds and where it is cut.
 
-use crate::domain::{Blog, PublishedSnapshot, Slug, Trigger};
+use super::ChangeQuery;
+use crate::domain::{Blog, ChangePosition, PublishedSnapshot, Slug, Trigger};
 use crate::error::Error;
 
 /// A write refused because of something already stored.
@@ -226,5 +228,71 @@ mod tests {
             quiet_flip.bumps_version,
             "a change of publication bumps even without an event"
         );
+    }
+}
+
+/// One entry of a page of the changes feed as the page is cut, before the store reads the
+/// rest of it (an upsert's aliases).
+#[derive(Debug)]
+pub(crate) enum FeedItem<U> {
+    /// A slug lost by change `change`.
+    Delete {
+        /// The change that lost it.
+        change: u64,
+        /// The slug.
+        slug: String,
+    },
+    /// A published post, as the store read it.
+    Upsert(U),
+}
+
+/// Whether a read after `after` answers from a feed of changes `floor..=head`: a cursor
+/// below the floor (its deletions are forgotten) or past the head (another database's)
+/// reads nothing, and the caller answers as its rules say.
+pub(crate) fn feed_reads(after: &ChangePosition, floor: u64, head: u64) -> bool {
+    *after == ChangePosition::Start || (floor..=head).contains(&after.change())
+}
+
+/// The entries a page of the feed holds at most: the query's limit, within 1 to 100.
+pub(crate) fn feed_limit(query: &ChangeQuery) -> usize {
+    query.limit.clamp(1, 100) as usize
+}
+
+/// A page of the feed from the deletes (in change order) and the upserts (in change order,
+/// then by id) after the cursor: merged in feed order (a delete before the upserts of its
+/// change), cut after `feed_limit` entries or after the entry whose bodies bring the page
+/// past the query's byte budget (always at least one entry); `true` with the page when an
+/// entry is left after it.
+pub(crate) fn feed_page<U>(
+    query: &ChangeQuery,
+    deletes: impl IntoIterator<Item = (u64, String)>,
+    upserts: impl IntoIterator<Item = U>,
+    change_of: impl Fn(&U) -> u64,
+    body_len: impl Fn(&U) -> usize,
+) -> (Vec<FeedItem<U>>, bool) {
+    let limit = feed_limit(query);
+    let mut deletes = deletes.into_iter().peekable();
+    let mut upserts = upserts.into_iter().peekable();
+    let mut page = Vec::new();
+    let mut bytes = 0usize;
+    loop {
+        let more = upserts.peek().is_some() || deletes.peek().is_some();
+        if page.len() == limit || (bytes > query.body_budget && more) {
+            return (page, more);
+        }
+        let take_delete = match (deletes.peek(), upserts.peek()) {
+            (None, None) => return (page, false),
+            (Some((deleted, _)), Some(upsert)) => *deleted <= change_of(upsert),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+        };
+        if take_delete {
+            let (change, slug) = deletes.next().expect("peeked");
+            page.push(FeedItem::Delete { change, slug });
+        } else {
+            let upsert = upserts.next().expect("peeked");
+            bytes += body_len(&upsert);
+            page.push(FeedItem::Upsert(upsert));
+        }
     }
 }

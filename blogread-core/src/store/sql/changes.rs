@@ -11,7 +11,7 @@ use super::values::{Bind, DbId};
 use crate::domain::{BlogId, ChangePosition, ProjectId, Timestamp};
 use crate::error::{Error, NotFound, Result};
 use crate::store::connection::{Run, WriteTx};
-use crate::store::rules::{ChangeStamp, VisibleChange};
+use crate::store::rules::{self, ChangeStamp, FeedItem, VisibleChange};
 use crate::store::{ChangeQuery, ChangeRead, StoredChange};
 
 sql_impl! {
@@ -31,14 +31,13 @@ sql_impl! {
                 has_more: false,
             };
             let after = &query.after;
-            let initial = *after == ChangePosition::Start;
-            if !initial && (after.change() < read.floor || after.change() > read.head) {
+            if !rules::feed_reads(after, read.floor, read.head) {
                 return Ok(read);
             }
-            let limit = query.limit.clamp(1, 100) as usize;
+            let limit = rules::feed_limit(query);
             // A change loses at most one slug (a write takes one post's), so a delete's position
             // is its change alone.
-            let deletes: Vec<(i64, String)> = if initial {
+            let deletes: Vec<(i64, String)> = if *after == ChangePosition::Start {
                 Vec::new()
             } else {
                 sqlx::query_as(queries::CHANGE_DELETES)
@@ -50,7 +49,6 @@ sql_impl! {
                     .await
                     .map_err(storage)?
             };
-            let mut deletes = deletes.into_iter().peekable();
             let last_id = DbId(uuid::Uuid::max());
             let (change, id) = match after {
                 ChangePosition::Start => (-1, last_id),
@@ -68,46 +66,37 @@ sql_impl! {
                 Bind::Int(sql_count(limit as u64 + 1)),
             ];
             let rows: Vec<PublishedRow> = self.public_rows(queries::CHANGE_UPSERTS, &binds).await?;
-            let mut upserts = rows.into_iter();
-            let mut next = upserts.next();
-            let mut bytes = 0usize;
+            let (page, has_more) = rules::feed_page(
+                query,
+                deletes.into_iter().map(|(change, slug)| (count(change), slug)),
+                rows,
+                |row| count(row.change_no.unwrap_or_default()),
+                PublishedRow::body_len,
+            );
+            read.has_more = has_more;
             let mut blogs = Vec::new();
-            loop {
-                let more = next.is_some() || deletes.peek().is_some();
-                if read.entries.len() == limit || (bytes > query.body_budget && more) {
-                    read.has_more = more;
-                    break;
-                }
-                let take_delete = match (deletes.peek(), &next) {
-                    (None, None) => break,
-                    (Some((deleted, _)), Some(row)) => Some(*deleted) <= row.change_no,
-                    (Some(_), None) => true,
-                    (None, Some(_)) => false,
-                };
-                if take_delete {
-                    let (change, slug) = deletes.next().expect("peeked");
-                    read.entries.push((
+            for item in page {
+                match item {
+                    FeedItem::Delete { change, slug } => read.entries.push((
                         ChangePosition::Delete {
-                            change: count(change),
+                            change,
                             slug: slug.clone(),
                         },
                         StoredChange::Delete(slug),
-                    ));
-                    continue;
+                    )),
+                    FeedItem::Upsert(row) => {
+                        let change = count(row.change_no.unwrap_or_default());
+                        let blog = row.into_published()?;
+                        read.entries.push((
+                            ChangePosition::Upsert {
+                                change,
+                                id: blog.id,
+                            },
+                            StoredChange::Delete(String::new()),
+                        ));
+                        blogs.push((read.entries.len() - 1, blog));
+                    }
                 }
-                let row = next.take().expect("matched");
-                bytes += row.body_len();
-                let change = count(row.change_no.unwrap_or_default());
-                let blog = row.into_published()?;
-                read.entries.push((
-                    ChangePosition::Upsert {
-                        change,
-                        id: blog.id,
-                    },
-                    StoredChange::Delete(String::new()),
-                ));
-                blogs.push((read.entries.len() - 1, blog));
-                next = upserts.next();
             }
             if blogs.is_empty() {
                 return Ok(read);
