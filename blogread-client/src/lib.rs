@@ -11,7 +11,8 @@
 //! let key = std::env::var("BLOGREAD_API_KEY").expect("set BLOGREAD_API_KEY");
 //! let client = blogread_client::Client::new("https://blog.example.com", key)?;
 //! for blog in client.all_blogs_with_content().await? {
-//!     println!("{} -> /blog/{}/ ({} bytes)", blog.title, blog.slug, blog.content.unwrap_or_default().len());
+//!     let bytes = blog.content.as_deref().map_or(0, str::len);
+//!     println!("{} -> /blog/{}/ ({bytes} bytes)", blog.title, blog.slug);
 //! }
 //! # Ok(()) }
 //! ```

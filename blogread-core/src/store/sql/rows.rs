@@ -10,8 +10,8 @@ use super::errors::corrupt;
 use super::values::DbId;
 use crate::domain::{
     AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields,
-    BlogId, BlogInput, BlogState, Delivery, DeliveryId, ManagedBlog, Project, ProjectId,
-    ProjectName, PublicKey, PublicProject, PublishedBlog, PublishedSnapshot, SecretHash,
+    BlogId, BlogInput, BlogState, BlogStatus, Delivery, DeliveryId, ManagedBlog, Project,
+    ProjectId, ProjectName, PublicKey, PublicProject, PublishedBlog, PublishedSnapshot, SecretHash,
     SessionCredential, SiteUrl, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
@@ -172,15 +172,19 @@ impl BlogRow {
     /// The domain blog, its fields checked again.
     pub(crate) fn into_blog(self) -> Result<Blog> {
         let working = self.working.into_fields(Some(self.content), "blog")?;
-        let state = match self.status.as_str() {
-            "draft" => BlogState::Draft,
-            "unpublished" => BlogState::Unpublished {
+        let status: BlogStatus = self
+            .status
+            .parse()
+            .map_err(|_| corrupt("blog status", &self.status))?;
+        let state = match status {
+            BlogStatus::Draft => BlogState::Draft,
+            BlogStatus::Unpublished => BlogState::Unpublished {
                 published_at: timestamp(
                     "published_at",
                     required(self.published_at, "published_at")?,
                 )?,
             },
-            "published" | "scheduled" => {
+            BlogStatus::Published | BlogStatus::Scheduled => {
                 let snapshot: FieldsRow =
                     serde_json::from_str(&required(self.snapshot, "pub_slug")?)
                         .map_err(|e| corrupt("published snapshot", e))?;
@@ -199,13 +203,12 @@ impl BlogRow {
                         required(self.published_updated_at, "published_updated_at")?,
                     )?,
                 });
-                if self.status == "published" {
+                if status == BlogStatus::Published {
                     BlogState::Published(snapshot)
                 } else {
                     BlogState::Scheduled(snapshot)
                 }
             }
-            other => return Err(corrupt("blog status", other)),
         };
         Ok(Blog {
             id: BlogId::from_uuid(self.id.0),
