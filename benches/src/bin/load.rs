@@ -4,6 +4,7 @@
 //! requests per second, p50/p99 latency, the server's peak memory and CPU per request, and the
 //! ratio blogread / floor. Run it with `benches/run-load` (see `benches/README.md`).
 
+#[path = "load/report.rs"]
 mod report;
 
 use std::io::{BufRead, BufReader, Write};
