@@ -7,12 +7,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use reqwest::Url;
-use reqwest::header::{ACCEPT, AUTHORIZATION, ETAG, HeaderValue, IF_NONE_MATCH, USER_AGENT};
+use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderValue, IF_NONE_MATCH, USER_AGENT};
 use serde::de::DeserializeOwned;
 
 use crate::cache::{CacheStats, EtagCache};
 use crate::changes::{ChangeCursor, ChangePage, Changes};
 use crate::error::{Error, Result, UrlKind};
+use crate::exchange::{AbortOnDrop, Answer, Failed, exchange};
 use crate::retry::{self, RetryEvent, RetryPolicy};
 use crate::runtime::IoRuntime;
 use crate::types::{
@@ -770,83 +771,6 @@ impl Client {
             ))),
         }
     }
-}
-
-/// The most bytes of an error answer's body read: its `detail` is all the client uses (and
-/// shows at most 200 characters of).
-const ERROR_BODY_BYTES: u64 = 64 * 1024;
-
-/// Why an exchange gave no answer.
-enum Failed {
-    /// The request or the answer failed on the way (retried when
-    /// [`retry::is_retryable_transport`] says so).
-    Http(reqwest::Error),
-    /// The answer's body is longer than the client's cap: declared so, or found so while
-    /// reading.
-    TooLarge {
-        /// The `Content-Length` the answer declared, if any.
-        declared: Option<u64>,
-    },
-}
-
-/// Sends `request` and reads the answer: a success's whole body, at most `max` bytes of it
-/// (read chunk by chunk, so a longer body is never held whole, with or without a
-/// `Content-Length`), or the first [`ERROR_BODY_BYTES`] of an error's.
-async fn exchange(request: reqwest::RequestBuilder, max: u64) -> Result<Answer, Failed> {
-    let mut response = request.send().await.map_err(Failed::Http)?;
-    let status = response.status().as_u16();
-    let retry_after = retry::retry_after(response.headers());
-    let etag = response
-        .headers()
-        .get(ETAG)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let success = matches!(status, 200 | 304);
-    let declared = response.content_length();
-    if success && declared.is_some_and(|n| n > max) {
-        return Err(Failed::TooLarge { declared });
-    }
-    let keep = if success {
-        max
-    } else {
-        max.min(ERROR_BODY_BYTES)
-    };
-    let capacity = declared.unwrap_or(0).min(keep).min(1024 * 1024);
-    let mut body = Vec::with_capacity(usize::try_from(capacity).unwrap_or(0));
-    while let Some(chunk) = response.chunk().await.map_err(Failed::Http)? {
-        let room = keep.saturating_sub(body.len() as u64);
-        if chunk.len() as u64 > room {
-            if success {
-                return Err(Failed::TooLarge { declared });
-            }
-            // An error's detail needs only the start: the rest is dropped unread.
-            body.extend_from_slice(&chunk[..usize::try_from(room).unwrap_or(0)]);
-            break;
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(Answer {
-        status,
-        etag,
-        retry_after,
-        body,
-    })
-}
-
-/// Aborts a spawned exchange when the call awaiting it is dropped.
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-struct Answer {
-    status: u16,
-    etag: Option<String>,
-    retry_after: Option<Duration>,
-    body: Vec<u8>,
 }
 
 enum Exchange {

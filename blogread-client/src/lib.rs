@@ -134,6 +134,7 @@ mod cache;
 mod changes;
 mod client;
 mod error;
+mod exchange;
 mod retry;
 mod runtime;
 mod slug;

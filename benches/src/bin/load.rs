@@ -6,6 +6,8 @@
 
 #[path = "load/report.rs"]
 mod report;
+#[path = "load/seed.rs"]
+mod seed;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
@@ -345,90 +347,6 @@ fn shown_url(url: &str) -> String {
     }
 }
 
-/// Seeds a SQL database from this process (so the server's memory is its own), or reuses a
-/// database seeded earlier with the same spec: a SQLite file's `.seeded.json` beside it, a
-/// PostgreSQL database's own seeding record, says so.
-fn seed_sql(url: &str, spec: Spec) -> Result<Seeded, String> {
-    let sqlite_file = url
-        .strip_prefix("sqlite://")
-        .map(|p| PathBuf::from(p.split('?').next().unwrap_or(p)));
-    let marker = sqlite_file
-        .as_ref()
-        .map(|f| f.with_extension("seeded.json"));
-    if let Some(marker) = &marker
-        && let Ok(text) = std::fs::read_to_string(marker)
-        && let Ok(seeded) = serde_json::from_str::<Seeded>(&text)
-        && seeded.spec == spec
-    {
-        eprintln!("reusing {} (seeded earlier)", shown_url(url));
-        return Ok(seeded);
-    }
-    if let Some(file) = &sqlite_file {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
-        }
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let postgres = url.starts_with("postgres");
-    if postgres {
-        let record = rt
-            .block_on(blogread_benches::harness::seeded_record(url))
-            .map_err(|e| format!("reading {}: {e}", shown_url(url)))?;
-        if let Some(record) = record {
-            return match serde_json::from_str::<Seeded>(&record) {
-                Ok(seeded) if seeded.spec == spec => {
-                    eprintln!("reusing {} (seeded earlier)", shown_url(url));
-                    Ok(seeded)
-                }
-                _ => Err(format!(
-                    "{} was seeded earlier with another data set; give an empty database",
-                    shown_url(url)
-                )),
-            };
-        }
-    }
-    let seeded = rt.block_on(async {
-        let store = blogread_core::store::open_store(url)
-            .await
-            .map_err(|e| blogread_server::config::open_failed(url, e))?;
-        let service = Service::new(store);
-        let started = std::time::Instant::now();
-        let seeded = data::seed(&service, spec, |p| {
-            eprintln!(
-                "  project {p}/{} seeded ({:.0} s)",
-                spec.projects,
-                started.elapsed().as_secs_f64()
-            )
-        })
-        .await
-        .map_err(|e| format!("seeding {}: {e}", shown_url(url)))?;
-        if postgres {
-            // Otherwise autovacuum works through the fresh rows during the first measurements
-            // (its CPU showed up as PostgreSQL's share of the cached reads).
-            eprintln!("  VACUUM (ANALYZE), so that autovacuum stays idle while measuring");
-            blogread_benches::harness::vacuum(url)
-                .await
-                .map_err(|e| format!("vacuuming {}: {e}", shown_url(url)))?;
-            let record = serde_json::to_string(&seeded).map_err(|e| e.to_string())?;
-            blogread_benches::harness::mark_seeded(url, &record)
-                .await
-                .map_err(|e| format!("marking {} seeded: {e}", shown_url(url)))?;
-        }
-        Ok::<_, String>(seeded)
-    })?;
-    if let Some(marker) = &marker {
-        std::fs::write(
-            marker,
-            serde_json::to_vec(&seeded).map_err(|e| e.to_string())?,
-        )
-        .map_err(|e| e.to_string())?;
-    }
-    Ok(seeded)
-}
-
 fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> {
     let duration = args.duration.unwrap_or(if args.quick { 2.0 } else { 5.0 });
     let load = Load {
@@ -447,7 +365,7 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
     let parent_seeded = if url == "memory:" {
         None
     } else {
-        Some(seed_sql(url, spec)?)
+        Some(seed::seed_sql(url, spec)?)
     };
     let blogread = Server::start(
         &[
@@ -738,7 +656,7 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
         }
     }
     let whole = if args.only.is_none() || args.whole_project {
-        Some(read_whole_project(
+        Some(report::read_whole_project(
             &client_rt,
             blogread.ready.addr,
             &seeded.keys[0],
@@ -768,65 +686,6 @@ fn run_backend(args: &RunArgs, spec: Spec, url: &str) -> Result<String, String> 
     };
     println!("{report}");
     Ok(report)
-}
-
-/// Two reads of one whole project through the client, as a site build does it.
-struct WholeRead {
-    first: Duration,
-    second: Duration,
-    pages: u64,
-}
-
-impl WholeRead {
-    fn report(&self, blogs: usize, cache_mib: u64) -> String {
-        let per_page = |d: Duration| d.as_secs_f64() * 1e3 / self.pages.max(1) as f64;
-        format!(
-            "\nRead the whole first project ({blogs} blogs, {} pages of 100 with content, \
-             `Client::all_blogs_with_content`, one client): first read {:.2} s ({:.2} ms a \
-             page), second read {:.2} s ({:.2} ms a page){}.\n",
-            self.pages,
-            self.first.as_secs_f64(),
-            per_page(self.first),
-            self.second.as_secs_f64(),
-            per_page(self.second),
-            if cache_mib == 0 {
-                "; the response cache is off, so both reads are cold"
-            } else {
-                "; the second read is answered from the response cache where it holds the pages"
-            },
-        )
-    }
-}
-
-fn read_whole_project(
-    rt: &tokio::runtime::Runtime,
-    addr: SocketAddr,
-    key: &str,
-) -> Result<WholeRead, String> {
-    let client = blogread_client::Client::builder(format!("http://{addr}"), key)
-        .build()
-        .map_err(|e| e.to_string())?;
-    let mut pages = 0;
-    let mut timed = || -> Result<Duration, String> {
-        eprintln!("reading the whole first project through the client ...");
-        let started = std::time::Instant::now();
-        let mut count = 0;
-        let blogs = rt
-            .block_on(client.all_blogs_with_progress(true, |_, _| count += 1))
-            .map_err(|e| format!("reading the whole project: {e}"))?;
-        pages = count;
-        if blogs.iter().any(|b| b.content.is_none()) {
-            return Err("reading the whole project: a blog came without content".into());
-        }
-        Ok(started.elapsed())
-    };
-    let first = timed()?;
-    let second = timed()?;
-    Ok(WholeRead {
-        first,
-        second,
-        pages,
-    })
 }
 
 fn max_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {

@@ -6,6 +6,7 @@
 mod blogs;
 mod hooks;
 mod keys;
+mod link_answers;
 mod links;
 mod projects;
 mod public;

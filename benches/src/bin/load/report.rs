@@ -1,5 +1,5 @@
 //! The load benchmark's report: the Markdown tables `benches/README.md` shows, from the
-//! measurements `load.rs` took.
+//! measurements `load.rs` took, and the whole-project read it reports beside them.
 
 use super::*;
 
@@ -245,4 +245,63 @@ fn human_bytes(n: usize) -> String {
 fn chrono_like_now() -> String {
     let now = blogread_core::domain::Timestamp::now().to_string();
     now.get(..10).unwrap_or(&now).to_owned()
+}
+
+/// Two reads of one whole project through the client, as a site build does it.
+pub(super) struct WholeRead {
+    first: Duration,
+    second: Duration,
+    pages: u64,
+}
+
+impl WholeRead {
+    pub(super) fn report(&self, blogs: usize, cache_mib: u64) -> String {
+        let per_page = |d: Duration| d.as_secs_f64() * 1e3 / self.pages.max(1) as f64;
+        format!(
+            "\nRead the whole first project ({blogs} blogs, {} pages of 100 with content, \
+             `Client::all_blogs_with_content`, one client): first read {:.2} s ({:.2} ms a \
+             page), second read {:.2} s ({:.2} ms a page){}.\n",
+            self.pages,
+            self.first.as_secs_f64(),
+            per_page(self.first),
+            self.second.as_secs_f64(),
+            per_page(self.second),
+            if cache_mib == 0 {
+                "; the response cache is off, so both reads are cold"
+            } else {
+                "; the second read is answered from the response cache where it holds the pages"
+            },
+        )
+    }
+}
+
+pub(super) fn read_whole_project(
+    rt: &tokio::runtime::Runtime,
+    addr: SocketAddr,
+    key: &str,
+) -> Result<WholeRead, String> {
+    let client = blogread_client::Client::builder(format!("http://{addr}"), key)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut pages = 0;
+    let mut timed = || -> Result<Duration, String> {
+        eprintln!("reading the whole first project through the client ...");
+        let started = std::time::Instant::now();
+        let mut count = 0;
+        let blogs = rt
+            .block_on(client.all_blogs_with_progress(true, |_, _| count += 1))
+            .map_err(|e| format!("reading the whole project: {e}"))?;
+        pages = count;
+        if blogs.iter().any(|b| b.content.is_none()) {
+            return Err("reading the whole project: a blog came without content".into());
+        }
+        Ok(started.elapsed())
+    };
+    let first = timed()?;
+    let second = timed()?;
+    Ok(WholeRead {
+        first,
+        second,
+        pages,
+    })
 }
