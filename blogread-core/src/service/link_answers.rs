@@ -124,7 +124,7 @@ pub struct Backlink {
     /// Which of its bodies links.
     pub copy: BodyCopy,
     /// The placeholders of that body that name the post (its slug or an alias), as written,
-    /// in body order: the first [`BACKLINK_PLACEHOLDERS_SHOWN`].
+    /// in body order: the first [`BACKLINK_PLACEHOLDERS_SHOWN`](super::links::BACKLINK_PLACEHOLDERS_SHOWN).
     pub placeholders: Vec<String>,
     /// How many placeholders of that body name the post.
     pub count: u32,
