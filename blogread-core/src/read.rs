@@ -445,13 +445,13 @@ mod tests {
                 BlogFields::from_published(BlogInput {
                     title: Some(strings[0].clone()),
                     slug: Some("any-slug".into()),
-                    content: None,
                     excerpt: Some(strings[2].clone()),
                     meta_title: Some(strings[3].clone()),
                     meta_description: Some(strings[4].clone()),
                     featured_image_url: Some(image),
                     categories: Some(categories),
                     tags: Some(tags),
+                    ..Default::default()
                 })
                 .expect("a valid slug")
             };

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use blogread_core::Error as CoreError;
 use blogread_core::auth::Caller;
-use blogread_core::domain::{BlogId, BlogStatus, ProjectId, Timestamp};
+use blogread_core::domain::{BlogFields, BlogId, BlogInput, BlogStatus, ProjectId, Timestamp};
 use blogread_core::error::error_chain;
 use blogread_core::read::{ListParams, RawListParams};
 use blogread_core::service::{
@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::done::Done;
 use super::http::html;
-use super::pages::{Admin, ProjectRow, me, status_of, time};
+use super::pages::{Admin, ProjectRow, me, optional_url, status_of, time};
 
 /// The path of a post's page and of its buttons.
 #[derive(Debug, Deserialize)]
@@ -39,7 +39,9 @@ pub(super) struct PostPath {
     post: String,
 }
 
-/// The editor's fields (and the go-live time of `Schedule`), as posted or as stored.
+/// The editor's fields (and the go-live time of `Schedule`), as posted or as stored. A post's
+/// field is added to the editor here: in this struct, in its two conversions, and (for a
+/// one-line input) in [`LINE_FIELDS`], which `post.html` shows.
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub(super) struct PostForm {
@@ -57,6 +59,60 @@ pub(super) struct PostForm {
     pub(super) tags: String,
     /// The `datetime-local` value of `Schedule` (UTC), or an RFC 3339 time.
     published_at: String,
+}
+
+/// The one-line inputs the editor shows after the body and the excerpt: each field's name
+/// and label, in order.
+const LINE_FIELDS: &[(&str, &str)] = &[
+    ("meta_title", "Meta title"),
+    ("meta_description", "Meta description"),
+    ("featured_image_url", "Featured image URL"),
+    ("categories", "Categories (comma-separated)"),
+    ("tags", "Tags (comma-separated)"),
+];
+
+impl PostForm {
+    /// The editor showing the stored `fields`.
+    fn of(fields: &BlogFields) -> Self {
+        PostForm {
+            title: fields.title().to_owned(),
+            slug: fields.slug().to_string(),
+            excerpt: fields.excerpt().to_owned(),
+            content: fields.content().to_owned(),
+            meta_title: fields.meta_title().to_owned(),
+            meta_description: fields.meta_description().to_owned(),
+            featured_image_url: fields.featured_image_url().unwrap_or_default().to_owned(),
+            categories: fields.categories().join(", "),
+            tags: fields.tags().join(", "),
+            published_at: String::new(),
+        }
+    }
+
+    /// The edit the editor's `Save` asks for: every field as typed (a blank image URL: none;
+    /// lists split at commas, blank entries dropped).
+    pub(super) fn to_input(&self) -> BlogInput {
+        BlogInput {
+            title: Some(self.title.clone()),
+            slug: Some(self.slug.clone()),
+            content: Some(self.content.clone()),
+            excerpt: Some(self.excerpt.clone()),
+            meta_title: Some(self.meta_title.clone()),
+            meta_description: Some(self.meta_description.clone()),
+            featured_image_url: Some(optional_url(&self.featured_image_url)),
+            categories: Some(list(&self.categories)),
+            tags: Some(list(&self.tags)),
+        }
+    }
+}
+
+/// A comma-separated list as typed: its entries trimmed, blank ones dropped.
+fn list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// What a post page shows besides the post's state: what an action left to show.
@@ -351,19 +407,7 @@ async fn post_page(
             None
         }
     };
-    let w = &blog.working;
-    let form = shown.typed.unwrap_or_else(|| PostForm {
-        title: w.title().to_owned(),
-        slug: w.slug().to_string(),
-        excerpt: w.excerpt().to_owned(),
-        content: w.content().to_owned(),
-        meta_title: w.meta_title().to_owned(),
-        meta_description: w.meta_description().to_owned(),
-        featured_image_url: w.featured_image_url().unwrap_or_default().to_owned(),
-        categories: w.categories().join(", "),
-        tags: w.tags().join(", "),
-        published_at: String::new(),
-    });
+    let form = shown.typed.unwrap_or_else(|| PostForm::of(&blog.working));
     let s = blog.status;
     admin.render(
         status,
@@ -387,6 +431,7 @@ async fn post_page(
                 resync => s == BlogStatus::Published,
             },
             form => form,
+            line_fields => LINE_FIELDS,
             confirm => shown.confirm.as_ref().map(ConfirmStep::view),
             links => links.as_ref().map(|l| l.links.iter().map(super::links::row).collect::<Vec<_>>()),
             links_pager => links.as_ref().map(|l| pager(l.offset, l.links.len(), l.total)),

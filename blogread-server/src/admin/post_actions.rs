@@ -2,13 +2,13 @@
 //! how it is served).
 
 use blogread_core::Error as CoreError;
-use blogread_core::domain::{BlogInput, BlogStatus, Timestamp};
+use blogread_core::domain::{BlogStatus, Timestamp};
 use blogread_core::error::{FieldError, NotFound};
 use poem::{Route, post};
 use serde::Deserialize;
 
 use super::done::Done;
-use super::pages::{field_of, optional_url};
+use super::pages::field_of;
 use super::post::{ConfirmStep, Next, OnPost, PostAction, PostForm, PostShown, post_action};
 
 /// `route` with every button of a post page.
@@ -27,16 +27,6 @@ pub(super) fn routes(route: Route) -> Route {
     let route = add::<Unpublish>(route);
     let route = add::<Delete>(route);
     add::<NoSuchAction>(route)
-}
-
-/// Splits a comma-separated list field.
-fn list(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
 /// Reads the `datetime-local` value of `Schedule` (UTC) or an RFC 3339 time.
@@ -71,17 +61,7 @@ impl PostAction for Save {
 
     async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
         let form = self.0;
-        let patch = BlogInput {
-            title: Some(form.title.clone()),
-            slug: Some(form.slug.clone()),
-            content: Some(form.content.clone()),
-            excerpt: Some(form.excerpt.clone()),
-            meta_title: Some(form.meta_title.clone()),
-            meta_description: Some(form.meta_description.clone()),
-            featured_image_url: Some(optional_url(&form.featured_image_url)),
-            categories: Some(list(&form.categories)),
-            tags: Some(list(&form.tags)),
-        };
+        let patch = form.to_input();
         let edited = on
             .admin
             .service()

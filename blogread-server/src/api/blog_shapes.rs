@@ -1,6 +1,7 @@
-//! The shapes of the blog endpoints (`docs/management-api.md#blogs`): the blog as the
-//! management API shows it, a page of them, and the bodies of create, edit and publish, each
-//! with the one conversion to the core's values.
+//! A post's shapes on the wire, in one room so that a new field is added in one file: the
+//! fields the public API shows (`docs/public-api.md`), the blog as the management API shows
+//! it (`docs/management-api.md#blogs`), a page of them, and the bodies of create, edit and
+//! publish, each with the one conversion from or to the core's values.
 
 use blogread_core::domain::{self, BlogInput};
 use blogread_core::service::ManagedBlogList as CoreManagedBlogList;
@@ -122,6 +123,59 @@ impl Example for ManagedBlog {
             published_at: Some(t).into(),
             updated_at: t,
             created_at: t,
+        }
+    }
+}
+
+/// The fields a published blog shows in the list and on its own (flattened into both).
+#[derive(Debug, Clone, Object)]
+pub struct PublicBlogFields {
+    /// Title.
+    pub title: String,
+    /// Slug, unique within the project; used in the single-blog path.
+    pub slug: String,
+    /// Excerpt; `""` when none.
+    pub excerpt: String,
+    /// Meta title; `""` when none (not replaced by the title).
+    pub meta_title: String,
+    /// Meta description; `""` when none.
+    pub meta_description: String,
+    /// Featured image URL, served from the service storage and not repeated inside `content`;
+    /// `null` when the post has none.
+    pub featured_image_url: Nullable<String>,
+    /// Category names, in the author's order.
+    pub categories: Vec<String>,
+    /// Tags, in the author's order.
+    pub tags: Vec<String>,
+}
+
+impl From<domain::BlogFields> for PublicBlogFields {
+    fn from(f: domain::BlogFields) -> Self {
+        Self {
+            title: f.title().to_owned(),
+            slug: f.slug().to_string(),
+            excerpt: f.excerpt().to_owned(),
+            meta_title: f.meta_title().to_owned(),
+            meta_description: f.meta_description().to_owned(),
+            featured_image_url: f.featured_image_url().map(str::to_owned).into(),
+            categories: f.categories().to_vec(),
+            tags: f.tags().to_vec(),
+        }
+    }
+}
+
+/// The fields of the list item's example.
+impl Example for PublicBlogFields {
+    fn example() -> Self {
+        Self {
+            title: "Choosing a static site generator".into(),
+            slug: "choosing-a-static-site-generator".into(),
+            excerpt: "What to weigh before you pick one.".into(),
+            meta_title: "Choosing a static site generator in 2026".into(),
+            meta_description: "Build speed, templating and content sources compared.".into(),
+            featured_image_url: Some("https://cdn.example.com/images/ssg.jpg".to_owned()).into(),
+            categories: vec!["Engineering".into()],
+            tags: vec!["static-sites".into(), "tooling".into()],
         }
     }
 }

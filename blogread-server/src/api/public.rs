@@ -16,46 +16,10 @@ use poem_openapi::types::{Example, Type};
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::auth::PublicAuth;
+use super::blog_shapes::PublicBlogFields;
 use super::common::ApiTags;
-use super::schema::{BoolDoc, ChangeLimitDoc, DateTime, LimitDoc, Nullable, OffsetDoc, Raw, raw};
+use super::schema::{BoolDoc, ChangeLimitDoc, DateTime, LimitDoc, OffsetDoc, Raw, raw};
 use crate::error::{self, Reply, reply};
-
-/// The fields a published blog shows in the list and on its own (flattened into both).
-#[derive(Debug, Clone, Object)]
-pub struct PublicBlogFields {
-    /// Title.
-    pub title: String,
-    /// Slug, unique within the project; used in the single-blog path.
-    pub slug: String,
-    /// Excerpt; `""` when none.
-    pub excerpt: String,
-    /// Meta title; `""` when none (not replaced by the title).
-    pub meta_title: String,
-    /// Meta description; `""` when none.
-    pub meta_description: String,
-    /// Featured image URL, served from the service storage and not repeated inside `content`;
-    /// `null` when the post has none.
-    pub featured_image_url: Nullable<String>,
-    /// Category names, in the author's order.
-    pub categories: Vec<String>,
-    /// Tags, in the author's order.
-    pub tags: Vec<String>,
-}
-
-impl From<domain::BlogFields> for PublicBlogFields {
-    fn from(f: domain::BlogFields) -> Self {
-        Self {
-            title: f.title().to_owned(),
-            slug: f.slug().to_string(),
-            excerpt: f.excerpt().to_owned(),
-            meta_title: f.meta_title().to_owned(),
-            meta_description: f.meta_description().to_owned(),
-            featured_image_url: f.featured_image_url().map(str::to_owned).into(),
-            categories: f.categories().to_vec(),
-            tags: f.tags().to_vec(),
-        }
-    }
-}
 
 /// One published blog of the list. `content` is present only with `include_content=true`.
 #[derive(Debug, Clone, Object)]
@@ -89,17 +53,7 @@ impl Example for BlogListItem {
     fn example() -> Self {
         Self {
             id: "0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f".into(),
-            fields: PublicBlogFields {
-                title: "Choosing a static site generator".into(),
-                slug: "choosing-a-static-site-generator".into(),
-                excerpt: "What to weigh before you pick one.".into(),
-                meta_title: "Choosing a static site generator in 2026".into(),
-                meta_description: "Build speed, templating and content sources compared.".into(),
-                featured_image_url: Some("https://cdn.example.com/images/ssg.jpg".to_owned())
-                    .into(),
-                categories: vec!["Engineering".into()],
-                tags: vec!["static-sites".into(), "tooling".into()],
-            },
+            fields: PublicBlogFields::example(),
             published_at: DateTime(
                 domain::Timestamp::parse("2026-11-21T09:30:00Z").expect("valid"),
             ),

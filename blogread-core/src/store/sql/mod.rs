@@ -54,10 +54,12 @@ pub(crate) use links_report::{
 };
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
+pub(crate) use post_columns::with_post_fields;
 pub(crate) use queries::{
     blog_query, body_columns, category_keyset_page_query, category_page_query, change_aliases,
-    due_query, key_columns, published_by_ids, published_columns, published_key_by_slug,
-    raise_changes_floor, stamp_linkers, template_join,
+    due_query, key_columns, published_by_ids, published_columns, published_columns_of,
+    published_key_by_slug, raise_changes_floor, snapshot_object_of, stamp_linkers, template_join,
+    working_columns, working_columns_of,
 };
 pub(crate) use rows::PublicProjectRow;
 pub use store::SqlStore;

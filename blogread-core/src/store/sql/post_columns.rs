@@ -1,8 +1,12 @@
-//! A post's columns of `blogs`, described once: each column's name and how a write reads
-//! its value from a [`Blog`]. The statements that write a post ([`INSERT_BLOG`],
-//! [`UPDATE_BLOG`]) and the binding of their parameters ([`bind_blog`]) are built from this
-//! description, so adding a field to a post is one line of [`FIELDS`] (beside its migration,
-//! its domain field and the reads' row types), with no parameter to renumber.
+//! A post's columns of `blogs`, described once.
+//!
+//! [`with_post_fields!`] names a post's fields (besides the body), in the order the public
+//! API shows them: each is a column of the working copy and, with `pub_` before its name, of
+//! the held (published or scheduled) snapshot. Everything that names those columns is built
+//! from that one list: the writes ([`INSERT_BLOG`], [`UPDATE_BLOG`] and their binding,
+//! [`bind_blog`]), the reads' column lists (`queries.rs`) and the row that reads them back
+//! (`rows::FieldsRow`). Adding a field to a post is one name in that list, beside its
+//! migration and its domain field, with no parameter to renumber.
 
 use std::sync::LazyLock;
 
@@ -10,7 +14,54 @@ use sqlx::Database;
 use sqlx::query::Query;
 
 use super::values::{DbId, Value};
-use crate::domain::{Blog, BlogFields};
+use crate::domain::{Blog, BlogFields, Slug};
+
+/// Calls the macro `{$then}` with `$args`, then a post's fields besides the body, in the order
+/// the public API shows them: the one list of a post's field columns (see the module's
+/// documentation). A field's value is read from [`BlogFields`] by its getter of the same
+/// name (through [`ToCell`]) and written back into [`BlogInput`](crate::domain::BlogInput)'s
+/// field of the same name (through `rows::FromCell`).
+macro_rules! with_post_fields {
+    ({ $($then:tt)* } ($($args:tt)*)) => {
+        $($then)*! {
+            $($args)*
+            title, slug, excerpt, meta_title, meta_description, featured_image_url,
+            categories, tags
+        }
+    };
+}
+pub(crate) use with_post_fields;
+
+/// A field's value as its column stores it (`None`: `NULL`): text as it is, a list as a JSON
+/// array of strings.
+trait ToCell {
+    /// The column's value.
+    fn cell(self) -> Option<String>;
+}
+
+impl ToCell for &str {
+    fn cell(self) -> Option<String> {
+        Some(self.to_owned())
+    }
+}
+
+impl ToCell for &Slug {
+    fn cell(self) -> Option<String> {
+        Some(self.as_str().to_owned())
+    }
+}
+
+impl ToCell for Option<&str> {
+    fn cell(self) -> Option<String> {
+        self.map(str::to_owned)
+    }
+}
+
+impl ToCell for &[String] {
+    fn cell(self) -> Option<String> {
+        Some(serde_json::to_string(self).expect("a list of strings serialises"))
+    }
+}
 
 /// A column's value as a write binds it (a `NULL` is `None`).
 enum Cell {
@@ -50,29 +101,21 @@ const LIFECYCLE: &[(&str, ReadLifecycle)] = &[
     }),
 ];
 
+/// The columns of a post's fields (the list of [`with_post_fields!`], then the body), each
+/// with how it is read from the fields.
+macro_rules! field_columns {
+    ($($name:ident),*) => {
+        &[
+            $((stringify!($name), |f| ToCell::cell(f.$name())),)*
+            ("content", |f| Some(f.content().to_owned())),
+        ]
+    };
+}
+
 /// A post's fields, each with its column and how it is read from the fields: the working
 /// copy's column has the name, the held (published or scheduled) snapshot's the name with
 /// `pub_` before it (`NULL` while the post holds none).
-const FIELDS: &[(&str, ReadField)] = &[
-    ("title", |f| Some(f.title().to_owned())),
-    ("slug", |f| Some(f.slug().as_str().to_owned())),
-    ("excerpt", |f| Some(f.excerpt().to_owned())),
-    ("meta_title", |f| Some(f.meta_title().to_owned())),
-    ("meta_description", |f| {
-        Some(f.meta_description().to_owned())
-    }),
-    ("featured_image_url", |f| {
-        f.featured_image_url().map(str::to_owned)
-    }),
-    ("categories", |f| Some(json_list(f.categories()))),
-    ("tags", |f| Some(json_list(f.tags()))),
-    ("content", |f| Some(f.content().to_owned())),
-];
-
-/// A list column's value: a JSON array of strings.
-fn json_list(list: &[String]) -> String {
-    serde_json::to_string(list).expect("a list of strings serialises")
-}
+const FIELDS: &[(&str, ReadField)] = with_post_fields!({ field_columns }());
 
 /// The names of a post's columns, in the order [`cells`] gives their values.
 fn names() -> Vec<String> {

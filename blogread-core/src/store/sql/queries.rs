@@ -15,13 +15,36 @@ macro_rules! key_columns {
     };
 }
 
-/// The columns of a published blog for public reads (`PublishedRow`), without the body.
+/// The columns of a published blog for public reads (`PublishedRow`), without the body: the
+/// held snapshot's field columns under the working copy's names.
 macro_rules! published_columns {
     () => {
-        "b.id, b.pub_title AS title, b.pub_slug AS slug, b.pub_excerpt AS excerpt, \
-         b.pub_meta_title AS meta_title, b.pub_meta_description AS meta_description, \
-         b.pub_featured_image_url AS featured_image_url, b.pub_categories AS categories, \
-         b.pub_tags AS tags, b.published_at, b.published_updated_at AS updated_at"
+        $crate::store::sql::with_post_fields!({ $crate::store::sql::published_columns_of }())
+    };
+}
+
+/// [`published_columns!`] of the fields `$name`.
+macro_rules! published_columns_of {
+    ($($name:ident),*) => {
+        concat!(
+            "b.id",
+            $(", b.pub_", stringify!($name), " AS ", stringify!($name),)*
+            ", b.published_at, b.published_updated_at AS updated_at"
+        )
+    };
+}
+
+/// The working copy's columns of a post's fields, with its body: `title, slug, ..., content`.
+macro_rules! working_columns {
+    () => {
+        $crate::store::sql::with_post_fields!({ $crate::store::sql::working_columns_of }())
+    };
+}
+
+/// [`working_columns!`] of the fields `$name`.
+macro_rules! working_columns_of {
+    ($($name:ident),*) => {
+        concat!($(stringify!($name), ", ",)* "content")
     };
 }
 
@@ -328,17 +351,27 @@ macro_rules! blog_query {
     ($object:literal, $cast:literal, $tail:literal) => {
         concat!(
             "SELECT id, project_id, status, created_at, updated_at, published_at, \
-             published_updated_at, title, slug, excerpt, meta_title, meta_description, \
-             featured_image_url, categories, tags, content, CASE WHEN pub_slug IS NULL THEN NULL \
-             ELSE ",
+             published_updated_at, ",
+            $crate::store::sql::working_columns!(),
+            ", CASE WHEN pub_slug IS NULL THEN NULL ELSE ",
             $object,
-            "('title', pub_title, 'slug', pub_slug, 'excerpt', pub_excerpt, \
-             'meta_title', pub_meta_title, 'meta_description', pub_meta_description, \
-             'featured_image_url', pub_featured_image_url, 'categories', pub_categories, \
-             'tags', pub_tags)",
+            "(",
+            $crate::store::sql::with_post_fields!({ $crate::store::sql::snapshot_object_of }()),
+            ")",
             $cast,
             " END AS snapshot, pub_content FROM blogs WHERE id = $1 AND project_id = $2",
             $tail
+        )
+    };
+}
+
+/// The arguments of a JSON object of the held snapshot's fields `$name` (each key the name,
+/// each value its `pub_` column).
+macro_rules! snapshot_object_of {
+    ($first:ident $(, $name:ident)*) => {
+        concat!(
+            "'", stringify!($first), "', pub_", stringify!($first),
+            $(", '", stringify!($name), "', pub_", stringify!($name),)*
         )
     };
 }
@@ -383,11 +416,12 @@ pub(crate) const INSERT_BLOG_CATEGORY: &str = "INSERT INTO blog_categories (blog
 /// A page of the management list (`ManagedRow`): `$1` project, `$2` status or NULL, `$3`
 /// limit, `$4` offset. The working copy only: never the published body, which may be as
 /// large.
-pub(crate) const MANAGED_PAGE: &str = "SELECT id, status, created_at, updated_at, published_at, title, slug, \
-     excerpt, meta_title, meta_description, featured_image_url, categories, \
-     tags, content FROM blogs \
-     WHERE project_id = $1 AND ($2 IS NULL OR status = $2) \
-     ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4";
+pub(crate) const MANAGED_PAGE: &str = concat!(
+    "SELECT id, status, created_at, updated_at, published_at, ",
+    working_columns!(),
+    " FROM blogs WHERE project_id = $1 AND ($2 IS NULL OR status = $2) \
+     ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"
+);
 /// The total of [`MANAGED_PAGE`]: `$1` project, `$2` status or NULL.
 pub(crate) const MANAGED_COUNT: &str =
     "SELECT COUNT(*) FROM blogs WHERE project_id = $1 AND ($2 IS NULL OR status = $2)";
@@ -543,7 +577,8 @@ macro_rules! published_by_ids {
 }
 pub(crate) use {
     body_columns, category_keyset_page_query, category_page_query, key_columns, published_by_ids,
-    published_columns, published_key_by_slug, template_join,
+    published_columns, published_columns_of, published_key_by_slug, snapshot_object_of,
+    template_join, working_columns, working_columns_of,
 };
 
 /// The aliases of the published blogs of project `$1`, newest rename first, at most `$2`:

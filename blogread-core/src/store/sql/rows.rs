@@ -7,6 +7,7 @@ use sqlx::FromRow;
 use uuid::Uuid;
 
 use super::errors::corrupt;
+use super::post_columns::with_post_fields;
 use super::values::DbId;
 use crate::domain::{
     AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields,
@@ -71,40 +72,72 @@ impl FiringRow {
     }
 }
 
-/// A post's fields as the columns of the working copy are named: the working copy's own
-/// columns, a published snapshot's read under the same names (`pub_title AS title`...), or a
-/// snapshot's as one JSON object with those keys (`SqlDialect::BLOG`). The one row shape of a
-/// post's fields; the body is read apart.
-#[derive(Debug, FromRow, Deserialize)]
-pub(crate) struct FieldsRow {
-    title: String,
-    slug: String,
-    excerpt: String,
-    meta_title: String,
-    meta_description: String,
-    featured_image_url: Option<String>,
-    /// A JSON array of strings, as stored.
-    categories: String,
-    /// A JSON array of strings, as stored.
-    tags: String,
+/// A stored column's value as the field of [`BlogInput`] it fills: text as it is (absent when
+/// `NULL`), an optional text as present (with `None` for `NULL`), a list parsed from its JSON
+/// array.
+trait FromCell: Sized {
+    /// The field's value from its column's (`what` names the column for the error).
+    fn from_cell(cell: Option<String>, what: &'static str) -> Result<Self>;
 }
 
-impl FieldsRow {
-    /// The fields with `content` as their body (`""` when `None`), as an input.
-    fn into_input(self, content: Option<String>) -> Result<BlogInput> {
-        Ok(BlogInput {
-            title: Some(self.title),
-            slug: Some(self.slug),
-            content,
-            excerpt: Some(self.excerpt),
-            meta_title: Some(self.meta_title),
-            meta_description: Some(self.meta_description),
-            featured_image_url: Some(self.featured_image_url),
-            categories: Some(parse_list("categories", &self.categories)?),
-            tags: Some(parse_list("tags", &self.tags)?),
-        })
+impl FromCell for Option<String> {
+    fn from_cell(cell: Option<String>, _: &'static str) -> Result<Self> {
+        Ok(cell)
     }
+}
 
+impl FromCell for Option<Option<String>> {
+    fn from_cell(cell: Option<String>, _: &'static str) -> Result<Self> {
+        Ok(Some(cell))
+    }
+}
+
+impl FromCell for Option<Vec<String>> {
+    fn from_cell(cell: Option<String>, what: &'static str) -> Result<Self> {
+        cell.map(|json| parse_list(what, &json)).transpose()
+    }
+}
+
+/// Declares [`FieldsRow`] with a column for each field `with_post_fields!` names.
+macro_rules! fields_row {
+    ($($name:ident),*) => {
+        /// A post's fields as the columns of the working copy are named: the working copy's
+        /// own columns, a published snapshot's read under the same names (`pub_title AS
+        /// title`...), or a snapshot's as one JSON object with those keys
+        /// (`SqlDialect::BLOG`). The one row shape of a post's fields; the body is read apart.
+        #[derive(Debug, FromRow, Deserialize)]
+        pub(crate) struct FieldsRow {
+            $($name: Option<String>,)*
+        }
+
+        impl FieldsRow {
+            /// The names of its columns, in order.
+            const NAMES: [&'static str; [$(stringify!($name)),*].len()] =
+                [$(stringify!($name)),*];
+
+            /// The fields with `content` as their body (`""` when `None`), as an input.
+            fn into_input(self, content: Option<String>) -> Result<BlogInput> {
+                Ok(BlogInput {
+                    $($name: FromCell::from_cell(self.$name, stringify!($name))?,)*
+                    content,
+                })
+            }
+
+            /// The fields read by rusqlite from the columns at `at`, in the order of
+            /// [`FieldsRow::NAMES`].
+            #[cfg(feature = "sqlite")]
+            fn from_rusqlite(row: &rusqlite::Row<'_>, at: &[usize]) -> rusqlite::Result<Self> {
+                let mut at = at.iter();
+                Ok(FieldsRow {
+                    $($name: row.get(*at.next().expect("a position for each column"))?,)*
+                })
+            }
+        }
+    };
+}
+with_post_fields!({ fields_row }());
+
+impl FieldsRow {
     /// The domain fields, checked again by every rule (`what` names the row for the error).
     fn into_fields(self, content: Option<String>, what: &'static str) -> Result<BlogFields> {
         BlogFields::from_stored(self.into_input(content)?).map_err(|e| corrupt(what, e))
@@ -310,27 +343,21 @@ pub(crate) struct PublishedRow {
     pub(crate) change_no: Option<i64>,
 }
 
+/// How many columns [`PublishedRow`] always reads: the id, the fields, the two times.
+const PUBLISHED_REQUIRED: usize = FieldsRow::NAMES.len() + 3;
+
 impl super::quick::QuickRow for PublishedRow {
-    /// Column positions: the eleven always there (the id, the fields' eight, the two times),
-    /// then content, template, total, version, change number when the statement selects them.
-    type Layout = ([usize; 11], [Option<usize>; 5]);
+    /// Column positions: those always there (the id, the fields, the two times), then
+    /// content, template, total, version, change number when the statement selects them.
+    type Layout = ([usize; PUBLISHED_REQUIRED], [Option<usize>; 5]);
 
     #[cfg(feature = "sqlite")]
     fn layout(stmt: &rusqlite::Statement<'_>) -> rusqlite::Result<Self::Layout> {
-        let mut required = [0; 11];
-        for (at, name) in required.iter_mut().zip([
-            "id",
-            "title",
-            "slug",
-            "excerpt",
-            "meta_title",
-            "meta_description",
-            "featured_image_url",
-            "categories",
-            "tags",
-            "published_at",
-            "updated_at",
-        ]) {
+        let mut required = [0; PUBLISHED_REQUIRED];
+        let names = std::iter::once("id")
+            .chain(FieldsRow::NAMES)
+            .chain(["published_at", "updated_at"]);
+        for (at, name) in required.iter_mut().zip(names) {
             *at = stmt.column_index(name)?;
         }
         // Absent optional columns read as `None`, as `#[sqlx(default)]` does.
@@ -350,21 +377,12 @@ impl super::quick::QuickRow for PublishedRow {
         ) -> rusqlite::Result<Option<T>> {
             at.map_or(Ok(None), |at| row.get(at))
         }
-        let id = rusqlite_id(row, at[0])?;
+        let fields_end = PUBLISHED_REQUIRED - 2;
         Ok(PublishedRow {
-            id,
-            fields: FieldsRow {
-                title: row.get(at[1])?,
-                slug: row.get(at[2])?,
-                excerpt: row.get(at[3])?,
-                meta_title: row.get(at[4])?,
-                meta_description: row.get(at[5])?,
-                featured_image_url: row.get(at[6])?,
-                categories: row.get(at[7])?,
-                tags: row.get(at[8])?,
-            },
-            published_at: row.get(at[9])?,
-            updated_at: row.get(at[10])?,
+            id: rusqlite_id(row, at[0])?,
+            fields: FieldsRow::from_rusqlite(row, &at[1..fields_end])?,
+            published_at: row.get(at[fields_end])?,
+            updated_at: row.get(at[fields_end + 1])?,
             content: maybe(row, optional[0])?,
             template: maybe(row, optional[1])?,
             total: maybe(row, optional[2])?,
