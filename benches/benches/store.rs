@@ -88,6 +88,7 @@ fn blog(project: ProjectId, i: u64) -> Blog {
         featured_image_url: Some(Some(format!("https://cdn.example.com/img/{i}.png"))),
         categories: Some(categories),
         tags: Some(vec!["rust".into(), "static-sites".into()]),
+        ..BlogInput::default()
     })
     .expect("valid blog");
     Blog {

@@ -195,6 +195,7 @@ async fn seed_blogs(
             featured_image_url: Some(Some(format!("https://cdn.example.com/images/post-{i}.jpg"))),
             categories: Some(vec![if i % 3 == 0 { CATEGORY } else { "Ops" }.to_owned()]),
             tags: Some(vec!["delivery".to_owned(), format!("tag-{}", i % 20)]),
+            ..BlogInput::default()
         };
         let mut blog = lifecycle::create(project, input, now)?;
         let published_at =

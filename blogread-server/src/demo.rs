@@ -386,6 +386,7 @@ async fn seed_posts(
                 .map(Some),
             categories: Some(vec![post.category.into()]),
             tags: Some(post.tags.iter().map(|t| (*t).to_owned()).collect()),
+            ..BlogInput::default()
         };
         let blog = service.create_blog(auth, project, input).await?;
         let id = blog.id;
