@@ -16,7 +16,7 @@ use poem_openapi::types::{Example, Type};
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::auth::PublicAuth;
-use super::blog_shapes::PublicBlogFields;
+pub use super::blog_shapes::PublicBlogFields;
 use super::common::ApiTags;
 use super::schema::{BoolDoc, ChangeLimitDoc, DateTime, LimitDoc, OffsetDoc, Raw, raw};
 use crate::error::{self, Reply, reply};
