@@ -77,8 +77,6 @@ fn blog(project: ProjectId, i: u64) -> Blog {
         format!("Series {}", i % 100),
     ];
     let fields = BlogFields::new(BlogInput {
-        title: Some(format!("Shipping a static blog, part {i}")),
-        slug: Some(format!("post-{i}")),
         content: Some(body(i)),
         excerpt: Some(
             "What we changed, what we measured, and what we would do differently.".into(),
@@ -88,7 +86,10 @@ fn blog(project: ProjectId, i: u64) -> Blog {
         featured_image_url: Some(Some(format!("https://cdn.example.com/img/{i}.png"))),
         categories: Some(categories),
         tags: Some(vec!["rust".into(), "static-sites".into()]),
-        ..BlogInput::default()
+        ..BlogInput::new(
+            format!("Shipping a static blog, part {i}"),
+            format!("post-{i}"),
+        )
     })
     .expect("valid blog");
     Blog {

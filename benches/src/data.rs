@@ -179,8 +179,6 @@ async fn seed_blogs(
             links.push(format!("[INTERNAL:retired-{i}]"));
         }
         let input = BlogInput {
-            title: Some(format!("Post {i}: what we learned shipping faster")),
-            slug: Some(slug(i)),
             content: Some(post(&links)),
             excerpt: Some(
                 "Teams that deploy often recover faster and learn sooner. Here is what changed \
@@ -195,7 +193,10 @@ async fn seed_blogs(
             featured_image_url: Some(Some(format!("https://cdn.example.com/images/post-{i}.jpg"))),
             categories: Some(vec![if i % 3 == 0 { CATEGORY } else { "Ops" }.to_owned()]),
             tags: Some(vec!["delivery".to_owned(), format!("tag-{}", i % 20)]),
-            ..BlogInput::default()
+            ..BlogInput::new(
+                format!("Post {i}: what we learned shipping faster"),
+                slug(i),
+            )
         };
         let mut blog = lifecycle::create(project, input, now)?;
         let published_at =

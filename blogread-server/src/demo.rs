@@ -375,8 +375,6 @@ async fn seed_posts(
     let mut renamed = None;
     for (i, post) in POSTS.iter().enumerate() {
         let input = BlogInput {
-            title: Some(post.title.into()),
-            slug: Some(post.old_slug.unwrap_or(post.slug).into()),
             content: Some(body(i)),
             excerpt: Some(post.excerpt.into()),
             meta_title: (i % 3 == 0).then(|| format!("{} | Demo blog", post.title)),
@@ -386,7 +384,7 @@ async fn seed_posts(
                 .map(Some),
             categories: Some(vec![post.category.into()]),
             tags: Some(post.tags.iter().map(|t| (*t).to_owned()).collect()),
-            ..BlogInput::default()
+            ..BlogInput::new(post.title, post.old_slug.unwrap_or(post.slug))
         };
         let blog = service.create_blog(auth, project, input).await?;
         let id = blog.id;
