@@ -99,6 +99,8 @@ pub mod fragment_cache;
 pub mod hook;
 pub mod lifecycle;
 pub mod links;
+#[cfg(feature = "media")]
+pub mod media;
 pub mod read;
 pub mod response_cache;
 pub mod sanitise;

@@ -105,7 +105,7 @@ impl ImageKind {
 }
 
 /// A type the pipeline writes: JPEG for opaque pictures, PNG where there is transparency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OutputKind {
     /// JPEG.
     Jpeg,

@@ -181,6 +181,7 @@ impl BlogFields {
     /// pattern and the title's presence are checked. The write checked every rule, and a
     /// public read does not pay for checking them again ([`BlogFields::from_stored`] does,
     /// for every other read).
+    #[cfg(any(feature = "sqlite", feature = "postgres", test))]
     pub(crate) fn from_published(input: BlogInput) -> Result<Self, FieldError> {
         let slug = input.slug.as_deref().unwrap_or_default();
         let slug = Slug::from_stored(slug).map_err(FieldError::from)?;

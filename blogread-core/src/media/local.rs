@@ -1,0 +1,444 @@
+//! The media store's files in a folder of the server's disk.
+//!
+//! Every file is reached from a descriptor of the root folder, one component at a time, and
+//! never through a symbolic link: a link planted anywhere below the root (in place of a
+//! project's folder, an item's folder or a file) is not followed, so nothing outside the
+//! root is read or written through it. A write goes to a temporary name in the file's own
+//! folder, is flushed to disk, then renamed over the final name and the folder flushed: a
+//! reader sees the whole file or none, and a crash leaves at most a temporary file, which
+//! [`MediaFiles::list`] removes once stale.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use rustix::fd::OwnedFd;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::{MediaFiles, MediaPath, StoredFile};
+use crate::error::{Error, Result};
+
+/// The start of a temporary file's name: a write not finished yet (or never).
+const TEMPORARY: &str = ".tmp-";
+
+/// The media store's files in a folder (`--media-dir`).
+#[derive(Debug, Clone)]
+pub struct LocalFolder {
+    inner: Arc<Root>,
+}
+
+#[derive(Debug)]
+struct Root {
+    /// The folder, as opened at start.
+    folder: OwnedFd,
+    /// Its path, for messages.
+    shown: PathBuf,
+}
+
+/// A failure of the folder (500; the message is for logs).
+fn failure(message: String) -> Error {
+    Error::Storage(message.into())
+}
+
+fn io_error(what: impl std::fmt::Display, e: impl Into<std::io::Error>) -> Error {
+    failure(format!("media folder: {what}: {}", e.into()))
+}
+
+impl LocalFolder {
+    /// Opens the folder at `path`, creating it (and its parents) when missing. The folder
+    /// itself may be reached through a link (the operator's choice); nothing below it is.
+    pub fn open(path: &Path) -> Result<Self> {
+        std::fs::create_dir_all(path).map_err(|e| io_error(path.display(), e))?;
+        let folder = rustix::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| io_error(path.display(), e))?;
+        Ok(Self {
+            inner: Arc::new(Root {
+                folder,
+                shown: path.to_path_buf(),
+            }),
+        })
+    }
+
+    /// The folder's path.
+    pub fn path(&self) -> &Path {
+        &self.inner.shown
+    }
+
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Root) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let root = Arc::clone(&self.inner);
+        tokio::task::spawn_blocking(move || work(&root))
+            .await
+            .map_err(|e| failure(format!("media folder: a file task failed: {e}")))?
+    }
+}
+
+impl Root {
+    /// The folder `names` below the root, created when `create` (else `None` when missing).
+    /// A link or a file in place of a folder is an error.
+    fn folder(&self, names: &[String], create: bool) -> Result<Option<OwnedFd>> {
+        let mut at = rustix::io::dup(&self.folder).map_err(|e| io_error("dup", e))?;
+        for name in names {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let next = match rustix::fs::openat(&at, name.as_str(), flags, Mode::empty()) {
+                Err(Errno::NOENT) if create => {
+                    match rustix::fs::mkdirat(&at, name.as_str(), Mode::from_raw_mode(0o755)) {
+                        Ok(()) | Err(Errno::EXIST) => {}
+                        Err(e) => return Err(io_error(format!("creating {name}"), e)),
+                    }
+                    rustix::fs::openat(&at, name.as_str(), flags, Mode::empty())
+                }
+                other => other,
+            };
+            at = match next {
+                Ok(fd) => fd,
+                Err(Errno::NOENT) => return Ok(None),
+                Err(Errno::LOOP | Errno::NOTDIR) => {
+                    return Err(failure(format!(
+                        "media folder: {name} in {} is a link or a file, not a folder; \
+                         links are not followed",
+                        self.shown.display()
+                    )));
+                }
+                Err(e) => return Err(io_error(name, e)),
+            };
+        }
+        Ok(Some(at))
+    }
+
+    fn put(&self, path: &MediaPath, bytes: &[u8]) -> Result<()> {
+        let folder = self
+            .folder(&path.folders(), true)?
+            .expect("created when missing");
+        let temporary = format!("{TEMPORARY}{}", uuid::Uuid::now_v7().simple());
+        let file = rustix::fs::openat(
+            &folder,
+            temporary.as_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .map_err(|e| io_error(format!("creating {path}"), e))?;
+        let mut file = std::fs::File::from(file);
+        let written = file
+            .write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| io_error(format!("writing {path}"), e))
+            .and_then(|()| {
+                rustix::fs::renameat(&folder, temporary.as_str(), &folder, path.file_name())
+                    .map_err(|e| io_error(format!("renaming {path}"), e))
+            });
+        if let Err(e) = written {
+            let _ = rustix::fs::unlinkat(&folder, temporary.as_str(), AtFlags::empty());
+            return Err(e);
+        }
+        rustix::fs::fsync(&folder).map_err(|e| io_error(format!("flushing {path}"), e))
+    }
+
+    fn get(&self, path: &MediaPath) -> Result<Option<Bytes>> {
+        let Some(folder) = self.folder(&path.folders(), false)? else {
+            return Ok(None);
+        };
+        let file = match rustix::fs::openat(
+            &folder,
+            path.file_name(),
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(file) => file,
+            Err(Errno::NOENT) => return Ok(None),
+            Err(Errno::LOOP) => {
+                return Err(failure(format!(
+                    "media folder: {path} is a link; links are not followed"
+                )));
+            }
+            Err(e) => return Err(io_error(path, e)),
+        };
+        let stat = rustix::fs::fstat(&file).map_err(|e| io_error(path, e))?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(failure(format!(
+                "media folder: {path} is not a regular file"
+            )));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(stat.st_size).unwrap_or(0));
+        std::fs::File::from(file)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io_error(path, e))?;
+        Ok(Some(Bytes::from(bytes)))
+    }
+
+    fn delete(&self, path: &MediaPath) -> Result<()> {
+        let Some(folder) = self.folder(&path.folders(), false)? else {
+            return Ok(());
+        };
+        match rustix::fs::unlinkat(&folder, path.file_name(), AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => {}
+            Err(e) => return Err(io_error(format!("removing {path}"), e)),
+        }
+        rustix::fs::fsync(&folder).map_err(|e| io_error(format!("flushing {path}"), e))
+    }
+
+    /// The entries of the folder `names` (a link in its place: none).
+    fn entries(&self, names: &[String]) -> Result<Vec<(String, FileType, SystemTime, OwnedFd)>> {
+        let Some(folder) = self.folder(names, false)? else {
+            return Ok(Vec::new());
+        };
+        let listing = rustix::fs::Dir::read_from(&folder).map_err(|e| io_error("listing", e))?;
+        let mut entries = Vec::new();
+        for entry in listing {
+            let entry = entry.map_err(|e| io_error("listing", e))?;
+            let Ok(name) = entry.file_name().to_str() else {
+                continue;
+            };
+            if name == "." || name == ".." {
+                continue;
+            }
+            let name = name.to_owned();
+            let Ok(stat) = rustix::fs::statat(&folder, name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+            else {
+                continue;
+            };
+            let modified = SystemTime::UNIX_EPOCH
+                + std::time::Duration::from_secs(u64::try_from(stat.st_mtime).unwrap_or(0));
+            let kind = FileType::from_raw_mode(stat.st_mode);
+            let fd = rustix::io::dup(&folder).map_err(|e| io_error("dup", e))?;
+            entries.push((name, kind, modified, fd));
+        }
+        Ok(entries)
+    }
+
+    fn list(&self, stale_before: SystemTime) -> Result<Vec<StoredFile>> {
+        let mut stored = Vec::new();
+        for (project, kind, _, _) in self.entries(&[])? {
+            if kind != FileType::Directory {
+                continue;
+            }
+            self.list_folder(&[project], stale_before, &mut stored)?;
+        }
+        Ok(stored)
+    }
+
+    /// The files of a project's folder (and of its items' folders), stale temporary files
+    /// removed.
+    fn list_folder(
+        &self,
+        names: &[String],
+        stale_before: SystemTime,
+        stored: &mut Vec<StoredFile>,
+    ) -> Result<()> {
+        for (name, kind, modified, folder) in self.entries(names)? {
+            if name.starts_with(TEMPORARY) {
+                if kind == FileType::RegularFile && modified < stale_before {
+                    let _ = rustix::fs::unlinkat(&folder, name.as_str(), AtFlags::empty());
+                }
+                continue;
+            }
+            match (kind, names) {
+                (FileType::Directory, [_project]) => {
+                    let inner = [names[0].clone(), name];
+                    self.list_folder(&inner, stale_before, stored)?;
+                }
+                (FileType::RegularFile, [project]) => {
+                    if let Some(path) = MediaPath::parse(project, &name) {
+                        stored.push(StoredFile { path, modified });
+                    }
+                }
+                (FileType::RegularFile, [project, item]) => {
+                    if let Some(path) = MediaPath::parse(project, &format!("{item}/{name}")) {
+                        stored.push(StoredFile { path, modified });
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl MediaFiles for LocalFolder {
+    async fn put(&self, path: &MediaPath, bytes: Bytes) -> Result<()> {
+        let path = path.clone();
+        self.blocking(move |root| root.put(&path, &bytes)).await
+    }
+
+    async fn get(&self, path: &MediaPath) -> Result<Option<Bytes>> {
+        let path = path.clone();
+        self.blocking(move |root| root.get(&path)).await
+    }
+
+    async fn delete(&self, path: &MediaPath) -> Result<()> {
+        let path = path.clone();
+        self.blocking(move |root| root.delete(&path)).await
+    }
+
+    async fn list(&self, stale_before: SystemTime) -> Result<Vec<StoredFile>> {
+        self.blocking(move |root| root.list(stale_before)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::symlink;
+    use std::time::Duration;
+
+    use blogread_media::OutputKind;
+
+    use super::*;
+    use crate::domain::ProjectId;
+
+    const SHA: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
+    fn master(project: ProjectId) -> MediaPath {
+        MediaPath::master(project, SHA, OutputKind::Jpeg).unwrap()
+    }
+
+    fn variant(project: ProjectId) -> MediaPath {
+        MediaPath::variant(project, SHA, 960, OutputKind::Jpeg).unwrap()
+    }
+
+    fn names_below(folder: &Path) -> Vec<String> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let entry = entry.unwrap();
+            names.push(entry.file_name().to_string_lossy().into_owned());
+            if entry.file_type().unwrap().is_dir() {
+                names.extend(names_below(&entry.path()));
+            }
+        }
+        names
+    }
+
+    #[tokio::test]
+    async fn a_file_written_is_read_back_whole_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = LocalFolder::open(&dir.path().join("media")).unwrap();
+        let project = ProjectId::generate();
+        files
+            .put(&master(project), Bytes::from_static(b"master"))
+            .await
+            .unwrap();
+        files
+            .put(&variant(project), Bytes::from_static(b"variant"))
+            .await
+            .unwrap();
+        assert_eq!(
+            files.get(&master(project)).await.unwrap().unwrap(),
+            "master"
+        );
+        assert_eq!(
+            files.get(&variant(project)).await.unwrap().unwrap(),
+            "variant"
+        );
+        assert!(
+            names_below(files.path())
+                .iter()
+                .all(|n| !n.starts_with(TEMPORARY)),
+            "{:?}",
+            names_below(files.path())
+        );
+        // Written again (the same upload twice): the same file, whole.
+        files
+            .put(&master(project), Bytes::from_static(b"master"))
+            .await
+            .unwrap();
+        assert_eq!(
+            files.get(&master(project)).await.unwrap().unwrap(),
+            "master"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_missing_file_is_none_and_deleting_it_is_a_success() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = LocalFolder::open(dir.path()).unwrap();
+        let project = ProjectId::generate();
+        assert_eq!(files.get(&variant(project)).await.unwrap(), None);
+        files.delete(&variant(project)).await.unwrap();
+        files
+            .put(&master(project), Bytes::from_static(b"x"))
+            .await
+            .unwrap();
+        files.delete(&master(project)).await.unwrap();
+        assert_eq!(files.get(&master(project)).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_link_planted_for_a_project_folder_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join(format!("{SHA}.jpg")), b"secret outside").unwrap();
+        let files = LocalFolder::open(&dir.path().join("media")).unwrap();
+        let project = ProjectId::generate();
+        symlink(&outside, files.path().join(project.to_string())).unwrap();
+        assert!(files.get(&master(project)).await.is_err());
+        assert!(
+            files
+                .put(&variant(project), Bytes::from_static(b"x"))
+                .await
+                .is_err()
+        );
+        assert_eq!(names_below(&outside), [format!("{SHA}.jpg")]);
+    }
+
+    #[tokio::test]
+    async fn a_link_planted_for_a_file_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, b"secret outside").unwrap();
+        let files = LocalFolder::open(&dir.path().join("media")).unwrap();
+        let project = ProjectId::generate();
+        std::fs::create_dir(files.path().join(project.to_string())).unwrap();
+        symlink(&secret, files.path().join(master(project).to_string())).unwrap();
+        assert!(files.get(&master(project)).await.is_err());
+        // A write replaces the link itself (rename), never the file it points to.
+        files
+            .put(&master(project), Bytes::from_static(b"new"))
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read(&secret).unwrap(), b"secret outside");
+        assert_eq!(files.get(&master(project)).await.unwrap().unwrap(), "new");
+    }
+
+    #[tokio::test]
+    async fn the_listing_names_every_stored_file_and_removes_stale_temporary_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = LocalFolder::open(dir.path()).unwrap();
+        let project = ProjectId::generate();
+        files
+            .put(&master(project), Bytes::from_static(b"m"))
+            .await
+            .unwrap();
+        files
+            .put(&variant(project), Bytes::from_static(b"v"))
+            .await
+            .unwrap();
+        let project_folder = files.path().join(project.to_string());
+        std::fs::write(project_folder.join(format!("{TEMPORARY}crashed")), b"half").unwrap();
+        std::fs::write(project_folder.join("notes.txt"), b"not ours").unwrap();
+        let now = SystemTime::now();
+        // Not stale yet: kept.
+        let listed = files.list(now - Duration::from_secs(3_600)).await.unwrap();
+        let mut paths: Vec<String> = listed.iter().map(|f| f.path.to_string()).collect();
+        paths.sort();
+        assert_eq!(
+            paths,
+            [master(project).to_string(), variant(project).to_string()]
+        );
+        assert!(project_folder.join(format!("{TEMPORARY}crashed")).exists());
+        // Stale: removed; files not of the store are left alone.
+        files.list(now + Duration::from_secs(3_600)).await.unwrap();
+        assert!(!project_folder.join(format!("{TEMPORARY}crashed")).exists());
+        assert!(project_folder.join("notes.txt").exists());
+    }
+}

@@ -1,0 +1,49 @@
+//! Where a project's images are kept: the files of the media store (feature `media`).
+//!
+//! An image is stored as files named by content: the master at
+//! `{project_id}/{sha256}.{ext}` and each variant at `{project_id}/{sha256}/w{width}.{ext}`
+//! ([`MediaPath`]). Files are immutable once written, so a cache of them can never be stale.
+//! [`MediaFiles`] is the seam; [`LocalFolder`] keeps them in a folder of the server's disk.
+//! The rows that say what each item is live in the [`Store`](crate::store::Store); a file is
+//! written before its row and removed after it.
+
+mod path;
+
+#[cfg(unix)]
+mod local;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+
+use crate::error::Result;
+
+#[cfg(unix)]
+pub use local::LocalFolder;
+pub use path::MediaPath;
+
+/// A stored file's name and when it was last written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredFile {
+    /// Its path.
+    pub path: MediaPath,
+    /// When it was written.
+    pub modified: std::time::SystemTime,
+}
+
+/// The files of the media store.
+#[async_trait]
+pub trait MediaFiles: Send + Sync + 'static {
+    /// Writes the file at `path`, whole or not at all: a reader sees the old file (or none)
+    /// until the new one is complete and durable.
+    async fn put(&self, path: &MediaPath, bytes: Bytes) -> Result<()>;
+
+    /// The file at `path`, if there is one.
+    async fn get(&self, path: &MediaPath) -> Result<Option<Bytes>>;
+
+    /// Removes the file at `path`; removing one that is not there is a success.
+    async fn delete(&self, path: &MediaPath) -> Result<()>;
+
+    /// Every stored file, for the sweep that removes files without a row. Leftovers of writes
+    /// that never finished (a crash mid-write) older than `stale_before` are removed on the way.
+    async fn list(&self, stale_before: std::time::SystemTime) -> Result<Vec<StoredFile>>;
+}
