@@ -8,8 +8,22 @@ use sha2::{Digest, Sha256};
 use crate::error::MediaError;
 use crate::kind::OutputKind;
 use crate::limits::JPEG_QUALITY;
-use crate::pipeline::Encoded;
 use crate::scale::Pixels;
+
+/// One stored file: a master or a variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Its type.
+    pub kind: OutputKind,
+    /// The SHA-256 of [`Encoded::bytes`], lower-case hex.
+    pub sha256: String,
+}
 
 /// The file of `pixels`: written from the pixels alone, so nothing of the upload but its
 /// picture is in it.

@@ -26,6 +26,7 @@ pub mod limits;
 mod pipeline;
 mod scale;
 
+pub use encode::Encoded;
 pub use error::MediaError;
 pub use kind::{ImageKind, OutputKind};
-pub use pipeline::{Encoded, Processed, process};
+pub use pipeline::{Processed, process};

@@ -5,26 +5,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use image::{DynamicImage, ImageDecoder, ImageError, ImageReader, Limits};
 
-use crate::encode::encode;
+use crate::encode::{Encoded, encode};
 use crate::error::MediaError;
-use crate::kind::{ImageKind, OutputKind};
+use crate::kind::ImageKind;
 use crate::limits::{MASTER_MAX_SIDE, MAX_DECODE_BYTES, MAX_PIXELS, MAX_SIDE, VARIANT_WIDTHS};
-use crate::scale::{Pixels, fit_within, scale_to};
-
-/// One stored file: a master or a variant.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Encoded {
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-    /// Its type.
-    pub kind: OutputKind,
-    /// The SHA-256 of [`Encoded::bytes`], lower-case hex.
-    pub sha256: String,
-}
+use crate::scale::{Pixels, fit_within, scale_to, scaled_side};
 
 /// What an upload becomes: its master and the variants narrower than it, widest last.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,12 +59,6 @@ fn run(bytes: &[u8], source: ImageKind) -> Result<Processed, MediaError> {
         master: encode(&master)?,
         variants,
     })
-}
-
-/// `side` scaled by `to / from`, rounded, at least 1.
-pub(crate) fn scaled_side(side: u32, to: u32, from: u32) -> u32 {
-    let scaled = (u64::from(side) * u64::from(to) + u64::from(from) / 2) / u64::from(from);
-    u32::try_from(scaled).unwrap_or(u32::MAX).max(1)
 }
 
 /// Decodes the picture, judged by its header first, and turns it upright.

@@ -80,8 +80,8 @@ pub(crate) fn fit_within(width: u32, height: u32, max: u32) -> (u32, u32) {
         return (width, height);
     }
     (
-        crate::pipeline::scaled_side(width, max, longest),
-        crate::pipeline::scaled_side(height, max, longest),
+        scaled_side(width, max, longest),
+        scaled_side(height, max, longest),
     )
 }
 
@@ -107,4 +107,10 @@ pub(crate) fn scale_to(pixels: &Pixels, width: u32, height: u32) -> Result<Pixel
         alpha: pixels.alpha,
         data: scaled.into_vec(),
     })
+}
+
+/// `side` scaled by `to / from`, rounded, at least 1.
+pub(crate) fn scaled_side(side: u32, to: u32, from: u32) -> u32 {
+    let scaled = (u64::from(side) * u64::from(to) + u64::from(from) / 2) / u64::from(from);
+    u32::try_from(scaled).unwrap_or(u32::MAX).max(1)
 }
