@@ -43,10 +43,10 @@ pub use sql::PageIndexBench;
 pub use sqlite::SqliteStore;
 
 use crate::domain::{
-    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-    BlogStatus, ChangePosition, Delivery, ManagedBlog, PendingFiring, Project, ProjectId,
-    ProjectName, PublicProject, PublishedBlog, Redirect, SecretHash, SiteUrl, SitemapEntry,
-    StoredPublicKey, Timestamp, Trigger,
+    AdminSession, Blog, BlogId, BlogStatus, ChangePosition, CredentialId, CredentialKind, Delivery,
+    ManagedBlog, PendingFiring, Project, ProjectId, ProjectName, PublicProject, PublishedBlog,
+    Redirect, SecretHash, SiteUrl, SitemapEntry, StoredCredential, StoredPublicKey, Timestamp,
+    Trigger,
 };
 use crate::error::Result;
 use crate::links::CompiledBody;
@@ -355,29 +355,35 @@ pub trait Store: Send + Sync + 'static {
     /// request), so its answer is never kept across calls. The SQLite backend answers it on
     /// the calling thread, the PostgreSQL backend batches the calls that arrive together.
     async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>>;
-    /// Stores a new agent key record.
-    async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()>;
-    /// The project's agent keys, oldest first.
-    async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>>;
-    /// Deletes an agent key; true when it existed in that project.
-    async fn delete_agent_key(&self, project: ProjectId, id: AgentKeyId) -> Result<bool>;
-    /// An agent key by hash.
-    async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>>;
-    /// Stores a new admin token record.
-    async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()>;
-    /// Deletes an admin token and the admin sessions signed in with it; true when it existed
-    /// in that project.
-    async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool>;
-    /// An admin token by hash.
-    async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>>;
-    /// The project's admin tokens, oldest first.
-    async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>>;
+    /// Stores a new agent key or admin token (`Conflict` when one of its kind has its id or
+    /// hash; `NotFound` when its project is absent).
+    async fn insert_credential(&self, record: &StoredCredential) -> Result<()>;
+    /// The project's credentials of `kind`, oldest first.
+    async fn credentials(
+        &self,
+        kind: CredentialKind,
+        project: ProjectId,
+    ) -> Result<Vec<StoredCredential>>;
+    /// Deletes credential `id` of `kind`; true when it existed in that project. Deleting an
+    /// admin token deletes the admin sessions signed in with it in the same step.
+    async fn delete_credential(
+        &self,
+        kind: CredentialKind,
+        project: ProjectId,
+        id: CredentialId,
+    ) -> Result<bool>;
+    /// The credential of `kind` with this hash.
+    async fn credential_by_hash(
+        &self,
+        kind: CredentialKind,
+        hash: &SecretHash,
+    ) -> Result<Option<StoredCredential>>;
 
     // ---- admin page sessions ----
 
     /// Stores a new admin session and, in the same step, forgets every session that expired
     /// at or before the new one's creation time. A session signed in with an admin token
-    /// ends when that token is deleted ([`Store::delete_admin_token`] deletes its sessions).
+    /// ends when that token is deleted ([`Store::delete_credential`] deletes its sessions).
     async fn insert_admin_session(&self, session: &AdminSession) -> Result<()>;
     /// A session by the hash of its id, expired or not (the caller compares the expiry).
     async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>>;

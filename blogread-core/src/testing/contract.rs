@@ -21,6 +21,7 @@ pub use super::changes_contract::{
     following_the_changes_feed_ends_equal_to_a_full_read,
     the_changes_feed_names_what_changed_and_only_that,
 };
+pub use super::credentials_contract::each_credential_kind_is_found_listed_and_deleted_on_its_own;
 pub use super::fragments_contract::answers_from_fragments_are_the_answers_from_rows;
 pub use super::links_contract::{
     BEFORE_THE_SLUG_INDEX, backlinks_name_the_posts_linking_by_slug_or_alias,
@@ -2351,6 +2352,7 @@ macro_rules! store_contract_tests {
             sign_in_refuses_public_keys_agent_keys_and_unknown_tokens,
             admin_sessions_end_at_sign_out_after_12_hours_and_at_revocation,
             admin_tokens_are_listed_oldest_first_without_secrets,
+            each_credential_kind_is_found_listed_and_deleted_on_its_own,
             preview_resolves_the_working_copy_links_as_the_public_api_would,
             compiled_bodies_link_like_the_full_resolver_at_every_read,
             every_store_reads_a_published_body_through_its_template,

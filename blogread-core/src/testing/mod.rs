@@ -4,6 +4,7 @@
 
 mod changes_contract;
 pub mod contract;
+mod credentials_contract;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod databases;
 mod fragments_contract;

@@ -22,10 +22,10 @@ use super::{
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
-    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-    BlogStatus, ChangePosition, Delivery, FiringId, ManagedBlog, PendingFiring, Project, ProjectId,
-    PublicProject, PublishedBlog, Redirect, SecretHash, SessionCredential, SitemapEntry,
-    StoredPublicKey, Timestamp, Trigger,
+    AdminSession, Blog, BlogId, BlogStatus, ChangePosition, CredentialId, CredentialKind, Delivery,
+    FiringId, ManagedBlog, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog,
+    Redirect, SecretHash, SessionCredential, SitemapEntry, StoredCredential, StoredPublicKey,
+    Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 use crate::links::report::{Found, LinkTarget};
@@ -53,8 +53,8 @@ struct ProjectEntry {
 struct Inner {
     projects: HashMap<ProjectId, ProjectEntry>,
     public_keys: HashMap<SecretHash, ProjectId>,
-    agent_keys: HashMap<SecretHash, AgentKeyRecord>,
-    admin_tokens: HashMap<SecretHash, AdminTokenRecord>,
+    /// Agent keys and admin tokens by kind and hash.
+    credentials: HashMap<(CredentialKind, SecretHash), StoredCredential>,
     /// Admin page sessions by the hash of their id.
     sessions: HashMap<SecretHash, AdminSession>,
     blogs: HashMap<BlogId, Blog>,
@@ -397,36 +397,33 @@ impl Store for MemoryStore {
         self.project_by_public_key(hash).await
     }
 
-    async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()> {
-        self.insert_agent_key(record).await
+    async fn insert_credential(&self, record: &StoredCredential) -> Result<()> {
+        self.insert_credential(record).await
     }
 
-    async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>> {
-        self.agent_keys(project).await
+    async fn credentials(
+        &self,
+        kind: CredentialKind,
+        project: ProjectId,
+    ) -> Result<Vec<StoredCredential>> {
+        self.credentials(kind, project).await
     }
 
-    async fn delete_agent_key(&self, project: ProjectId, id: AgentKeyId) -> Result<bool> {
-        self.delete_agent_key(project, id).await
+    async fn delete_credential(
+        &self,
+        kind: CredentialKind,
+        project: ProjectId,
+        id: CredentialId,
+    ) -> Result<bool> {
+        self.delete_credential(kind, project, id).await
     }
 
-    async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>> {
-        self.agent_key_by_hash(hash).await
-    }
-
-    async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()> {
-        self.insert_admin_token(record).await
-    }
-
-    async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool> {
-        self.delete_admin_token(project, id).await
-    }
-
-    async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>> {
-        self.admin_token_by_hash(hash).await
-    }
-
-    async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>> {
-        self.admin_tokens(project).await
+    async fn credential_by_hash(
+        &self,
+        kind: CredentialKind,
+        hash: &SecretHash,
+    ) -> Result<Option<StoredCredential>> {
+        self.credential_by_hash(kind, hash).await
     }
 
     async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {

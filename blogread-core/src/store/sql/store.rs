@@ -21,9 +21,9 @@ use super::queries::{self, count};
 use super::quick::QuickRow;
 use super::values::{Bind, DbId, SqlRow, bind_all};
 use crate::domain::{
-    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-    BlogStatus, Delivery, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog,
-    Redirect, SecretHash, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
+    AdminSession, Blog, BlogId, BlogStatus, CredentialId, CredentialKind, Delivery, PendingFiring,
+    Project, ProjectId, PublicProject, PublishedBlog, Redirect, SecretHash, SitemapEntry,
+    StoredCredential, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 use crate::store::connection::{ClosingPool, Run, WriteTx};
@@ -271,29 +271,17 @@ sql_impl! {
         async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>> {
             self.dialect.key_check(&self.read, hash.to_hex()).await
         }
-        async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()> {
-            self.insert_agent_key(record).await
+        async fn insert_credential(&self, record: &StoredCredential) -> Result<()> {
+            self.insert_credential(record).await
         }
-        async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>> {
-            self.agent_keys(project).await
+        async fn credentials(&self, kind: CredentialKind, project: ProjectId) -> Result<Vec<StoredCredential>> {
+            self.credentials(kind, project).await
         }
-        async fn delete_agent_key(&self, project: ProjectId, id: AgentKeyId) -> Result<bool> {
-            self.delete_agent_key(project, id).await
+        async fn delete_credential(&self, kind: CredentialKind, project: ProjectId, id: CredentialId) -> Result<bool> {
+            self.delete_credential(kind, project, id).await
         }
-        async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>> {
-            self.agent_key_by_hash(hash).await
-        }
-        async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()> {
-            self.insert_admin_token(record).await
-        }
-        async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool> {
-            self.delete_admin_token(project, id).await
-        }
-        async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>> {
-            self.admin_token_by_hash(hash).await
-        }
-        async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>> {
-            self.admin_tokens(project).await
+        async fn credential_by_hash(&self, kind: CredentialKind, hash: &SecretHash) -> Result<Option<StoredCredential>> {
+            self.credential_by_hash(kind, hash).await
         }
         async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
             self.insert_admin_session(session).await
