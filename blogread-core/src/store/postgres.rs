@@ -17,7 +17,7 @@ use std::sync::Arc;
 use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use super::Store;
+use super::DatabaseStore;
 use super::connection::{ClosingPool, Transactions};
 use super::faults;
 use super::sql::{self, DbId, SitemapRow, SqlDialect, SqlStore, storage};
@@ -31,7 +31,7 @@ const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 /// A pooled connection idle for this long is pinged before its next query.
 const PING_WHEN_IDLE_FOR: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// A [`Store`] in a PostgreSQL database: the SQL store over one pool (for reads and writes
+/// A [`Store`](super::Store) in a PostgreSQL database: the SQL store over one pool (for reads and writes
 /// alike), with PostgreSQL's dialect.
 pub type PostgresStore = SqlStore<PostgresDialect>;
 
@@ -117,7 +117,7 @@ impl PostgresStore {
 
     /// Closes every connection.
     pub async fn close(&self) {
-        Store::close(self).await
+        DatabaseStore::close(self).await
     }
 }
 

@@ -29,14 +29,14 @@ use super::sql::{
     self, Bind, DbId, PublicProjectRow, QuickRow, SqlDialect, SqlStore, bind_all, corrupt, storage,
     timestamp,
 };
-use super::{BackupReport, Store};
+use super::{BackupReport, DatabaseStore};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::{Error, Result};
 
 /// How long a connection waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A [`Store`] in a SQLite database file: the SQL store over one writer connection and a few
+/// A [`Store`](super::Store) in a SQLite database file: the SQL store over one writer connection and a few
 /// reader connections, with SQLite's dialect.
 pub type SqliteStore = SqlStore<SqliteDialect>;
 
@@ -150,7 +150,7 @@ impl SqliteStore {
     /// Closes every connection (checkpointing the WAL when the last one closes: the
     /// read-only key-check connections close first, since they cannot checkpoint).
     pub async fn close(&self) {
-        Store::close(self).await
+        DatabaseStore::close(self).await
     }
 }
 
@@ -369,7 +369,7 @@ mod tests {
     use super::{SqliteDialect, SqliteStore};
     use crate::domain::{PublicProject, SecretHash};
     use crate::error::Result;
-    use crate::store::Store;
+    use crate::store::prelude::*;
     use crate::store::sql::SqlDialect;
     use crate::testing::{Fixture, blog_id};
 

@@ -2,9 +2,9 @@
 
 use super::*;
 
-impl MemoryStore {
-    /// `Store::public_key`.
-    pub(super) async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
+#[async_trait]
+impl CredentialStore for MemoryStore {
+    async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
         Ok(self
             .read()
             .projects
@@ -12,8 +12,7 @@ impl MemoryStore {
             .and_then(|e| e.public_key.clone()))
     }
 
-    /// `Store::put_public_key`.
-    pub(super) async fn put_public_key(
+    async fn put_public_key(
         &self,
         project: ProjectId,
         key: &StoredPublicKey,
@@ -34,8 +33,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// `Store::delete_public_key`.
-    pub(super) async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
+    async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
         let mut inner = self.write();
         let Some(entry) = inner.projects.get_mut(&project) else {
             return Ok(false);
@@ -49,11 +47,7 @@ impl MemoryStore {
         }
     }
 
-    /// `Store::project_by_public_key`.
-    pub(super) async fn project_by_public_key(
-        &self,
-        hash: &SecretHash,
-    ) -> Result<Option<PublicProject>> {
+    async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>> {
         let inner = self.read();
         let Some(id) = inner.public_keys.get(hash) else {
             return Ok(None);
@@ -68,8 +62,7 @@ impl MemoryStore {
         }))
     }
 
-    /// `Store::insert_credential`.
-    pub(super) async fn insert_credential(&self, record: &StoredCredential) -> Result<()> {
+    async fn insert_credential(&self, record: &StoredCredential) -> Result<()> {
         let mut inner = self.write();
         inner.entry(record.project_id)?;
         inner
@@ -78,8 +71,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// `Store::credentials`.
-    pub(super) async fn credentials(
+    async fn credentials(
         &self,
         kind: CredentialKind,
         project: ProjectId,
@@ -95,8 +87,7 @@ impl MemoryStore {
         Ok(found)
     }
 
-    /// `Store::delete_credential`.
-    pub(super) async fn delete_credential(
+    async fn delete_credential(
         &self,
         kind: CredentialKind,
         project: ProjectId,
@@ -118,17 +109,18 @@ impl MemoryStore {
         Ok(deleted)
     }
 
-    /// `Store::credential_by_hash`.
-    pub(super) async fn credential_by_hash(
+    async fn credential_by_hash(
         &self,
         kind: CredentialKind,
         hash: &SecretHash,
     ) -> Result<Option<StoredCredential>> {
         Ok(self.read().credentials.get(&(kind, *hash)).cloned())
     }
+}
 
-    /// `Store::insert_admin_session`.
-    pub(super) async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
+#[async_trait]
+impl SessionStore for MemoryStore {
+    async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
         let mut inner = self.write();
         if let SessionCredential::AdminToken { id, project } = session.credential {
             let exists = inner.credentials.values().any(|c| {
@@ -147,13 +139,11 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// `Store::admin_session`.
-    pub(super) async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
+    async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
         Ok(self.read().sessions.get(hash).cloned())
     }
 
-    /// `Store::delete_admin_session`.
-    pub(super) async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
+    async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
         Ok(self.write().sessions.remove(hash).is_some())
     }
 }

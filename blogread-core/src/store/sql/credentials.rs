@@ -7,13 +7,14 @@ use super::rows::{CredentialRow, PublicKeyRow, SessionRow};
 use super::store::{SqlStore, sql_impl};
 use super::values::DbId;
 use crate::domain::{
-    AdminSession, CredentialId, CredentialKind, CredentialLabel, ProjectId, SecretHash,
-    SessionCredential, StoredCredential, StoredPublicKey,
+    AdminSession, CredentialId, CredentialKind, CredentialLabel, ProjectId, PublicProject,
+    SecretHash, SessionCredential, StoredCredential, StoredPublicKey,
 };
 use crate::error::{Error, NotFound, Result};
 use crate::store::KeyWrite;
 use crate::store::connection::Run;
 use crate::store::rules::Conflict;
+use crate::store::{CredentialStore, SessionStore};
 
 /// The statements of one kind of credential. Each kind keeps its own table (admin sessions
 /// reference `admin_tokens`), read under the same column names (`CredentialRow`), so one
@@ -84,9 +85,8 @@ impl Statements {
 }
 
 sql_impl! {
-    impl SqlStore {
-        /// See [`Store::public_key`].
-        pub(super) async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
+    impl CredentialStore for SqlStore {
+        async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
             let row: Option<PublicKeyRow> = sqlx::query_as(queries::PUBLIC_KEY)
                 .bind(DbId::from(project))
                 .fetch_optional(&self.read)
@@ -95,8 +95,7 @@ sql_impl! {
             row.map(PublicKeyRow::into_key).transpose()
         }
 
-        /// See [`Store::put_public_key`].
-        pub(super) async fn put_public_key(
+        async fn put_public_key(
             &self,
             project: ProjectId,
             key: &StoredPublicKey,
@@ -125,8 +124,7 @@ sql_impl! {
             Ok(())
         }
 
-        /// See [`Store::delete_public_key`].
-        pub(super) async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
+        async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
             let done = sqlx::query(queries::DELETE_PUBLIC_KEY)
                 .bind(DbId::from(project))
                 .execute(&self.write)
@@ -135,8 +133,11 @@ sql_impl! {
             Ok(D::rows_affected(&done) > 0)
         }
 
-        /// See [`Store::insert_credential`].
-        pub(super) async fn insert_credential(&self, record: &StoredCredential) -> Result<()> {
+        async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>> {
+            self.dialect.key_check(&self.read, hash.to_hex()).await
+        }
+
+        async fn insert_credential(&self, record: &StoredCredential) -> Result<()> {
             let statements = Statements::of(record.kind());
             let insert = sqlx::query(statements.insert)
                 .bind(DbId::from(record.id))
@@ -154,8 +155,7 @@ sql_impl! {
             Ok(())
         }
 
-        /// See [`Store::credentials`].
-        pub(super) async fn credentials(
+        async fn credentials(
             &self,
             kind: CredentialKind,
             project: ProjectId,
@@ -168,9 +168,9 @@ sql_impl! {
             rows.into_iter().map(|row| row.into_credential(kind)).collect()
         }
 
-        /// See [`Store::delete_credential`]. An admin token's sessions go with it: the
-        /// foreign key of `admin_sessions` deletes them in the same statement.
-        pub(super) async fn delete_credential(
+        // An admin token's sessions go with it: the foreign key of `admin_sessions` deletes them in
+        // the same statement.
+        async fn delete_credential(
             &self,
             kind: CredentialKind,
             project: ProjectId,
@@ -185,8 +185,7 @@ sql_impl! {
             Ok(D::rows_affected(&done) > 0)
         }
 
-        /// See [`Store::credential_by_hash`].
-        pub(super) async fn credential_by_hash(
+        async fn credential_by_hash(
             &self,
             kind: CredentialKind,
             hash: &SecretHash,
@@ -198,9 +197,12 @@ sql_impl! {
                 .map_err(storage)?;
             row.map(|row| row.into_credential(kind)).transpose()
         }
+    }
+}
 
-        /// See [`Store::insert_admin_session`].
-        pub(super) async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
+sql_impl! {
+    impl SessionStore for SqlStore {
+        async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
             let (token, project, operator) = match session.credential {
                 SessionCredential::Operator { token_hash } => (None, None, Some(token_hash.to_hex())),
                 SessionCredential::AdminToken { id, project } => {
@@ -233,8 +235,7 @@ sql_impl! {
             tx.finish(result).await
         }
 
-        /// See [`Store::admin_session`].
-        pub(super) async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
+        async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
             let row: Option<SessionRow> = sqlx::query_as(queries::SESSION)
                 .bind(hash.to_hex())
                 .fetch_optional(&self.read)
@@ -243,8 +244,7 @@ sql_impl! {
             row.map(SessionRow::into_session).transpose()
         }
 
-        /// See [`Store::delete_admin_session`].
-        pub(super) async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
+        async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
             let done = sqlx::query(queries::DELETE_SESSION)
                 .bind(hash.to_hex())
                 .execute(&self.write)
