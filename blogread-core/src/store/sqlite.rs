@@ -193,24 +193,12 @@ impl SqlDialect for SqliteDialect {
         "(SELECT json_extract(value, '$[0]') AS blog_id, json_extract(value, '$[1]') AS copy \
          FROM json_each($2)) k"
     );
-    const LINK_TARGETS_NAMED: &'static str = sql::link_targets_named!(
-        "SELECT value FROM json_each($2)",
-        "SELECT value FROM json_each($3)"
-    );
-    const LINK_ALIASES_NAMED: &'static str = sql::link_aliases_named!(
-        "SELECT value FROM json_each($2)",
-        "SELECT value FROM json_each($3)"
-    );
-    const PUBLISHED_BY_IDS: &'static str = sql::published_by_ids!(
-        "SELECT value FROM json_each($2)",
-        "blogs k INDEXED BY blogs_change_key"
-    );
-    const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str = sql::published_by_ids!(
-        "SELECT value FROM json_each($2)",
-        "blogs k INDEXED BY blogs_change_key",
-        sql::body_columns!(),
-        sql::template_join!()
-    );
+    sql::list_statements! {
+        texts_2: "SELECT value FROM json_each($2)",
+        ids_2: "SELECT value FROM json_each($2)",
+        ids_3: "SELECT value FROM json_each($3)",
+        keys: "blogs k INDEXED BY blogs_change_key",
+    }
     const PUBLISHED_KEY_BY_SLUG: &'static str =
         sql::published_key_by_slug!("blogs b INDEXED BY blogs_published_slug_key");
     const CATEGORY_KEYS_PAGE: &'static str =

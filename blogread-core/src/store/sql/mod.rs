@@ -47,7 +47,7 @@ mod startup;
 mod store;
 mod values;
 
-pub(crate) use dialect::SqlDialect;
+pub(crate) use dialect::{SqlDialect, list_statements};
 pub(crate) use errors::storage;
 pub(crate) use links_report::{
     body_keys_naming, link_aliases_named, link_targets_named, placeholders_of,
