@@ -437,18 +437,7 @@ mod tests {
         let renamed = f
             .published("old-name", "Renamed", "<!-- refused -->[INTERNAL:x]")
             .await;
-        f.service
-            .edit_blog(
-                &f.admin,
-                f.project,
-                blog_id(&renamed),
-                BlogInput {
-                    slug: Some("new-name".into()),
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap();
+        f.rename(&renamed, "new-name").await;
         f.publish(&renamed, None).await;
 
         // The rows of `$sql` as the quick path and the pool read them, each as `Debug` text.

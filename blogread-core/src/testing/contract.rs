@@ -523,44 +523,11 @@ pub async fn duplicate_slug_is_a_conflict_within_a_project_only(store: Arc<dyn S
     let f = Fixture::new(store, None).await;
     let other = f.another(None).await;
     let a = f.published("taken", "A", "").await;
-    let dup = f
-        .service
-        .create_blog(
-            &f.admin,
-            f.project,
-            BlogInput {
-                title: Some("B".into()),
-                slug: Some("taken".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+    let dup = f.try_draft("taken", "B").await;
     assert!(matches!(dup, Err(Error::Conflict(_))), "{dup:?}");
     // The published slug stays reserved while the working copy is renamed.
-    f.service
-        .edit_blog(
-            &f.admin,
-            f.project,
-            blog_id(&a),
-            BlogInput {
-                slug: Some("renamed".into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    let dup = f
-        .service
-        .create_blog(
-            &f.admin,
-            f.project,
-            BlogInput {
-                title: Some("B".into()),
-                slug: Some("taken".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+    f.rename(&a, "renamed").await;
+    let dup = f.try_draft("taken", "B").await;
     assert!(matches!(dup, Err(Error::Conflict(_))), "{dup:?}");
     other.draft("taken", "Elsewhere", "").await;
 }
@@ -1587,18 +1554,7 @@ pub async fn a_projects_due_posts_go_live_together_in_one_write(store: Arc<dyn S
     // publishes that slug.
     let renamed = f.draft("launch", "Renamed", "").await;
     f.publish(&renamed, None).await;
-    f.service
-        .edit_blog(
-            &f.admin,
-            f.project,
-            blog_id(&renamed),
-            BlogInput {
-                slug: Some("renamed".into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    f.rename(&renamed, "renamed").await;
     f.publish(&renamed, None).await;
     // As many as the attack that once made every read of the project walk them one write
     // each.
@@ -1781,30 +1737,8 @@ pub async fn unschedule_returns_to_draft_and_frees_the_scheduled_slug(store: Arc
     let f = Fixture::new(store, None).await;
     let post = f.draft("launch", "Launch", "").await;
     f.publish(&post, Some("2026-02-01T00:00:00Z")).await;
-    f.service
-        .edit_blog(
-            &f.admin,
-            f.project,
-            blog_id(&post),
-            BlogInput {
-                slug: Some("launch-day".into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    let taken = f
-        .service
-        .create_blog(
-            &f.admin,
-            f.project,
-            BlogInput {
-                title: Some("Other".into()),
-                slug: Some("launch".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+    f.rename(&post, "launch-day").await;
+    let taken = f.try_draft("launch", "Other").await;
     assert!(matches!(taken, Err(Error::Conflict(_))), "{taken:?}");
     let scheduled = f
         .service
@@ -1835,18 +1769,7 @@ pub async fn unschedule_returns_to_draft_and_frees_the_scheduled_slug(store: Arc
 
 async fn rename(f: &Fixture, blog: &crate::domain::ManagedBlog, to: &str) {
     f.clock.advance(1);
-    f.service
-        .edit_blog(
-            &f.admin,
-            f.project,
-            blog_id(blog),
-            BlogInput {
-                slug: Some(to.into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    f.rename(blog, to).await;
     let w = f
         .service
         .publish_blog(&f.admin, f.project, blog_id(blog), None)
