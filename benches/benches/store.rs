@@ -22,7 +22,8 @@ use blogread_core::domain::{
     Blog, BlogFields, BlogId, BlogInput, BlogState, Project, ProjectId, ProjectName,
     PublishedSnapshot, Timestamp,
 };
-use blogread_core::store::{PageQuery, PostgresStore, SqliteStore, Store};
+use blogread_core::store::prelude::*;
+use blogread_core::store::{PageQuery, PostgresStore, SqliteStore};
 use criterion::{Criterion, criterion_group, criterion_main};
 use tokio::runtime::Runtime;
 

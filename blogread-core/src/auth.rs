@@ -14,7 +14,8 @@
 //! that credential would be, and never as an agent.
 
 use crate::domain::{
-    AdminToken, AgentKey, OperatorToken, ProjectId, PublicKey, PublicProject, SecretHash,
+    AdminToken, AgentKey, CredentialKind, OperatorToken, ProjectId, PublicKey, PublicProject,
+    SecretHash,
 };
 use crate::error::{Error, Forbidden, Result, Unauthorized};
 use crate::store::Store;
@@ -277,7 +278,7 @@ pub(crate) async fn authorize(
             return Err(wrong_kind(access, AgentKey::KIND));
         }
         let record = store
-            .agent_key_by_hash(&SecretHash::of(token))
+            .credential_by_hash(CredentialKind::AgentKey, &SecretHash::of(token))
             .await?
             .ok_or(Unauthorized::UnknownToken)?;
         if !same_project(record.project_id) {
@@ -287,7 +288,7 @@ pub(crate) async fn authorize(
     }
     if token.starts_with(AdminToken::PREFIX) {
         let record = store
-            .admin_token_by_hash(&SecretHash::of(token))
+            .credential_by_hash(CredentialKind::AdminToken, &SecretHash::of(token))
             .await?
             .ok_or(Unauthorized::UnknownToken)?;
         if access == Access::Operator {

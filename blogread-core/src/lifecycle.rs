@@ -5,7 +5,7 @@
 //! `published` (also at a scheduled go-live), `updated` (re-sync), `unpublished`; deletion of
 //! a published blog is `deleted`. Draft edits, scheduling and unscheduling return no event,
 //! so they never fire the deploy hook. Stores apply
-//! these functions inside their write transaction (see [`crate::store::Store::update_blog`]).
+//! these functions inside their write transaction (see [`crate::store::PostStore::update_blog`]).
 
 use crate::domain::{
     Blog, BlogFields, BlogId, BlogInput, BlogState, ProjectId, PublishedSnapshot, Timestamp,

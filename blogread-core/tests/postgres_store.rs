@@ -4,7 +4,8 @@
 //! prints that it was skipped and passes, unless `BLOGREAD_REQUIRE_POSTGRES=1`, which makes a
 //! missing server a failure. `scripts/with-postgres` provides a throw-away server.
 
-use blogread_core::store::{PostgresStore, Store, open_store};
+use blogread_core::store::prelude::*;
+use blogread_core::store::{PostgresStore, open_store};
 use blogread_core::testing::databases::{fresh_database, fresh_postgres};
 
 blogread_core::store_contract_tests!(guarded fresh_postgres().await);

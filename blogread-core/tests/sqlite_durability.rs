@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 
 use blogread_core::domain::{BlogInput, Project, ProjectId, ProjectName, Timestamp};
 use blogread_core::lifecycle;
-use blogread_core::store::{SqliteStore, Store};
+use blogread_core::store::SqliteStore;
+use blogread_core::store::prelude::*;
 use sqlx::{Connection, SqliteConnection};
 
 const WRITER_ENV: &str = "BLOGREAD_DURABILITY_WRITER";

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use blogread_core::store::{SqliteStore, Store, open_store};
+use blogread_core::store::prelude::*;
+use blogread_core::store::{SqliteStore, open_store};
 use blogread_core::testing::databases::fresh_sqlite;
 
 blogread_core::store_contract_tests!(guarded Some(fresh_sqlite().await));

@@ -81,6 +81,13 @@ uuid_id!(
     "admin token id"
 );
 uuid_id!(
+    /// The id of a stored credential of either kind (see
+    /// [`StoredCredential`](super::StoredCredential)): an [`AgentKeyId`] or an
+    /// [`AdminTokenId`] as a store keeps it.
+    CredentialId,
+    "credential id"
+);
+uuid_id!(
     /// The id of one deploy hook delivery in the delivery log.
     DeliveryId,
     "delivery id"

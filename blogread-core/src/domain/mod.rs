@@ -2,6 +2,7 @@
 
 pub mod blog;
 pub mod changes;
+pub mod credential;
 pub mod delivery;
 pub mod ids;
 pub mod keys;
@@ -15,12 +16,13 @@ pub use blog::{
     Blog, BlogFields, BlogInput, BlogState, BlogStatus, ManagedBlog, PublishedSnapshot,
 };
 pub use changes::{ChangeCursor, ChangeEntry, ChangeFeed, ChangePosition, CursorError};
+pub use credential::{CredentialKind, CredentialLabel, StoredCredential};
 pub use delivery::{Delivery, DeployHookTestResult, DeployHookView, PendingFiring, Trigger};
-pub use ids::{AdminTokenId, AgentKeyId, BlogId, DeliveryId, FiringId, IdError, ProjectId};
-pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretHash, SessionId};
-pub use project::{
-    AdminTokenRecord, AgentKeyRecord, Project, ProjectName, PublicProject, SiteUrl, StoredPublicKey,
+pub use ids::{
+    AdminTokenId, AgentKeyId, BlogId, CredentialId, DeliveryId, FiringId, IdError, ProjectId,
 };
+pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretHash, SessionId};
+pub use project::{Project, ProjectName, PublicProject, SiteUrl, StoredPublicKey};
 pub use public::{
     BlogDetail, BlogList, BlogListItem, PublishedBlog, Redirect, Redirects, Sitemap, SitemapEntry,
 };

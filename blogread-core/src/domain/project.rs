@@ -1,9 +1,9 @@
-//! Projects and the records of their credentials.
+//! Projects, what a public read needs of one, and its stored public key.
 
 use serde::{Deserialize, Serialize};
 
-use super::ids::{AdminTokenId, AgentKeyId, ProjectId};
-use super::keys::{PublicKey, SecretHash};
+use super::ids::ProjectId;
+use super::keys::PublicKey;
 use super::time::Timestamp;
 use crate::domain::blog::absolute_http_url;
 use crate::error::FieldError;
@@ -151,34 +151,6 @@ pub struct StoredPublicKey {
     /// The key.
     pub key: PublicKey,
     /// When it was generated.
-    pub created_at: Timestamp,
-}
-
-/// A stored agent key: only its hash and a display prefix are kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentKeyRecord {
-    /// Id.
-    pub id: AgentKeyId,
-    /// Project it writes to.
-    pub project_id: ProjectId,
-    /// SHA-256 of the key.
-    pub hash: SecretHash,
-    /// The first 12 characters, for lists.
-    pub prefix: String,
-    /// Creation time.
-    pub created_at: Timestamp,
-}
-
-/// A stored project admin token: only its hash is kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AdminTokenRecord {
-    /// Id.
-    pub id: AdminTokenId,
-    /// Project it administers.
-    pub project_id: ProjectId,
-    /// SHA-256 of the token.
-    pub hash: SecretHash,
-    /// Creation time.
     pub created_at: Timestamp,
 }
 

@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::auth::{Access, Caller};
 use crate::domain::{
-    AdminToken, AdminTokenId, AdminTokenRecord, AgentKey, AgentKeyId, AgentKeyRecord, ProjectId,
-    PublicKey, StoredPublicKey, Timestamp,
+    AdminTokenId, AgentKeyId, CredentialId, CredentialKind, CredentialLabel, ProjectId, PublicKey,
+    StoredCredential, StoredPublicKey, Timestamp,
 };
 use crate::error::{Error, NotFound, Result};
 use crate::store::KeyWrite;
@@ -68,6 +68,39 @@ pub struct IssuedAdminToken {
     pub created_at: Timestamp,
 }
 
+impl AgentKeyView {
+    /// How a list shows `record`, when it is an agent key.
+    fn of(record: StoredCredential) -> Option<Self> {
+        match record.label {
+            CredentialLabel::AgentKey { prefix } => Some(Self {
+                id: record.id.into(),
+                prefix,
+                created_at: record.created_at,
+            }),
+            CredentialLabel::AdminToken => None,
+        }
+    }
+}
+
+impl AdminTokenView {
+    /// How a list shows `record`, when it is an admin token.
+    fn of(record: StoredCredential) -> Option<Self> {
+        (record.kind() == CredentialKind::AdminToken).then(|| Self {
+            id: record.id.into(),
+            created_at: record.created_at,
+        })
+    }
+}
+
+/// Who manages the credentials of `kind` (issues, lists and deletes them): a project admin
+/// its agent keys; the operator alone its admin tokens.
+fn manager(kind: CredentialKind) -> Access {
+    match kind {
+        CredentialKind::AgentKey => Access::ProjectAdmin,
+        CredentialKind::AdminToken => Access::Operator,
+    }
+}
+
 impl Service {
     // ---- credentials ----
 
@@ -77,20 +110,12 @@ impl Service {
         caller: &Caller,
         project: ProjectId,
     ) -> Result<IssuedAdminToken> {
-        self.authorize(caller, Some(project), Access::Operator)
+        let (record, token) = self
+            .issue_credential(caller, project, CredentialKind::AdminToken)
             .await?;
-        self.existing_project(project).await?;
-        let token = AdminToken::generate();
-        let record = AdminTokenRecord {
-            id: AdminTokenId::generate(),
-            project_id: project,
-            hash: token.hash(),
-            created_at: self.now(),
-        };
-        self.store.insert_admin_token(&record).await?;
         Ok(IssuedAdminToken {
-            id: record.id,
-            token: token.expose_secret().to_owned(),
+            id: record.id.into(),
+            token,
             created_at: record.created_at,
         })
     }
@@ -103,10 +128,8 @@ impl Service {
         project: ProjectId,
         id: AdminTokenId,
     ) -> Result<()> {
-        self.authorize(caller, Some(project), Access::Operator)
-            .await?;
-        self.store.delete_admin_token(project, id).await?;
-        Ok(())
+        self.revoke_credential(caller, project, CredentialKind::AdminToken, id.into())
+            .await
     }
 
     /// The project's admin tokens, without the secrets (operator only), oldest first.
@@ -115,19 +138,13 @@ impl Service {
         caller: &Caller,
         project: ProjectId,
     ) -> Result<Vec<AdminTokenView>> {
-        self.authorize(caller, Some(project), Access::Operator)
-            .await?;
-        self.existing_project(project).await?;
-        Ok(self
-            .store
-            .admin_tokens(project)
-            .await?
-            .into_iter()
-            .map(|r| AdminTokenView {
-                id: r.id,
-                created_at: r.created_at,
-            })
-            .collect())
+        self.credential_views(
+            caller,
+            project,
+            CredentialKind::AdminToken,
+            AdminTokenView::of,
+        )
+        .await
     }
 
     /// Generate API Key (project admin): 409 when the project has one.
@@ -201,21 +218,12 @@ impl Service {
         caller: &Caller,
         project: ProjectId,
     ) -> Result<IssuedAgentKey> {
-        self.authorize(caller, Some(project), Access::ProjectAdmin)
+        let (record, key) = self
+            .issue_credential(caller, project, CredentialKind::AgentKey)
             .await?;
-        self.existing_project(project).await?;
-        let key = AgentKey::generate();
-        let record = AgentKeyRecord {
-            id: AgentKeyId::generate(),
-            project_id: project,
-            hash: key.hash(),
-            prefix: key.display_prefix().to_owned(),
-            created_at: self.now(),
-        };
-        self.store.insert_agent_key(&record).await?;
         Ok(IssuedAgentKey {
-            id: record.id,
-            key: key.expose_secret().to_owned(),
+            id: record.id.into(),
+            key,
             created_at: record.created_at,
         })
     }
@@ -226,20 +234,8 @@ impl Service {
         caller: &Caller,
         project: ProjectId,
     ) -> Result<Vec<AgentKeyView>> {
-        self.authorize(caller, Some(project), Access::ProjectAdmin)
-            .await?;
-        self.existing_project(project).await?;
-        Ok(self
-            .store
-            .agent_keys(project)
-            .await?
-            .into_iter()
-            .map(|r| AgentKeyView {
-                id: r.id,
-                prefix: r.prefix,
-                created_at: r.created_at,
-            })
-            .collect())
+        self.credential_views(caller, project, CredentialKind::AgentKey, AgentKeyView::of)
+            .await
     }
 
     /// Deletes an agent key (project admin); deleting one that is not there is a success.
@@ -249,9 +245,60 @@ impl Service {
         project: ProjectId,
         id: AgentKeyId,
     ) -> Result<()> {
-        self.authorize(caller, Some(project), Access::ProjectAdmin)
-            .await?;
-        self.store.delete_agent_key(project, id).await?;
+        self.revoke_credential(caller, project, CredentialKind::AgentKey, id.into())
+            .await
+    }
+
+    // ---- one path for every kind of credential ----
+
+    /// Issues a credential of `kind` for `project`, when `caller` manages that kind: the
+    /// record as stored, and the secret to show once.
+    async fn issue_credential(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        kind: CredentialKind,
+    ) -> Result<(StoredCredential, String)> {
+        self.authorize(caller, Some(project), manager(kind)).await?;
+        self.existing_project(project).await?;
+        let (secret, hash, label) = kind.generate();
+        let record = StoredCredential {
+            id: CredentialId::generate(),
+            project_id: project,
+            hash,
+            label,
+            created_at: self.now(),
+        };
+        self.store.insert_credential(&record).await?;
+        Ok((record, secret))
+    }
+
+    /// The project's credentials of `kind`, oldest first, as `view` shows each one, when
+    /// `caller` manages that kind.
+    async fn credential_views<V>(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        kind: CredentialKind,
+        view: fn(StoredCredential) -> Option<V>,
+    ) -> Result<Vec<V>> {
+        self.authorize(caller, Some(project), manager(kind)).await?;
+        self.existing_project(project).await?;
+        let stored = self.store.credentials(kind, project).await?;
+        Ok(stored.into_iter().filter_map(view).collect())
+    }
+
+    /// Deletes credential `id` of `kind`, when `caller` manages that kind; deleting one that
+    /// is not there is a success.
+    async fn revoke_credential(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        kind: CredentialKind,
+        id: CredentialId,
+    ) -> Result<()> {
+        self.authorize(caller, Some(project), manager(kind)).await?;
+        self.store.delete_credential(kind, project, id).await?;
         Ok(())
     }
 }

@@ -206,7 +206,9 @@ impl Service {
         &self.fragments
     }
 
-    /// The store's ETag epoch (see [`Store::etag_epoch`]), read on first use.
+    /// The store's ETag epoch (see
+    /// [`DatabaseStore::etag_epoch`](crate::store::DatabaseStore::etag_epoch)), read on first
+    /// use.
     pub(crate) async fn etag_epoch(&self) -> Result<&str> {
         self.etag_epoch
             .get_or_try_init(|| self.store.etag_epoch())

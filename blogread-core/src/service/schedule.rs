@@ -9,14 +9,14 @@
 //! comes first after the start).
 //!
 //! A project's due blogs go live together, in one transaction of the store
-//! ([`Store::go_live`]), set-based: 400 posts scheduled for the same second cost one write,
+//! ([`PostStore::go_live`]), set-based: 400 posts scheduled for the same second cost one write,
 //! not 400. The store holds the due rows while it writes (or SQLite's single writer does), so
 //! instances that notice the same go-live at once record it once, and only that write records
 //! the firings. Within one instance, the reads of a project that find a go-live due take
 //! turns ([`GoLiveGate`]): one records it, the others wait for that (at most
 //! [`GO_LIVE_WAIT`]) and then find nothing left to do; reads of other projects never wait.
 //!
-//! [`Store::go_live`]: crate::store::Store::go_live
+//! [`PostStore::go_live`]: crate::store::PostStore::go_live
 
 use std::hash::{Hash, Hasher};
 use std::time::Duration;

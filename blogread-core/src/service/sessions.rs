@@ -3,8 +3,8 @@
 
 use crate::auth::{Caller, Principal};
 use crate::domain::{
-    ADMIN_SESSION_LIFETIME, AdminSession, AdminToken, AgentKey, FormToken, PublicKey, SecretHash,
-    SessionCredential, SessionId, Timestamp,
+    ADMIN_SESSION_LIFETIME, AdminSession, AdminToken, AgentKey, CredentialKind, FormToken,
+    PublicKey, SecretHash, SessionCredential, SessionId, Timestamp,
 };
 use crate::error::{Error, Forbidden, Result, Unauthorized};
 
@@ -66,12 +66,12 @@ impl Service {
         } else if token.starts_with(AdminToken::PREFIX) {
             let record = self
                 .store
-                .admin_token_by_hash(&SecretHash::of(token))
+                .credential_by_hash(CredentialKind::AdminToken, &SecretHash::of(token))
                 .await?
                 .ok_or(Unauthorized::UnknownToken)?;
             (
                 SessionCredential::AdminToken {
-                    id: record.id,
+                    id: record.id.into(),
                     project: record.project_id,
                 },
                 Principal::ProjectAdmin(record.project_id),

@@ -98,7 +98,7 @@ pub struct LinkTargetSources {
 }
 
 /// Whether `found` names a slug of `naming` (`None` there: a malformed placeholder, which
-/// names none): what [`Store::link_body_keys`](super::Store::link_body_keys) filters by.
+/// names none): what [`LinkStore::link_body_keys`](super::LinkStore::link_body_keys) filters by.
 pub fn names_any(found: &[Found], naming: &[Option<String>]) -> bool {
     found.iter().any(|f| naming.contains(&f.slug))
 }

@@ -1,6 +1,9 @@
-//! The storage seam: one trait that every backend implements, and the in-memory backend.
+//! The storage seam: [`Store`], the traits of its topics that every backend implements
+//! ([`DatabaseStore`], [`ProjectStore`], [`CredentialStore`], [`SessionStore`], [`PostStore`],
+//! [`PublicStore`], [`ChangeStore`], [`FiringStore`], [`LinkStore`]; all in the [`prelude`]),
+//! and the in-memory backend.
 //!
-//! The trait is shaped so that each read the public API needs is one call that a SQL backend
+//! The traits are shaped so that each read the public API needs is one call that a SQL backend
 //! can answer with one query: a list page together with its `total`, a single blog by slug,
 //! the sitemap, and the titles of every slug that a response's placeholders reference (one
 //! look-up per request, never one per placeholder). Lifecycle writes are a read-modify-write
@@ -22,12 +25,10 @@ mod rules;
 mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+mod topics;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-use async_trait::async_trait;
 
 pub use database_url::redact_database_url;
 pub(crate) use link_sources::bodies_of;
@@ -41,12 +42,14 @@ pub use postgres::PostgresStore;
 pub use sql::PageIndexBench;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+pub use topics::{
+    ChangeStore, CredentialStore, DatabaseStore, FiringStore, LinkStore, PostStore, ProjectStore,
+    PublicStore, SessionStore,
+};
 
 use crate::domain::{
-    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-    BlogStatus, ChangePosition, Delivery, ManagedBlog, PendingFiring, Project, ProjectId,
-    ProjectName, PublicProject, PublishedBlog, Redirect, SecretHash, SiteUrl, SitemapEntry,
-    StoredPublicKey, Timestamp, Trigger,
+    Blog, BlogId, ChangePosition, ManagedBlog, Project, ProjectName, PublishedBlog, SiteUrl,
+    Timestamp, Trigger,
 };
 use crate::error::Result;
 use crate::links::CompiledBody;
@@ -169,7 +172,7 @@ pub struct PostKey {
 }
 
 /// The keys of one page of published blogs, in page order, with the total after the filter:
-/// what [`Store::published_page_keys`] reads without touching a body.
+/// what [`PublicStore::published_page_keys`] reads without touching a body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageKeys {
     /// The page's posts, sorted as [`PublishedPage::blogs`] is.
@@ -233,7 +236,7 @@ pub enum KeyWrite {
 /// change is, or fails, in which case nothing is written.
 pub type BlogChange = Box<dyn FnOnce(&mut Blog) -> Result<Option<Trigger>> + Send>;
 
-/// One write of a blog, as [`Store::update_blog`] applies it in one transaction.
+/// One write of a blog, as [`PostStore::update_blog`] applies it in one transaction.
 pub struct BlogUpdate {
     /// The change, applied to the blog as it is in the transaction.
     pub change: BlogChange,
@@ -262,7 +265,7 @@ impl BlogUpdate {
     }
 }
 
-/// One page of a project's changes feed to read (see [`Store::changes`]).
+/// One page of a project's changes feed to read (see [`ChangeStore::changes`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangeQuery {
     /// Read the entries after this position. [`ChangePosition::Start`] is the initial sync:
@@ -301,279 +304,47 @@ pub struct ChangeRead {
     pub has_more: bool,
 }
 
-/// Storage for projects, credentials, blogs and deploy hooks.
+/// Storage for projects, credentials, blogs and deploy hooks: every topic trait of the seam,
+/// and implemented for every type that implements them all, so that a backend implements
+/// the topics (each in its room of that topic) and is a `Store` without a line of its own. The
+/// service and the server hold it as `Arc<dyn Store>`; its methods are called on a
+/// `dyn Store` as they are, on a concrete store with the [`prelude`] in scope.
 ///
 /// Every method is one atomic operation. Backends map a missing row to the `Ok(None)` /
 /// `NotFound` the method documents and a uniqueness violation to [`crate::Error::Conflict`].
-#[async_trait]
-pub trait Store: Send + Sync + 'static {
-    /// Checks that the backend answers.
-    async fn ping(&self) -> Result<()>;
+pub trait Store:
+    DatabaseStore
+    + ProjectStore
+    + CredentialStore
+    + SessionStore
+    + PostStore
+    + PublicStore
+    + ChangeStore
+    + FiringStore
+    + LinkStore
+    + 'static
+{
+}
 
-    /// Closes the store's connections (SQLite: the last one checkpoints the WAL into the
-    /// database file). Nothing may use the store afterwards. The default does nothing.
-    async fn close(&self) {}
+impl<T> Store for T where
+    T: DatabaseStore
+        + ProjectStore
+        + CredentialStore
+        + SessionStore
+        + PostStore
+        + PublicStore
+        + ChangeStore
+        + FiringStore
+        + LinkStore
+        + 'static
+{
+}
 
-    /// A random value fixed when the database was created, mixed into every ETag so that a
-    /// new database can never answer 304 to a tag an older one issued.
-    async fn etag_epoch(&self) -> Result<String>;
-
-    // ---- projects ----
-
-    /// Inserts a new project.
-    async fn insert_project(&self, project: &Project) -> Result<()>;
-    /// A project by id.
-    async fn project(&self, id: ProjectId) -> Result<Option<Project>>;
-    /// Every project, oldest first.
-    async fn projects(&self) -> Result<Vec<Project>>;
-    /// One page of every project, oldest first (by creation time, then id), and how many
-    /// projects there are.
-    async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage>;
-    /// Changes the fields `change` names, and only those, in one atomic step (two concurrent
-    /// changes of different fields both apply); returns the project as changed (`NotFound`
-    /// when absent). A site URL change bumps the content version, since it changes every
-    /// resolved link.
-    async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project>;
-
-    // ---- credentials ----
-
-    /// The project's public key, if any.
-    async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>>;
-    /// Generates or rotates the public key (see [`KeyWrite`]).
-    async fn put_public_key(
-        &self,
-        project: ProjectId,
-        key: &StoredPublicKey,
-        mode: KeyWrite,
-    ) -> Result<()>;
-    /// Revokes the public key; true when there was one.
-    async fn delete_public_key(&self, project: ProjectId) -> Result<bool>;
-    /// The project a public key belongs to, by the key's hash: one indexed look-up that also
-    /// returns what a read needs (site URL, content version). It runs before every public
-    /// read, so it is the hot path of a backend; and it must see every change committed
-    /// before it was called, by any process (a rotated or revoked key fails on the very next
-    /// request), so its answer is never kept across calls. The SQLite backend answers it on
-    /// the calling thread, the PostgreSQL backend batches the calls that arrive together.
-    async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>>;
-    /// Stores a new agent key record.
-    async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()>;
-    /// The project's agent keys, oldest first.
-    async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>>;
-    /// Deletes an agent key; true when it existed in that project.
-    async fn delete_agent_key(&self, project: ProjectId, id: AgentKeyId) -> Result<bool>;
-    /// An agent key by hash.
-    async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>>;
-    /// Stores a new admin token record.
-    async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()>;
-    /// Deletes an admin token and the admin sessions signed in with it; true when it existed
-    /// in that project.
-    async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool>;
-    /// An admin token by hash.
-    async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>>;
-    /// The project's admin tokens, oldest first.
-    async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>>;
-
-    // ---- admin page sessions ----
-
-    /// Stores a new admin session and, in the same step, forgets every session that expired
-    /// at or before the new one's creation time. A session signed in with an admin token
-    /// ends when that token is deleted ([`Store::delete_admin_token`] deletes its sessions).
-    async fn insert_admin_session(&self, session: &AdminSession) -> Result<()>;
-    /// A session by the hash of its id, expired or not (the caller compares the expiry).
-    async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>>;
-    /// Deletes a session; true when it existed.
-    async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool>;
-
-    // ---- blogs: management ----
-
-    /// Inserts a new blog (`Conflict` when its slug is taken in the project).
-    async fn insert_blog(&self, blog: &Blog) -> Result<()>;
-    /// A blog by id within a project.
-    async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>>;
-    /// One page of the project's management list, optionally of one status, newest created
-    /// first.
-    async fn blogs(
-        &self,
-        project: ProjectId,
-        status: Option<BlogStatus>,
-        limit: u32,
-        offset: u64,
-    ) -> Result<ManagedPage>;
-    /// Applies `change` to the blog in one transaction and returns the blog as written and
-    /// the event. Slug history is kept in the same transaction: when a published blog's
-    /// published slug changes, the old one becomes an alias of the blog (created now); an
-    /// alias is freed when any blog publishes that slug, and when its blog is deleted. `NotFound` when absent; `Conflict` when the new slug is taken. When the
-    /// change reports an event, the project's content version is bumped in the same
-    /// transaction.
-    async fn update_blog(
-        &self,
-        project: ProjectId,
-        id: BlogId,
-        update: BlogUpdate,
-    ) -> Result<(Blog, Option<Trigger>)>;
-    /// The projects that have scheduled blogs whose go-live time is at or before `now`: the
-    /// go-lives not recorded yet.
-    async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>>;
-    /// Records the go-live of every scheduled blog of `project` whose time has come at `now`
-    /// (see [`crate::lifecycle::go_live`]), all in one transaction, set-based (one statement
-    /// publishes them all): each becomes published, frees the aliases its slug names, gets its
-    /// category rows, and records one `published` firing when the project has a deploy hook;
-    /// the content version is bumped once. Returns how many went live: 0 when none was due,
-    /// or when another writer (another instance) recorded them first: a go-live is recorded
-    /// once.
-    async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64>;
-    /// The earliest go-live time of every project's scheduled blogs, if any: when the
-    /// scheduler wakes next.
-    async fn next_go_live(&self) -> Result<Option<Timestamp>>;
-    /// Deletes a blog and returns it as it was (`NotFound` when absent). Deleting a published
-    /// blog bumps the content version in the same transaction and records its firing at
-    /// `at`.
-    async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog>;
-
-    // ---- blogs: public reads ----
-
-    /// One page of published blogs and the total after the filter.
-    async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage>;
-    /// The keys of one page of published blogs (the page [`Store::published_page`] reads for
-    /// the same query, whose `include_content` it ignores) and the total, without reading a
-    /// body.
-    async fn published_page_keys(&self, project: ProjectId, query: &PageQuery) -> Result<PageKeys>;
-    /// The key of the published blog with this published slug, without reading its body.
-    async fn published_key_by_slug(
-        &self,
-        project: ProjectId,
-        slug: &str,
-    ) -> Result<Option<PostKey>>;
-    /// Those of `ids` that are published blogs of the project, in no particular order, each
-    /// with the key read in the same statement, with their bodies when `include_content`
-    /// (as [`Store::published_page`] reads them).
-    async fn published_by_ids(
-        &self,
-        project: ProjectId,
-        ids: &[BlogId],
-        include_content: bool,
-    ) -> Result<Vec<(PostKey, PublishedBlog)>>;
-    /// The published blog with this published slug, with its content.
-    async fn published_by_slug(
-        &self,
-        project: ProjectId,
-        slug: &str,
-    ) -> Result<Option<PublishedBlog>>;
-    /// The aliases of the project's published blogs (old published slugs, see
-    /// [`Store::update_blog`]), newest rename first (then by alias), at most `cap`.
-    async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>>;
-    /// For those of `slugs` that are aliases of a published blog of the project: the alias ->
-    /// (the blog's current published slug, its published title). Link resolution asks it for
-    /// the placeholders [`Store::published_titles`] did not answer.
-    async fn published_aliases(
-        &self,
-        project: ProjectId,
-        slugs: &[String],
-    ) -> Result<HashMap<String, (String, String)>>;
-    /// The newest `cap` published blogs' sitemap entries.
-    async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>>;
-    /// Published title by published slug, for those of `slugs` that name a published blog of
-    /// the project: the one look-up link resolution makes per request.
-    async fn published_titles(
-        &self,
-        project: ProjectId,
-        slugs: &[String],
-    ) -> Result<HashMap<String, String>>;
-
-    /// One page of the project's changes feed (`docs/public-api.md#changes-feed`): the
-    /// published posts whose change number puts them after `query.after` (each in its state
-    /// now) and the slugs lost by later changes, in change order, up to the project's last
-    /// change when the read began. Every write that changes public answers takes the next
-    /// number of its project's sequence in its own transaction and stamps it on every
-    /// published post whose answer or aliases it changed: the post written, and every
-    /// published post whose body names a slug whose resolution it changed (found through
-    /// the slugs the post's link template references); a public slug it takes from the
-    /// published posts is kept as a deletion with the number.
-    async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead>;
-    /// Forgets the deletions recorded before `before` (the feed's retention), raising each
-    /// project's floor to the highest change number forgotten. Returns how many.
-    async fn prune_changes(&self, before: Timestamp) -> Result<u64>;
-
-    // ---- deploy hook ----
-
-    /// The saved deploy hook URL, if any.
-    async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>>;
-    /// Saves, replaces (`Some`) or clears (`None`) the deploy hook URL.
-    async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()>;
-    /// Appends to the delivery log, keeping the newest [`crate::domain::delivery::DELIVERY_LOG_LEN`].
-    async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()>;
-    /// The delivery log, newest first.
-    async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>>;
-
-    // ---- firings recorded with their writes ----
-    //
-    // `update_blog` and `delete_blog` record a [`PendingFiring`] in their own transaction when
-    // the write causes a visible-content event and the project has a deploy hook.
-
-    /// Claims the recorded firings not yet attempted, of `project` or of every project,
-    /// marking them claimed at `now` in the same step: each firing is claimed once, whoever
-    /// asks at the same moment.
-    async fn claim_firings(
-        &self,
-        project: Option<ProjectId>,
-        now: Timestamp,
-    ) -> Result<Vec<PendingFiring>>;
-    /// Firings claimed before `claimed_before` and never completed: their process died while
-    /// attempting them.
-    async fn stale_firings(&self, claimed_before: Timestamp) -> Result<Vec<PendingFiring>>;
-    /// Forgets a firing and, if it was still recorded, appends `delivery` to the log, in one
-    /// transaction (so a delivery is recorded once even when two processes complete it).
-    /// Returns whether the firing was still recorded.
-    async fn complete_firing(
-        &self,
-        firing: &PendingFiring,
-        delivery: Option<&Delivery>,
-    ) -> Result<bool>;
-
-    // ---- links report ----
-
-    /// Every post of `project` as a link target, and every alias (old public slug) with its
-    /// post: what the project-wide links report judges placeholders against.
-    async fn link_targets(&self, project: ProjectId) -> Result<LinkTargetSources>;
-
-    /// What judging placeholders naming `slugs` needs, and the posts `ids`: every post of
-    /// `project` whose working or public slug is one of `slugs`, or that holds an alias in
-    /// `slugs`, and the posts `ids`; every alias in `slugs`, and every alias of the posts
-    /// `ids`. A post's judgement of its own links, and a post's backlinks, read through it:
-    /// what they read grows with what the post names, never with the project.
-    async fn link_targets_named(
-        &self,
-        project: ProjectId,
-        slugs: &[String],
-        ids: &[BlogId],
-    ) -> Result<LinkTargetSources>;
-
-    /// The distinct slugs named by the placeholders of the bodies of `project`'s posts, as
-    /// `links::report::placeholders` reads them (`None` for a malformed placeholder), in no
-    /// particular order.
-    async fn linked_slugs(&self, project: ProjectId) -> Result<Vec<Option<String>>>;
-
-    /// The bodies of `project`'s posts that hold placeholders (each post's working copy,
-    /// and its published or scheduled snapshot), named with the size of their stored lists:
-    /// every one (`naming` is `None`), or only those holding one that names a slug of
-    /// `naming` (see [`names_any`]). In no particular order.
-    async fn link_body_keys(
-        &self,
-        project: ProjectId,
-        naming: Option<&[Option<String>]>,
-    ) -> Result<Vec<BodyKey>>;
-
-    /// The placeholders of the bodies `keys` names (those of `project` that still hold
-    /// any), as `links::report::placeholders` lists them, in no particular order. A report
-    /// reads the keys first, then their lists a batch at a time, so that what it holds stays
-    /// bounded whatever the project holds.
-    ///
-    /// The report reads the targets, the keys and the bodies apart (the SQL stores read
-    /// each with one statement): a write between them shows in the next report, and a body
-    /// whose post is not among the targets is left out of it.
-    async fn link_bodies(
-        &self,
-        project: ProjectId,
-        keys: &[BodyKey],
-    ) -> Result<Vec<BodyPlaceholders>>;
+/// The store's traits, to bring into scope at once (`use blogread_core::store::prelude::*;`):
+/// what calling a store's methods on a concrete store (a `SqliteStore`, say) needs.
+pub mod prelude {
+    pub use super::{
+        ChangeStore, CredentialStore, DatabaseStore, FiringStore, LinkStore, PostStore,
+        ProjectStore, PublicStore, SessionStore, Store,
+    };
 }

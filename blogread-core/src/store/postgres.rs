@@ -17,7 +17,7 @@ use std::sync::Arc;
 use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use super::Store;
+use super::DatabaseStore;
 use super::connection::{ClosingPool, Transactions};
 use super::faults;
 use super::sql::{self, DbId, SitemapRow, SqlDialect, SqlStore, storage};
@@ -31,7 +31,7 @@ const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 /// A pooled connection idle for this long is pinged before its next query.
 const PING_WHEN_IDLE_FOR: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// A [`Store`] in a PostgreSQL database: the SQL store over one pool (for reads and writes
+/// A [`Store`](super::Store) in a PostgreSQL database: the SQL store over one pool (for reads and writes
 /// alike), with PostgreSQL's dialect.
 pub type PostgresStore = SqlStore<PostgresDialect>;
 
@@ -117,7 +117,7 @@ impl PostgresStore {
 
     /// Closes every connection.
     pub async fn close(&self) {
-        Store::close(self).await
+        DatabaseStore::close(self).await
     }
 }
 
@@ -148,24 +148,12 @@ impl SqlDialect for PostgresDialect {
         "(SELECT (e ->> 0)::uuid AS blog_id, e ->> 1 AS copy \
          FROM jsonb_array_elements($2::jsonb) AS t(e)) k"
     );
-    const LINK_TARGETS_NAMED: &'static str = sql::link_targets_named!(
-        "SELECT jsonb_array_elements_text($2::jsonb)",
-        "SELECT (jsonb_array_elements_text($3::jsonb))::uuid"
-    );
-    const LINK_ALIASES_NAMED: &'static str = sql::link_aliases_named!(
-        "SELECT jsonb_array_elements_text($2::jsonb)",
-        "SELECT (jsonb_array_elements_text($3::jsonb))::uuid"
-    );
-    const PUBLISHED_BY_IDS: &'static str = sql::published_by_ids!(
-        "SELECT (jsonb_array_elements_text($2::jsonb))::uuid",
-        "blogs k"
-    );
-    const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str = sql::published_by_ids!(
-        "SELECT (jsonb_array_elements_text($2::jsonb))::uuid",
-        "blogs k",
-        sql::body_columns!(),
-        sql::template_join!()
-    );
+    sql::list_statements! {
+        texts_2: "SELECT jsonb_array_elements_text($2::jsonb)",
+        ids_2: "SELECT (jsonb_array_elements_text($2::jsonb))::uuid",
+        ids_3: "SELECT (jsonb_array_elements_text($3::jsonb))::uuid",
+        keys: "blogs k",
+    }
     const PUBLISHED_KEY_BY_SLUG: &'static str = sql::published_key_by_slug!("blogs b");
     const CATEGORY_KEYS_PAGE: &'static str =
         sql::category_page_query!(@ sql::key_columns!(), "blogs b");

@@ -29,14 +29,14 @@ use super::sql::{
     self, Bind, DbId, PublicProjectRow, QuickRow, SqlDialect, SqlStore, bind_all, corrupt, storage,
     timestamp,
 };
-use super::{BackupReport, Store};
+use super::{BackupReport, DatabaseStore};
 use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::{Error, Result};
 
 /// How long a connection waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A [`Store`] in a SQLite database file: the SQL store over one writer connection and a few
+/// A [`Store`](super::Store) in a SQLite database file: the SQL store over one writer connection and a few
 /// reader connections, with SQLite's dialect.
 pub type SqliteStore = SqlStore<SqliteDialect>;
 
@@ -150,7 +150,7 @@ impl SqliteStore {
     /// Closes every connection (checkpointing the WAL when the last one closes: the
     /// read-only key-check connections close first, since they cannot checkpoint).
     pub async fn close(&self) {
-        Store::close(self).await
+        DatabaseStore::close(self).await
     }
 }
 
@@ -193,24 +193,12 @@ impl SqlDialect for SqliteDialect {
         "(SELECT json_extract(value, '$[0]') AS blog_id, json_extract(value, '$[1]') AS copy \
          FROM json_each($2)) k"
     );
-    const LINK_TARGETS_NAMED: &'static str = sql::link_targets_named!(
-        "SELECT value FROM json_each($2)",
-        "SELECT value FROM json_each($3)"
-    );
-    const LINK_ALIASES_NAMED: &'static str = sql::link_aliases_named!(
-        "SELECT value FROM json_each($2)",
-        "SELECT value FROM json_each($3)"
-    );
-    const PUBLISHED_BY_IDS: &'static str = sql::published_by_ids!(
-        "SELECT value FROM json_each($2)",
-        "blogs k INDEXED BY blogs_change_key"
-    );
-    const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str = sql::published_by_ids!(
-        "SELECT value FROM json_each($2)",
-        "blogs k INDEXED BY blogs_change_key",
-        sql::body_columns!(),
-        sql::template_join!()
-    );
+    sql::list_statements! {
+        texts_2: "SELECT value FROM json_each($2)",
+        ids_2: "SELECT value FROM json_each($2)",
+        ids_3: "SELECT value FROM json_each($3)",
+        keys: "blogs k INDEXED BY blogs_change_key",
+    }
     const PUBLISHED_KEY_BY_SLUG: &'static str =
         sql::published_key_by_slug!("blogs b INDEXED BY blogs_published_slug_key");
     const CATEGORY_KEYS_PAGE: &'static str =
@@ -369,7 +357,7 @@ mod tests {
     use super::{SqliteDialect, SqliteStore};
     use crate::domain::{PublicProject, SecretHash};
     use crate::error::Result;
-    use crate::store::Store;
+    use crate::store::prelude::*;
     use crate::store::sql::SqlDialect;
     use crate::testing::{Fixture, blog_id};
 
@@ -449,18 +437,7 @@ mod tests {
         let renamed = f
             .published("old-name", "Renamed", "<!-- refused -->[INTERNAL:x]")
             .await;
-        f.service
-            .edit_blog(
-                &f.admin,
-                f.project,
-                blog_id(&renamed),
-                BlogInput {
-                    slug: Some("new-name".into()),
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap();
+        f.rename(&renamed, "new-name").await;
         f.publish(&renamed, None).await;
 
         // The rows of `$sql` as the quick path and the pool read them, each as `Debug` text.

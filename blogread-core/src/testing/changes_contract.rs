@@ -199,18 +199,7 @@ pub async fn the_changes_feed_names_what_changed_and_only_that(store: Arc<dyn St
 
     // A rename: the old slug is deleted, the post comes with it as an alias.
     f.clock.advance(1);
-    f.service
-        .edit_blog(
-            &f.admin,
-            f.project,
-            blog_id(&target),
-            BlogInput {
-                slug: Some("moved".into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    f.rename(&target, "moved").await;
     f.publish(&target, None).await;
     let renamed = feed(&f, Some(page.cursor), 100).await.unwrap();
     let first = &renamed.changes[0];

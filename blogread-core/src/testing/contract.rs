@@ -21,6 +21,7 @@ pub use super::changes_contract::{
     following_the_changes_feed_ends_equal_to_a_full_read,
     the_changes_feed_names_what_changed_and_only_that,
 };
+pub use super::credentials_contract::each_credential_kind_is_found_listed_and_deleted_on_its_own;
 pub use super::fragments_contract::answers_from_fragments_are_the_answers_from_rows;
 pub use super::links_contract::{
     BEFORE_THE_SLUG_INDEX, backlinks_name_the_posts_linking_by_slug_or_alias,
@@ -522,44 +523,11 @@ pub async fn duplicate_slug_is_a_conflict_within_a_project_only(store: Arc<dyn S
     let f = Fixture::new(store, None).await;
     let other = f.another(None).await;
     let a = f.published("taken", "A", "").await;
-    let dup = f
-        .service
-        .create_blog(
-            &f.admin,
-            f.project,
-            BlogInput {
-                title: Some("B".into()),
-                slug: Some("taken".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+    let dup = f.try_draft("taken", "B").await;
     assert!(matches!(dup, Err(Error::Conflict(_))), "{dup:?}");
     // The published slug stays reserved while the working copy is renamed.
-    f.service
-        .edit_blog(
-            &f.admin,
-            f.project,
-            blog_id(&a),
-            BlogInput {
-                slug: Some("renamed".into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    let dup = f
-        .service
-        .create_blog(
-            &f.admin,
-            f.project,
-            BlogInput {
-                title: Some("B".into()),
-                slug: Some("taken".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+    f.rename(&a, "renamed").await;
+    let dup = f.try_draft("taken", "B").await;
     assert!(matches!(dup, Err(Error::Conflict(_))), "{dup:?}");
     other.draft("taken", "Elsewhere", "").await;
 }
@@ -1586,18 +1554,7 @@ pub async fn a_projects_due_posts_go_live_together_in_one_write(store: Arc<dyn S
     // publishes that slug.
     let renamed = f.draft("launch", "Renamed", "").await;
     f.publish(&renamed, None).await;
-    f.service
-        .edit_blog(
-            &f.admin,
-            f.project,
-            blog_id(&renamed),
-            BlogInput {
-                slug: Some("renamed".into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    f.rename(&renamed, "renamed").await;
     f.publish(&renamed, None).await;
     // As many as the attack that once made every read of the project walk them one write
     // each.
@@ -1780,30 +1737,8 @@ pub async fn unschedule_returns_to_draft_and_frees_the_scheduled_slug(store: Arc
     let f = Fixture::new(store, None).await;
     let post = f.draft("launch", "Launch", "").await;
     f.publish(&post, Some("2026-02-01T00:00:00Z")).await;
-    f.service
-        .edit_blog(
-            &f.admin,
-            f.project,
-            blog_id(&post),
-            BlogInput {
-                slug: Some("launch-day".into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    let taken = f
-        .service
-        .create_blog(
-            &f.admin,
-            f.project,
-            BlogInput {
-                title: Some("Other".into()),
-                slug: Some("launch".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+    f.rename(&post, "launch-day").await;
+    let taken = f.try_draft("launch", "Other").await;
     assert!(matches!(taken, Err(Error::Conflict(_))), "{taken:?}");
     let scheduled = f
         .service
@@ -1834,18 +1769,7 @@ pub async fn unschedule_returns_to_draft_and_frees_the_scheduled_slug(store: Arc
 
 async fn rename(f: &Fixture, blog: &crate::domain::ManagedBlog, to: &str) {
     f.clock.advance(1);
-    f.service
-        .edit_blog(
-            &f.admin,
-            f.project,
-            blog_id(blog),
-            BlogInput {
-                slug: Some(to.into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    f.rename(blog, to).await;
     let w = f
         .service
         .publish_blog(&f.admin, f.project, blog_id(blog), None)
@@ -2351,6 +2275,7 @@ macro_rules! store_contract_tests {
             sign_in_refuses_public_keys_agent_keys_and_unknown_tokens,
             admin_sessions_end_at_sign_out_after_12_hours_and_at_revocation,
             admin_tokens_are_listed_oldest_first_without_secrets,
+            each_credential_kind_is_found_listed_and_deleted_on_its_own,
             preview_resolves_the_working_copy_links_as_the_public_api_would,
             compiled_bodies_link_like_the_full_resolver_at_every_read,
             every_store_reads_a_published_body_through_its_template,

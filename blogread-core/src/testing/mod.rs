@@ -4,6 +4,7 @@
 
 mod changes_contract;
 pub mod contract;
+mod credentials_contract;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod databases;
 mod fragments_contract;
@@ -150,6 +151,39 @@ impl Fixture {
         self.clock.advance(1);
         let b = self.draft(slug, title, content).await;
         self.publish(&b, None).await
+    }
+
+    /// Tries to create an empty draft titled `title` at `slug`: the draft, or the error that
+    /// refuses it (a conflict when the slug is taken).
+    pub async fn try_draft(&self, slug: &str, title: &str) -> crate::error::Result<ManagedBlog> {
+        self.service
+            .create_blog(
+                &self.admin,
+                self.project,
+                BlogInput {
+                    title: Some(title.into()),
+                    slug: Some(slug.into()),
+                    ..Default::default()
+                },
+            )
+            .await
+    }
+
+    /// Renames a blog's working copy to `slug`; a published blog's public slug stays until
+    /// it is published again.
+    pub async fn rename(&self, blog: &ManagedBlog, slug: &str) {
+        self.service
+            .edit_blog(
+                &self.admin,
+                self.project,
+                blog_id(blog),
+                BlogInput {
+                    slug: Some(slug.into()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .expect("rename");
     }
 }
 

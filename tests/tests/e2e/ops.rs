@@ -220,7 +220,7 @@ async fn a_clean_stop_closes_the_store_and_leaves_the_sqlite_wal_empty() {
         .await
         .unwrap();
     assert_eq!(
-        blogread_core::store::Store::published_titles(
+        blogread_core::store::PublicStore::published_titles(
             &reopened,
             p.id.parse().unwrap(),
             &["kept".to_owned()]
@@ -270,7 +270,7 @@ async fn a_stop_waits_for_a_slow_firing_and_records_its_delivery() {
     receiver.next_request().await; // the POST is in flight, never answered
     app.stop().await.expect("clean stop");
     let reopened = SqliteStore::connect(&url).await.unwrap();
-    let log = blogread_core::store::Store::deliveries(&reopened, p.id.parse().unwrap())
+    let log = blogread_core::store::FiringStore::deliveries(&reopened, p.id.parse().unwrap())
         .await
         .unwrap();
     assert_eq!(log.len(), 1, "the delivery was recorded: {log:?}");

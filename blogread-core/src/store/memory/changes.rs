@@ -3,13 +3,9 @@
 use super::*;
 use crate::store::rules::{self, FeedItem};
 
-impl MemoryStore {
-    /// `Store::changes`.
-    pub(super) async fn changes(
-        &self,
-        project: ProjectId,
-        query: &ChangeQuery,
-    ) -> Result<ChangeRead> {
+#[async_trait]
+impl ChangeStore for MemoryStore {
+    async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead> {
         let inner = self.read();
         let entry = inner
             .projects
@@ -98,8 +94,7 @@ impl MemoryStore {
         Ok(read)
     }
 
-    /// `Store::prune_changes`.
-    pub(super) async fn prune_changes(&self, before: Timestamp) -> Result<u64> {
+    async fn prune_changes(&self, before: Timestamp) -> Result<u64> {
         let mut inner = self.write();
         let mut pruned = 0u64;
         for entry in inner.projects.values_mut() {

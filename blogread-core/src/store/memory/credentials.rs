@@ -2,9 +2,9 @@
 
 use super::*;
 
-impl MemoryStore {
-    /// `Store::public_key`.
-    pub(super) async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
+#[async_trait]
+impl CredentialStore for MemoryStore {
+    async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
         Ok(self
             .read()
             .projects
@@ -12,8 +12,7 @@ impl MemoryStore {
             .and_then(|e| e.public_key.clone()))
     }
 
-    /// `Store::put_public_key`.
-    pub(super) async fn put_public_key(
+    async fn put_public_key(
         &self,
         project: ProjectId,
         key: &StoredPublicKey,
@@ -34,8 +33,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// `Store::delete_public_key`.
-    pub(super) async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
+    async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
         let mut inner = self.write();
         let Some(entry) = inner.projects.get_mut(&project) else {
             return Ok(false);
@@ -49,11 +47,7 @@ impl MemoryStore {
         }
     }
 
-    /// `Store::project_by_public_key`.
-    pub(super) async fn project_by_public_key(
-        &self,
-        hash: &SecretHash,
-    ) -> Result<Option<PublicProject>> {
+    async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>> {
         let inner = self.read();
         let Some(id) = inner.public_keys.get(hash) else {
             return Ok(None);
@@ -68,106 +62,72 @@ impl MemoryStore {
         }))
     }
 
-    /// `Store::insert_agent_key`.
-    pub(super) async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()> {
+    async fn insert_credential(&self, record: &StoredCredential) -> Result<()> {
         let mut inner = self.write();
         inner.entry(record.project_id)?;
-        inner.agent_keys.insert(record.hash, record.clone());
+        inner
+            .credentials
+            .insert((record.kind(), record.hash), record.clone());
         Ok(())
     }
 
-    /// `Store::agent_keys`.
-    pub(super) async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>> {
-        let mut keys: Vec<_> = self
+    async fn credentials(
+        &self,
+        kind: CredentialKind,
+        project: ProjectId,
+    ) -> Result<Vec<StoredCredential>> {
+        let mut found: Vec<_> = self
             .read()
-            .agent_keys
+            .credentials
             .values()
-            .filter(|k| k.project_id == project)
+            .filter(|c| c.kind() == kind && c.project_id == project)
             .cloned()
             .collect();
-        keys.sort_by_key(|k| (k.created_at, k.id));
-        Ok(keys)
+        found.sort_by_key(|c| (c.created_at, c.id));
+        Ok(found)
     }
 
-    /// `Store::delete_agent_key`.
-    pub(super) async fn delete_agent_key(
+    async fn delete_credential(
         &self,
+        kind: CredentialKind,
         project: ProjectId,
-        id: AgentKeyId,
+        id: CredentialId,
     ) -> Result<bool> {
         let mut inner = self.write();
-        let before = inner.agent_keys.len();
+        let before = inner.credentials.len();
         inner
-            .agent_keys
-            .retain(|_, k| !(k.project_id == project && k.id == id));
-        Ok(inner.agent_keys.len() != before)
-    }
-
-    /// `Store::agent_key_by_hash`.
-    pub(super) async fn agent_key_by_hash(
-        &self,
-        hash: &SecretHash,
-    ) -> Result<Option<AgentKeyRecord>> {
-        Ok(self.read().agent_keys.get(hash).cloned())
-    }
-
-    /// `Store::insert_admin_token`.
-    pub(super) async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()> {
-        let mut inner = self.write();
-        inner.entry(record.project_id)?;
-        inner.admin_tokens.insert(record.hash, record.clone());
-        Ok(())
-    }
-
-    /// `Store::delete_admin_token`.
-    pub(super) async fn delete_admin_token(
-        &self,
-        project: ProjectId,
-        id: AdminTokenId,
-    ) -> Result<bool> {
-        let mut inner = self.write();
-        let before = inner.admin_tokens.len();
-        inner
-            .admin_tokens
-            .retain(|_, t| !(t.project_id == project && t.id == id));
-        let deleted = inner.admin_tokens.len() != before;
-        if deleted {
-            inner
-                .sessions
-                .retain(|_, s| s.credential != SessionCredential::AdminToken { id, project });
+            .credentials
+            .retain(|_, c| !(c.kind() == kind && c.project_id == project && c.id == id));
+        let deleted = inner.credentials.len() != before;
+        if deleted && kind == CredentialKind::AdminToken {
+            let signed_in = SessionCredential::AdminToken {
+                id: id.into(),
+                project,
+            };
+            inner.sessions.retain(|_, s| s.credential != signed_in);
         }
         Ok(deleted)
     }
 
-    /// `Store::admin_token_by_hash`.
-    pub(super) async fn admin_token_by_hash(
+    async fn credential_by_hash(
         &self,
+        kind: CredentialKind,
         hash: &SecretHash,
-    ) -> Result<Option<AdminTokenRecord>> {
-        Ok(self.read().admin_tokens.get(hash).cloned())
+    ) -> Result<Option<StoredCredential>> {
+        Ok(self.read().credentials.get(&(kind, *hash)).cloned())
     }
+}
 
-    /// `Store::admin_tokens`.
-    pub(super) async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>> {
-        let mut tokens: Vec<_> = self
-            .read()
-            .admin_tokens
-            .values()
-            .filter(|t| t.project_id == project)
-            .cloned()
-            .collect();
-        tokens.sort_by_key(|t| (t.created_at, t.id));
-        Ok(tokens)
-    }
-
-    /// `Store::insert_admin_session`.
-    pub(super) async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
+#[async_trait]
+impl SessionStore for MemoryStore {
+    async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
         let mut inner = self.write();
         if let SessionCredential::AdminToken { id, project } = session.credential {
-            let exists = inner
-                .admin_tokens
-                .values()
-                .any(|t| t.id == id && t.project_id == project);
+            let exists = inner.credentials.values().any(|c| {
+                c.kind() == CredentialKind::AdminToken
+                    && c.id == CredentialId::from(id)
+                    && c.project_id == project
+            });
             if !exists {
                 return Err(Error::NotFound(NotFound::AdminToken));
             }
@@ -179,13 +139,11 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// `Store::admin_session`.
-    pub(super) async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
+    async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
         Ok(self.read().sessions.get(hash).cloned())
     }
 
-    /// `Store::delete_admin_session`.
-    pub(super) async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
+    async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
         Ok(self.write().sessions.remove(hash).is_some())
     }
 }

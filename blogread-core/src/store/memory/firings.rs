@@ -2,9 +2,9 @@
 
 use super::*;
 
-impl MemoryStore {
-    /// `Store::deploy_hook`.
-    pub(super) async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>> {
+#[async_trait]
+impl FiringStore for MemoryStore {
+    async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>> {
         Ok(self
             .read()
             .projects
@@ -12,22 +12,12 @@ impl MemoryStore {
             .and_then(|e| e.hook.clone()))
     }
 
-    /// `Store::set_deploy_hook`.
-    pub(super) async fn set_deploy_hook(
-        &self,
-        project: ProjectId,
-        url: Option<&str>,
-    ) -> Result<()> {
+    async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()> {
         self.write().entry(project)?.hook = url.map(str::to_owned);
         Ok(())
     }
 
-    /// `Store::record_delivery`.
-    pub(super) async fn record_delivery(
-        &self,
-        project: ProjectId,
-        delivery: &Delivery,
-    ) -> Result<()> {
+    async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()> {
         let mut inner = self.write();
         let log = &mut inner.entry(project)?.deliveries;
         log.push_front(delivery.clone());
@@ -35,8 +25,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// `Store::deliveries`.
-    pub(super) async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>> {
+    async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>> {
         Ok(self
             .read()
             .projects
@@ -45,8 +34,7 @@ impl MemoryStore {
             .unwrap_or_default())
     }
 
-    /// `Store::claim_firings`.
-    pub(super) async fn claim_firings(
+    async fn claim_firings(
         &self,
         project: Option<ProjectId>,
         now: Timestamp,
@@ -62,11 +50,7 @@ impl MemoryStore {
         Ok(claimed)
     }
 
-    /// `Store::stale_firings`.
-    pub(super) async fn stale_firings(
-        &self,
-        claimed_before: Timestamp,
-    ) -> Result<Vec<PendingFiring>> {
+    async fn stale_firings(&self, claimed_before: Timestamp) -> Result<Vec<PendingFiring>> {
         Ok(self
             .read()
             .firings
@@ -76,8 +60,7 @@ impl MemoryStore {
             .collect())
     }
 
-    /// `Store::complete_firing`.
-    pub(super) async fn complete_firing(
+    async fn complete_firing(
         &self,
         firing: &PendingFiring,
         delivery: Option<&Delivery>,

@@ -2,9 +2,9 @@
 
 use super::*;
 
-impl MemoryStore {
-    /// `Store::link_targets`.
-    pub(super) async fn link_targets(&self, project: ProjectId) -> Result<LinkTargetSources> {
+#[async_trait]
+impl LinkStore for MemoryStore {
+    async fn link_targets(&self, project: ProjectId) -> Result<LinkTargetSources> {
         let inner = self.read();
         let mut posts: Vec<LinkTarget> = inner
             .blogs
@@ -23,8 +23,7 @@ impl MemoryStore {
         Ok(LinkTargetSources { posts, aliases })
     }
 
-    /// `Store::linked_slugs`.
-    pub(super) async fn linked_slugs(&self, project: ProjectId) -> Result<Vec<Option<String>>> {
+    async fn linked_slugs(&self, project: ProjectId) -> Result<Vec<Option<String>>> {
         let mut slugs: Vec<Option<String>> = self
             .project_placeholders(project)
             .into_iter()
@@ -35,8 +34,7 @@ impl MemoryStore {
         Ok(slugs)
     }
 
-    /// `Store::link_targets_named`.
-    pub(super) async fn link_targets_named(
+    async fn link_targets_named(
         &self,
         project: ProjectId,
         slugs: &[String],
@@ -69,8 +67,7 @@ impl MemoryStore {
         Ok(LinkTargetSources { posts, aliases })
     }
 
-    /// `Store::link_body_keys`.
-    pub(super) async fn link_body_keys(
+    async fn link_body_keys(
         &self,
         project: ProjectId,
         naming: Option<&[Option<String>]>,
@@ -83,8 +80,7 @@ impl MemoryStore {
             .collect())
     }
 
-    /// `Store::link_bodies`.
-    pub(super) async fn link_bodies(
+    async fn link_bodies(
         &self,
         project: ProjectId,
         keys: &[BodyKey],

@@ -1,5 +1,9 @@
 //! An in-memory [`Store`]: for applications that embed the core without a database, and for
 //! tests of pure logic. Everything is lost when the process ends.
+//!
+//! One room a topic, each implementing that topic's trait of the store: `projects.rs`
+//! (`ProjectStore`, and `DatabaseStore`), `credentials.rs` (`CredentialStore`,
+//! `SessionStore`), `posts.rs`, `public.rs`, `changes.rs`, `firings.rs`, `links.rs`.
 
 mod changes;
 mod credentials;
@@ -15,17 +19,18 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use async_trait::async_trait;
 
 use super::link_sources::{self, BodyCopy, BodyKey, BodyPlaceholders, LinkTargetSources};
+use super::prelude::*;
 use super::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use super::{
     BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, ManagedPage, PageKeys, PageQuery, PostKey,
-    ProjectChange, ProjectPage, PublishedPage, Store, StoredChange, category_key,
+    ProjectChange, ProjectPage, PublishedPage, StoredChange, category_key,
 };
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{
-    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-    BlogStatus, ChangePosition, Delivery, FiringId, ManagedBlog, PendingFiring, Project, ProjectId,
-    PublicProject, PublishedBlog, Redirect, SecretHash, SessionCredential, SitemapEntry,
-    StoredPublicKey, Timestamp, Trigger,
+    AdminSession, Blog, BlogId, BlogStatus, ChangePosition, CredentialId, CredentialKind, Delivery,
+    FiringId, ManagedBlog, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog,
+    Redirect, SecretHash, SessionCredential, SitemapEntry, StoredCredential, StoredPublicKey,
+    Timestamp, Trigger,
 };
 use crate::error::{Error, NotFound, Result};
 use crate::links::report::{Found, LinkTarget};
@@ -41,7 +46,7 @@ struct ProjectEntry {
     /// The go-live times of the project's scheduled blogs, so that the key check reads the
     /// next one without walking the blogs.
     go_lives: std::collections::BTreeSet<(Timestamp, BlogId)>,
-    /// The last number of the project's change sequence (see [`Store::changes`]).
+    /// The last number of the project's change sequence (see [`ChangeStore::changes`]).
     change_seq: u64,
     /// The highest change number whose deletions were pruned.
     changes_floor: u64,
@@ -53,8 +58,8 @@ struct ProjectEntry {
 struct Inner {
     projects: HashMap<ProjectId, ProjectEntry>,
     public_keys: HashMap<SecretHash, ProjectId>,
-    agent_keys: HashMap<SecretHash, AgentKeyRecord>,
-    admin_tokens: HashMap<SecretHash, AdminTokenRecord>,
+    /// Agent keys and admin tokens by kind and hash.
+    credentials: HashMap<(CredentialKind, SecretHash), StoredCredential>,
     /// Admin page sessions by the hash of their id.
     sessions: HashMap<SecretHash, AdminSession>,
     blogs: HashMap<BlogId, Blog>,
@@ -279,7 +284,7 @@ impl Inner {
 /// A [`Store`] held in memory.
 pub struct MemoryStore {
     inner: RwLock<Inner>,
-    /// Random per store: see [`Store::etag_epoch`].
+    /// Random per store: see [`DatabaseStore::etag_epoch`].
     etag_epoch: String,
 }
 
@@ -343,278 +348,5 @@ fn published_blog(
         updated_at: s.updated_at,
         content: (content && template.is_none()).then(|| s.fields.content().to_owned()),
         template,
-    }
-}
-
-#[async_trait]
-impl Store for MemoryStore {
-    async fn ping(&self) -> Result<()> {
-        self.ping().await
-    }
-
-    async fn insert_project(&self, project: &Project) -> Result<()> {
-        self.insert_project(project).await
-    }
-
-    async fn project(&self, id: ProjectId) -> Result<Option<Project>> {
-        self.project(id).await
-    }
-
-    async fn projects(&self) -> Result<Vec<Project>> {
-        self.projects().await
-    }
-
-    async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage> {
-        self.project_page(limit, offset).await
-    }
-
-    async fn etag_epoch(&self) -> Result<String> {
-        self.etag_epoch().await
-    }
-
-    async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
-        self.update_project(id, change).await
-    }
-
-    async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
-        self.public_key(project).await
-    }
-
-    async fn put_public_key(
-        &self,
-        project: ProjectId,
-        key: &StoredPublicKey,
-        mode: KeyWrite,
-    ) -> Result<()> {
-        self.put_public_key(project, key, mode).await
-    }
-
-    async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
-        self.delete_public_key(project).await
-    }
-
-    async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>> {
-        self.project_by_public_key(hash).await
-    }
-
-    async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()> {
-        self.insert_agent_key(record).await
-    }
-
-    async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>> {
-        self.agent_keys(project).await
-    }
-
-    async fn delete_agent_key(&self, project: ProjectId, id: AgentKeyId) -> Result<bool> {
-        self.delete_agent_key(project, id).await
-    }
-
-    async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>> {
-        self.agent_key_by_hash(hash).await
-    }
-
-    async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()> {
-        self.insert_admin_token(record).await
-    }
-
-    async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool> {
-        self.delete_admin_token(project, id).await
-    }
-
-    async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>> {
-        self.admin_token_by_hash(hash).await
-    }
-
-    async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>> {
-        self.admin_tokens(project).await
-    }
-
-    async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
-        self.insert_admin_session(session).await
-    }
-
-    async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
-        self.admin_session(hash).await
-    }
-
-    async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
-        self.delete_admin_session(hash).await
-    }
-
-    async fn insert_blog(&self, blog: &Blog) -> Result<()> {
-        self.insert_blog(blog).await
-    }
-
-    async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
-        self.blog(project, id).await
-    }
-
-    async fn blogs(
-        &self,
-        project: ProjectId,
-        status: Option<BlogStatus>,
-        limit: u32,
-        offset: u64,
-    ) -> Result<ManagedPage> {
-        self.blogs(project, status, limit, offset).await
-    }
-
-    async fn update_blog(
-        &self,
-        project: ProjectId,
-        id: BlogId,
-        update: BlogUpdate,
-    ) -> Result<(Blog, Option<Trigger>)> {
-        self.update_blog(project, id, update).await
-    }
-
-    async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog> {
-        self.delete_blog(project, id, at).await
-    }
-
-    async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
-        self.published_page(project, query).await
-    }
-
-    async fn published_page_keys(&self, project: ProjectId, query: &PageQuery) -> Result<PageKeys> {
-        self.published_page_keys(project, query).await
-    }
-
-    async fn published_key_by_slug(
-        &self,
-        project: ProjectId,
-        slug: &str,
-    ) -> Result<Option<PostKey>> {
-        self.published_key_by_slug(project, slug).await
-    }
-
-    async fn published_by_ids(
-        &self,
-        project: ProjectId,
-        ids: &[BlogId],
-        include_content: bool,
-    ) -> Result<Vec<(PostKey, PublishedBlog)>> {
-        self.published_by_ids(project, ids, include_content).await
-    }
-
-    async fn published_by_slug(
-        &self,
-        project: ProjectId,
-        slug: &str,
-    ) -> Result<Option<PublishedBlog>> {
-        self.published_by_slug(project, slug).await
-    }
-
-    async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
-        self.sitemap(project, cap).await
-    }
-
-    async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>> {
-        self.projects_due(now).await
-    }
-
-    async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64> {
-        self.go_live(project, now).await
-    }
-
-    async fn next_go_live(&self) -> Result<Option<Timestamp>> {
-        self.next_go_live().await
-    }
-
-    async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead> {
-        self.changes(project, query).await
-    }
-
-    async fn prune_changes(&self, before: Timestamp) -> Result<u64> {
-        self.prune_changes(before).await
-    }
-
-    async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {
-        self.redirects(project, cap).await
-    }
-
-    async fn published_aliases(
-        &self,
-        project: ProjectId,
-        slugs: &[String],
-    ) -> Result<HashMap<String, (String, String)>> {
-        self.published_aliases(project, slugs).await
-    }
-
-    async fn published_titles(
-        &self,
-        project: ProjectId,
-        slugs: &[String],
-    ) -> Result<HashMap<String, String>> {
-        self.published_titles(project, slugs).await
-    }
-
-    async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>> {
-        self.deploy_hook(project).await
-    }
-
-    async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()> {
-        self.set_deploy_hook(project, url).await
-    }
-
-    async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()> {
-        self.record_delivery(project, delivery).await
-    }
-
-    async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>> {
-        self.deliveries(project).await
-    }
-
-    async fn claim_firings(
-        &self,
-        project: Option<ProjectId>,
-        now: Timestamp,
-    ) -> Result<Vec<PendingFiring>> {
-        self.claim_firings(project, now).await
-    }
-
-    async fn stale_firings(&self, claimed_before: Timestamp) -> Result<Vec<PendingFiring>> {
-        self.stale_firings(claimed_before).await
-    }
-
-    async fn complete_firing(
-        &self,
-        firing: &PendingFiring,
-        delivery: Option<&Delivery>,
-    ) -> Result<bool> {
-        self.complete_firing(firing, delivery).await
-    }
-
-    async fn link_targets(&self, project: ProjectId) -> Result<LinkTargetSources> {
-        self.link_targets(project).await
-    }
-
-    async fn linked_slugs(&self, project: ProjectId) -> Result<Vec<Option<String>>> {
-        self.linked_slugs(project).await
-    }
-
-    async fn link_targets_named(
-        &self,
-        project: ProjectId,
-        slugs: &[String],
-        ids: &[BlogId],
-    ) -> Result<LinkTargetSources> {
-        self.link_targets_named(project, slugs, ids).await
-    }
-
-    async fn link_body_keys(
-        &self,
-        project: ProjectId,
-        naming: Option<&[Option<String>]>,
-    ) -> Result<Vec<BodyKey>> {
-        self.link_body_keys(project, naming).await
-    }
-
-    async fn link_bodies(
-        &self,
-        project: ProjectId,
-        keys: &[BodyKey],
-    ) -> Result<Vec<BodyPlaceholders>> {
-        self.link_bodies(project, keys).await
     }
 }

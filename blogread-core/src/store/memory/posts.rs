@@ -2,9 +2,9 @@
 
 use super::*;
 
-impl MemoryStore {
-    /// `Store::insert_blog`.
-    pub(super) async fn insert_blog(&self, blog: &Blog) -> Result<()> {
+#[async_trait]
+impl PostStore for MemoryStore {
+    async fn insert_blog(&self, blog: &Blog) -> Result<()> {
         let mut inner = self.write();
         inner.entry(blog.project_id)?;
         if inner.slug_taken(blog) {
@@ -25,8 +25,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// `Store::blog`.
-    pub(super) async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
+    async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
         Ok(self
             .read()
             .blogs
@@ -35,8 +34,7 @@ impl MemoryStore {
             .cloned())
     }
 
-    /// `Store::blogs`.
-    pub(super) async fn blogs(
+    async fn blogs(
         &self,
         project: ProjectId,
         status: Option<BlogStatus>,
@@ -62,8 +60,7 @@ impl MemoryStore {
         })
     }
 
-    /// `Store::update_blog`.
-    pub(super) async fn update_blog(
+    async fn update_blog(
         &self,
         project: ProjectId,
         id: BlogId,
@@ -118,13 +115,8 @@ impl MemoryStore {
         Ok((blog, event))
     }
 
-    /// (This store keeps firings without a time: `at` is the time of the lost slug only.)
-    pub(super) async fn delete_blog(
-        &self,
-        project: ProjectId,
-        id: BlogId,
-        at: Timestamp,
-    ) -> Result<Blog> {
+    // (This store keeps firings without a time: `at` is the time of the lost slug only.)
+    async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog> {
         let mut inner = self.write();
         if inner.blogs.get(&id).is_none_or(|b| b.project_id != project) {
             return Err(Error::NotFound(NotFound::Blog));
@@ -151,8 +143,7 @@ impl MemoryStore {
         Ok(blog)
     }
 
-    /// `Store::projects_due`.
-    pub(super) async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>> {
+    async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>> {
         let inner = self.read();
         Ok(inner
             .projects
@@ -162,8 +153,7 @@ impl MemoryStore {
             .collect())
     }
 
-    /// `Store::go_live`.
-    pub(super) async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64> {
+    async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64> {
         let mut inner = self.write();
         let due: Vec<BlogId> = inner
             .entry(project)?
@@ -217,8 +207,7 @@ impl MemoryStore {
         Ok(ids.len() as u64)
     }
 
-    /// `Store::next_go_live`.
-    pub(super) async fn next_go_live(&self) -> Result<Option<Timestamp>> {
+    async fn next_go_live(&self) -> Result<Option<Timestamp>> {
         Ok(self
             .read()
             .projects

@@ -2,14 +2,20 @@
 
 use super::*;
 
-impl MemoryStore {
-    /// `Store::ping`.
-    pub(super) async fn ping(&self) -> Result<()> {
+#[async_trait]
+impl DatabaseStore for MemoryStore {
+    async fn ping(&self) -> Result<()> {
         Ok(())
     }
 
-    /// `Store::insert_project`.
-    pub(super) async fn insert_project(&self, project: &Project) -> Result<()> {
+    async fn etag_epoch(&self) -> Result<String> {
+        Ok(self.etag_epoch.clone())
+    }
+}
+
+#[async_trait]
+impl ProjectStore for MemoryStore {
+    async fn insert_project(&self, project: &Project) -> Result<()> {
         let mut inner = self.write();
         if inner.projects.contains_key(&project.id) {
             return Err(Conflict::ProjectExists.into());
@@ -24,8 +30,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// `Store::project`.
-    pub(super) async fn project(&self, id: ProjectId) -> Result<Option<Project>> {
+    async fn project(&self, id: ProjectId) -> Result<Option<Project>> {
         Ok(self
             .read()
             .projects
@@ -33,8 +38,7 @@ impl MemoryStore {
             .and_then(|e| e.project.clone()))
     }
 
-    /// `Store::projects`.
-    pub(super) async fn projects(&self) -> Result<Vec<Project>> {
+    async fn projects(&self) -> Result<Vec<Project>> {
         let mut projects: Vec<Project> = self
             .read()
             .projects
@@ -45,8 +49,7 @@ impl MemoryStore {
         Ok(projects)
     }
 
-    /// `Store::project_page`.
-    pub(super) async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage> {
+    async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage> {
         let all = self.projects().await?;
         Ok(ProjectPage {
             total: all.len() as u64,
@@ -58,17 +61,7 @@ impl MemoryStore {
         })
     }
 
-    /// `Store::etag_epoch`.
-    pub(super) async fn etag_epoch(&self) -> Result<String> {
-        Ok(self.etag_epoch.clone())
-    }
-
-    /// `Store::update_project`.
-    pub(super) async fn update_project(
-        &self,
-        id: ProjectId,
-        change: &ProjectChange,
-    ) -> Result<Project> {
+    async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
         let mut inner = self.write();
         let entry = inner.entry(id)?;
         let project = entry

@@ -2,13 +2,9 @@
 
 use super::*;
 
-impl MemoryStore {
-    /// `Store::published_page`.
-    pub(super) async fn published_page(
-        &self,
-        project: ProjectId,
-        query: &PageQuery,
-    ) -> Result<PublishedPage> {
+#[async_trait]
+impl PublicStore for MemoryStore {
+    async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
         let inner = self.read();
         let matching: Vec<_> = inner
             .published(project)
@@ -35,12 +31,7 @@ impl MemoryStore {
         })
     }
 
-    /// `Store::published_page_keys`.
-    pub(super) async fn published_page_keys(
-        &self,
-        project: ProjectId,
-        query: &PageQuery,
-    ) -> Result<PageKeys> {
+    async fn published_page_keys(&self, project: ProjectId, query: &PageQuery) -> Result<PageKeys> {
         let page = self
             .published_page(
                 project,
@@ -57,8 +48,7 @@ impl MemoryStore {
         })
     }
 
-    /// `Store::published_key_by_slug`.
-    pub(super) async fn published_key_by_slug(
+    async fn published_key_by_slug(
         &self,
         project: ProjectId,
         slug: &str,
@@ -69,8 +59,7 @@ impl MemoryStore {
             .map(|(b, _)| inner.key_of(b.id)))
     }
 
-    /// `Store::published_by_ids`.
-    pub(super) async fn published_by_ids(
+    async fn published_by_ids(
         &self,
         project: ProjectId,
         ids: &[BlogId],
@@ -89,8 +78,7 @@ impl MemoryStore {
             .collect())
     }
 
-    /// `Store::published_by_slug`.
-    pub(super) async fn published_by_slug(
+    async fn published_by_slug(
         &self,
         project: ProjectId,
         slug: &str,
@@ -101,8 +89,7 @@ impl MemoryStore {
             .map(|(b, s)| published_blog(b, s, true, inner.templates.get(&b.id))))
     }
 
-    /// `Store::sitemap`.
-    pub(super) async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
+    async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
         Ok(self
             .read()
             .published(project)
@@ -114,8 +101,7 @@ impl MemoryStore {
             .collect())
     }
 
-    /// `Store::redirects`.
-    pub(super) async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {
+    async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {
         let inner = self.read();
         let mut found: Vec<(Timestamp, &str, &str)> = inner
             .aliases
@@ -134,8 +120,7 @@ impl MemoryStore {
             .collect())
     }
 
-    /// `Store::published_aliases`.
-    pub(super) async fn published_aliases(
+    async fn published_aliases(
         &self,
         project: ProjectId,
         slugs: &[String],
@@ -157,8 +142,7 @@ impl MemoryStore {
             .collect())
     }
 
-    /// `Store::published_titles`.
-    pub(super) async fn published_titles(
+    async fn published_titles(
         &self,
         project: ProjectId,
         slugs: &[String],

@@ -10,14 +10,14 @@ use super::store::{SqlStore, sql_impl};
 use super::values::{Bind, DbId};
 use crate::domain::{BlogId, ChangePosition, ProjectId, Timestamp};
 use crate::error::{Error, NotFound, Result};
+use crate::store::ChangeStore;
 use crate::store::connection::{Run, WriteTx};
 use crate::store::rules::{self, ChangeStamp, FeedItem, VisibleChange};
 use crate::store::{ChangeQuery, ChangeRead, StoredChange};
 
 sql_impl! {
-    impl SqlStore {
-        /// See [`Store::changes`].
-        pub(super) async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead> {
+    impl ChangeStore for SqlStore {
+        async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead> {
             let head: Option<(i64, i64)> = sqlx::query_as(queries::CHANGE_HEAD)
                 .bind(DbId::from(project))
                 .fetch_optional(&self.read)
@@ -123,8 +123,7 @@ sql_impl! {
             Ok(read)
         }
 
-        /// See [`Store::prune_changes`].
-        pub(super) async fn prune_changes(&self, before: Timestamp) -> Result<u64> {
+        async fn prune_changes(&self, before: Timestamp) -> Result<u64> {
             let mut tx = self.begin_write().await?;
             let result = async {
                 sqlx::query(D::RAISE_CHANGES_FLOOR)
@@ -142,7 +141,11 @@ sql_impl! {
             .await;
             tx.finish(result).await
         }
+    }
+}
 
+sql_impl! {
+    impl SqlStore {
         /// Stamps change `change_no` where `stamp` says a write of blog `id` changed the feed,
         /// and keeps its lost slug as a deletion lost at `at`.
         pub(super) async fn stamp(

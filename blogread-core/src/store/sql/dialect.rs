@@ -13,6 +13,33 @@ use crate::domain::{ProjectId, PublicProject, SitemapEntry};
 use crate::error::Result;
 use crate::store::connection::{ClosingPool, Run, Transactions};
 
+/// The four statements of a [`SqlDialect`] that read lists bound as JSON arrays, written once
+/// for every dialect from the dialect's own pieces: `texts_2`, its rows of the texts of `$2`;
+/// `ids_2` and `ids_3`, its rows of the ids of `$2` and `$3` (each a one-column `SELECT`); and
+/// `keys`, the posts' table aliased `k`, with the hint for its covering index of change
+/// numbers where the dialect needs one. Used inside `impl SqlDialect`.
+macro_rules! list_statements {
+    (
+        texts_2: $texts_2:literal,
+        ids_2: $ids_2:literal,
+        ids_3: $ids_3:literal,
+        keys: $keys:literal $(,)?
+    ) => {
+        const LINK_TARGETS_NAMED: &'static str =
+            $crate::store::sql::link_targets_named!($texts_2, $ids_3);
+        const LINK_ALIASES_NAMED: &'static str =
+            $crate::store::sql::link_aliases_named!($texts_2, $ids_3);
+        const PUBLISHED_BY_IDS: &'static str = $crate::store::sql::published_by_ids!($ids_2, $keys);
+        const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str = $crate::store::sql::published_by_ids!(
+            $ids_2,
+            $keys,
+            $crate::store::sql::body_columns!(),
+            $crate::store::sql::template_join!()
+        );
+    };
+}
+pub(crate) use list_statements;
+
 /// A SQL backend's dialect: its database, how its write transactions start and lock a blog,
 /// and the reads it answers in its own way. Everything else (every other statement, the
 /// order of a write's steps, the rules) is the same on every backend and lives in
@@ -69,7 +96,7 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     const PLACEHOLDERS_OF: &'static str;
 
     /// `links_report::link_targets_named!` with the dialect's rows of a JSON array of texts
-    /// and of one of ids.
+    /// and of one of ids (see [`list_statements!`]).
     const LINK_TARGETS_NAMED: &'static str;
 
     /// `links_report::link_aliases_named!`, likewise.

@@ -8,13 +8,13 @@ use super::values::DbId;
 use crate::domain::delivery::DELIVERY_LOG_LEN;
 use crate::domain::{Blog, Delivery, FiringId, PendingFiring, ProjectId, Timestamp, Trigger};
 use crate::error::{Error, NotFound, Result};
+use crate::store::FiringStore;
 use crate::store::connection::{Run, WriteTx};
 use crate::store::rules::Conflict;
 
 sql_impl! {
-    impl SqlStore {
-        /// See [`Store::deploy_hook`].
-        pub(super) async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>> {
+    impl FiringStore for SqlStore {
+        async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>> {
             let url: Option<Option<String>> = sqlx::query_scalar(queries::DEPLOY_HOOK)
                 .bind(DbId::from(project))
                 .fetch_optional(&self.read)
@@ -23,8 +23,7 @@ sql_impl! {
             Ok(url.flatten())
         }
 
-        /// See [`Store::set_deploy_hook`].
-        pub(super) async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()> {
+        async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()> {
             let done = sqlx::query(queries::SET_DEPLOY_HOOK)
                 .bind(DbId::from(project))
                 .bind(url.map(str::to_owned))
@@ -37,15 +36,13 @@ sql_impl! {
             Ok(())
         }
 
-        /// See [`Store::record_delivery`].
-        pub(super) async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()> {
+        async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()> {
             let mut tx = self.begin_write().await?;
             let result = Self::insert_delivery(&mut tx, project, delivery).await;
             tx.finish(result).await
         }
 
-        /// See [`Store::deliveries`].
-        pub(super) async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>> {
+        async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>> {
             let rows: Vec<DeliveryRow> = sqlx::query_as(queries::DELIVERIES)
                 .bind(DbId::from(project))
                 .bind(sql_count(DELIVERY_LOG_LEN as u64))
@@ -55,8 +52,7 @@ sql_impl! {
             rows.into_iter().map(DeliveryRow::into_delivery).collect()
         }
 
-        /// See [`Store::claim_firings`].
-        pub(super) async fn claim_firings(
+        async fn claim_firings(
             &self,
             project: Option<ProjectId>,
             now: Timestamp,
@@ -70,8 +66,7 @@ sql_impl! {
             rows.into_iter().map(FiringRow::into_firing).collect()
         }
 
-        /// See [`Store::stale_firings`].
-        pub(super) async fn stale_firings(&self, claimed_before: Timestamp) -> Result<Vec<PendingFiring>> {
+        async fn stale_firings(&self, claimed_before: Timestamp) -> Result<Vec<PendingFiring>> {
             let rows: Vec<FiringRow> = sqlx::query_as(queries::STALE_FIRINGS)
                 .bind(claimed_before.unix_seconds())
                 .fetch_all(&self.read)
@@ -80,8 +75,7 @@ sql_impl! {
             rows.into_iter().map(FiringRow::into_firing).collect()
         }
 
-        /// See [`Store::complete_firing`].
-        pub(super) async fn complete_firing(
+        async fn complete_firing(
             &self,
             firing: &PendingFiring,
             delivery: Option<&Delivery>,
@@ -102,7 +96,11 @@ sql_impl! {
             .await;
             tx.finish(result).await
         }
+    }
+}
 
+sql_impl! {
+    impl SqlStore {
         /// Records the firing of `event` on `blog` (named by `slug`) in the write's own
         /// transaction, when the project has a deploy hook.
         pub(super) async fn record_firing(

@@ -13,6 +13,7 @@ use super::values::DbId;
 use crate::domain::{Blog, BlogId, BlogStatus};
 use crate::error::Result;
 use crate::links::report::{self, LinkTarget};
+use crate::store::LinkStore;
 use crate::store::LinkTargetSources;
 use crate::store::connection::{Run, WriteTx};
 use crate::store::link_sources::{BodyCopy, BodyKey, BodyPlaceholders, bodies_of};
@@ -79,9 +80,12 @@ sql_impl! {
                 .map_err(storage)?;
             Ok(())
         }
+    }
+}
 
-        /// Every post of `project` as a link target, and every alias.
-        pub(crate) async fn read_link_targets(
+sql_impl! {
+    impl LinkStore for SqlStore {
+        async fn link_targets(
             &self,
             project: crate::domain::ProjectId,
         ) -> Result<LinkTargetSources> {
@@ -98,8 +102,7 @@ sql_impl! {
             })
         }
 
-        /// The distinct slugs the placeholders of `project`'s bodies name.
-        pub(crate) async fn read_linked_slugs(
+        async fn linked_slugs(
             &self,
             project: crate::domain::ProjectId,
         ) -> Result<Vec<Option<String>>> {
@@ -110,8 +113,7 @@ sql_impl! {
                 .collect())
         }
 
-        /// The posts and aliases that judging `slugs` needs, and the posts `ids`.
-        pub(crate) async fn read_link_targets_named(
+        async fn link_targets_named(
             &self,
             project: crate::domain::ProjectId,
             slugs: &[String],
@@ -134,9 +136,7 @@ sql_impl! {
             })
         }
 
-        /// The keys of `project`'s bodies holding placeholders: all, or those naming a slug of
-        /// `naming`.
-        pub(crate) async fn read_link_body_keys(
+        async fn link_body_keys(
             &self,
             project: crate::domain::ProjectId,
             naming: Option<&[Option<String>]>,
@@ -162,8 +162,7 @@ sql_impl! {
                 .collect()
         }
 
-        /// The placeholder lists of `project`'s bodies `keys` names.
-        pub(crate) async fn read_link_bodies(
+        async fn link_bodies(
             &self,
             project: crate::domain::ProjectId,
             keys: &[BodyKey],

@@ -5,11 +5,12 @@
 //!   (SQLite: `BEGIN IMMEDIATE` on the one writer connection; PostgreSQL: `BEGIN` plus
 //!   `SELECT … FOR UPDATE`), the public key check, and the titles and sitemap look-ups.
 //! - `store.rs`: [`SqlStore`], its shared helpers, the `sql_impl!` statement of what the
-//!   code needs of a database, and the `Store` implementation, a table of contents that
-//!   calls the rooms; each backend's store is a `SqlStore` of its dialect (`SqliteStore`,
-//!   `PostgresStore`).
-//! - the rooms, one topic each: `projects.rs`, `credentials.rs` (public key, agent keys,
-//!   admin tokens, admin sessions), `posts.rs` (writes, management reads, go-live),
+//!   code needs of a database (with a form for each topic trait), and `DatabaseStore` (ping,
+//!   close, the ETag epoch); each backend's store is a `SqlStore` of its dialect
+//!   (`SqliteStore`, `PostgresStore`).
+//! - the rooms, one topic each, each implementing its topic's trait of the store (`Store` is
+//!   all of them): `projects.rs`, `credentials.rs` (public key, agent keys and admin tokens,
+//!   and admin sessions), `posts.rs` (writes, management reads, go-live),
 //!   `public.rs` (public reads and paging), `changes.rs` (changes feed, stamps, prune),
 //!   `firings.rs` (deploy hook, deliveries, firings), `links.rs` (links report, placeholder
 //!   index), `startup.rs` (data upgrades and the restored epoch).
@@ -46,7 +47,7 @@ mod startup;
 mod store;
 mod values;
 
-pub(crate) use dialect::SqlDialect;
+pub(crate) use dialect::{SqlDialect, list_statements};
 pub(crate) use errors::storage;
 pub(crate) use links_report::{
     body_keys_naming, link_aliases_named, link_targets_named, placeholders_of,

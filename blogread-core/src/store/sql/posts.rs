@@ -13,14 +13,14 @@ use crate::domain::{Blog, BlogId, BlogStatus, FiringId, ProjectId, Timestamp, Tr
 use crate::error::{Error, NotFound, Result};
 use crate::lifecycle::{deletion_event, firing_slug};
 use crate::links::CompiledBody;
+use crate::store::PostStore;
 use crate::store::connection::{Run, WriteTx};
 use crate::store::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use crate::store::{BlogUpdate, ManagedPage};
 
 sql_impl! {
-    impl SqlStore {
-        /// See [`Store::insert_blog`].
-        pub(super) async fn insert_blog(&self, blog: &Blog) -> Result<()> {
+    impl PostStore for SqlStore {
+        async fn insert_blog(&self, blog: &Blog) -> Result<()> {
             // A blog inserted with a body to publish (an import) has it compiled before the
             // transaction, like every write that publishes one.
             let derived = Derived::of(blog);
@@ -65,8 +65,7 @@ sql_impl! {
             tx.finish(result).await
         }
 
-        /// See [`Store::blog`].
-        pub(super) async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
+        async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
             let row: Option<BlogRow> = sqlx::query_as(D::BLOG)
                 .bind(DbId::from(id))
                 .bind(DbId::from(project))
@@ -76,8 +75,7 @@ sql_impl! {
             row.map(BlogRow::into_blog).transpose()
         }
 
-        /// See [`Store::blogs`].
-        pub(super) async fn blogs(
+        async fn blogs(
             &self,
             project: ProjectId,
             status: Option<BlogStatus>,
@@ -108,8 +106,7 @@ sql_impl! {
             })
         }
 
-        /// See [`Store::update_blog`].
-        pub(super) async fn update_blog(
+        async fn update_blog(
             &self,
             project: ProjectId,
             id: BlogId,
@@ -185,8 +182,7 @@ sql_impl! {
             tx.finish(result).await
         }
 
-        /// See [`Store::projects_due`].
-        pub(super) async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>> {
+        async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>> {
             let ids: Vec<DbId> = sqlx::query_scalar(queries::DUE_PROJECTS)
                 .bind(now.unix_seconds())
                 .fetch_all(&self.read)
@@ -198,8 +194,7 @@ sql_impl! {
                 .collect())
         }
 
-        /// See [`Store::go_live`].
-        pub(super) async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64> {
+        async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64> {
             let mut tx = self.begin_write().await?;
             let result = async {
                 let project_id = DbId::from(project);
@@ -298,8 +293,7 @@ sql_impl! {
             tx.finish(result).await
         }
 
-        /// See [`Store::next_go_live`].
-        pub(super) async fn next_go_live(&self) -> Result<Option<Timestamp>> {
+        async fn next_go_live(&self) -> Result<Option<Timestamp>> {
             let next: Option<i64> = sqlx::query_scalar(queries::NEXT_GO_LIVE)
                 .fetch_one(&self.read)
                 .await
@@ -307,8 +301,7 @@ sql_impl! {
             next.map(|t| timestamp("next go-live", t)).transpose()
         }
 
-        /// See [`Store::delete_blog`].
-        pub(super) async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog> {
+        async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog> {
             let mut tx = self.begin_write().await?;
             let result = async {
                 Self::lock_project(&mut tx, project).await?;
@@ -337,7 +330,11 @@ sql_impl! {
             .await;
             tx.finish(result).await
         }
+    }
+}
 
+sql_impl! {
+    impl SqlStore {
         /// Blog `id` of `project`, locked for the rest of `tx` (`NotFound` when absent).
         pub(super) async fn locked_blog(tx: &mut WriteTx<D::Db>, project: ProjectId, id: BlogId) -> Result<Blog> {
             let row: Option<BlogRow> = sqlx::query_as(D::LOCK_BLOG)

@@ -7,14 +7,14 @@ use super::store::{SqlStore, sql_impl};
 use super::values::DbId;
 use crate::domain::{Project, ProjectId};
 use crate::error::{Error, NotFound, Result};
+use crate::store::ProjectStore;
 use crate::store::connection::Run;
 use crate::store::rules::Conflict;
 use crate::store::{ProjectChange, ProjectPage};
 
 sql_impl! {
-    impl SqlStore {
-        /// See [`Store::insert_project`].
-        pub(super) async fn insert_project(&self, project: &Project) -> Result<()> {
+    impl ProjectStore for SqlStore {
+        async fn insert_project(&self, project: &Project) -> Result<()> {
             sqlx::query(queries::INSERT_PROJECT)
                 .bind(DbId::from(project.id))
                 .bind(project.name.as_str().to_owned())
@@ -26,8 +26,7 @@ sql_impl! {
             Ok(())
         }
 
-        /// See [`Store::project`].
-        pub(super) async fn project(&self, id: ProjectId) -> Result<Option<Project>> {
+        async fn project(&self, id: ProjectId) -> Result<Option<Project>> {
             let row: Option<ProjectRow> = sqlx::query_as(queries::PROJECT)
                 .bind(DbId::from(id))
                 .fetch_optional(&self.read)
@@ -36,8 +35,7 @@ sql_impl! {
             row.map(ProjectRow::into_project).transpose()
         }
 
-        /// See [`Store::projects`].
-        pub(super) async fn projects(&self) -> Result<Vec<Project>> {
+        async fn projects(&self) -> Result<Vec<Project>> {
             let rows: Vec<ProjectRow> = sqlx::query_as(queries::PROJECTS)
                 .fetch_all(&self.read)
                 .await
@@ -45,8 +43,7 @@ sql_impl! {
             rows.into_iter().map(ProjectRow::into_project).collect()
         }
 
-        /// See [`Store::project_page`].
-        pub(super) async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage> {
+        async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage> {
             let rows: Vec<ProjectRow> = sqlx::query_as(queries::PROJECT_PAGE)
                 .bind(i64::from(limit))
                 .bind(sql_count(offset))
@@ -66,8 +63,7 @@ sql_impl! {
             })
         }
 
-        /// See [`Store::update_project`].
-        pub(super) async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
+        async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
             let mut tx = self.begin_write().await?;
             let result = async {
                 let before = Self::lock_project(&mut tx, id)
@@ -103,7 +99,11 @@ sql_impl! {
             .await;
             tx.finish(result).await
         }
+    }
+}
 
+sql_impl! {
+    impl SqlStore {
         pub(super) async fn project_exists(&self, project: ProjectId) -> Result<bool> {
             let found: Option<i32> = sqlx::query_scalar(queries::PROJECT_EXISTS)
                 .bind(DbId::from(project))

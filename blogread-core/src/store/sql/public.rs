@@ -10,14 +10,13 @@ use super::queries::{self, count, sql_count};
 use super::rows::{KeyRow, MarkRow, PageRow, PublishedRow};
 use super::store::{SqlStore, sql_impl};
 use super::values::{Bind, DbId, SqlRow};
-use crate::domain::{BlogId, ProjectId, PublishedBlog, Redirect};
+use crate::domain::{BlogId, ProjectId, PublishedBlog, Redirect, SitemapEntry};
 use crate::error::Result;
-use crate::store::{PageKeys, PageQuery, PostKey, PublishedPage};
+use crate::store::{PageKeys, PageQuery, PostKey, PublicStore, PublishedPage};
 
 sql_impl! {
-    impl SqlStore {
-        /// See [`Store::published_page`].
-        pub(super) async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
+    impl PublicStore for SqlStore {
+        async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
             let columns = if query.include_content {
                 Columns::Content
             } else {
@@ -33,8 +32,7 @@ sql_impl! {
             })
         }
 
-        /// See [`Store::published_page_keys`].
-        pub(super) async fn published_page_keys(&self, project: ProjectId, query: &PageQuery) -> Result<PageKeys> {
+        async fn published_page_keys(&self, project: ProjectId, query: &PageQuery) -> Result<PageKeys> {
             let (rows, total) = self.page::<KeyRow>(project, query, Columns::Keys).await?;
             Ok(PageKeys {
                 keys: rows.into_iter().map(KeyRow::into_key).collect(),
@@ -42,8 +40,7 @@ sql_impl! {
             })
         }
 
-        /// See [`Store::published_key_by_slug`].
-        pub(super) async fn published_key_by_slug(
+        async fn published_key_by_slug(
             &self,
             project: ProjectId,
             slug: &str,
@@ -53,8 +50,7 @@ sql_impl! {
             Ok(rows.into_iter().next().map(KeyRow::into_key))
         }
 
-        /// See [`Store::published_by_ids`].
-        pub(super) async fn published_by_ids(
+        async fn published_by_ids(
             &self,
             project: ProjectId,
             ids: &[BlogId],
@@ -87,8 +83,7 @@ sql_impl! {
                 .collect()
         }
 
-        /// See [`Store::published_by_slug`].
-        pub(super) async fn published_by_slug(
+        async fn published_by_slug(
             &self,
             project: ProjectId,
             slug: &str,
@@ -101,8 +96,7 @@ sql_impl! {
                 .transpose()
         }
 
-        /// See [`Store::redirects`].
-        pub(super) async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {
+        async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {
             let rows: Vec<(String, String)> = sqlx::query_as(queries::REDIRECTS)
                 .bind(DbId::from(project))
                 .bind(i64::from(cap))
@@ -115,8 +109,7 @@ sql_impl! {
                 .collect())
         }
 
-        /// See [`Store::published_aliases`].
-        pub(super) async fn published_aliases(
+        async fn published_aliases(
             &self,
             project: ProjectId,
             slugs: &[String],
@@ -135,6 +128,27 @@ sql_impl! {
                 .collect())
         }
 
+        async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
+            self.dialect.sitemap(&self.read, project, cap).await
+        }
+
+        async fn published_titles(
+            &self,
+            project: ProjectId,
+            slugs: &[String],
+        ) -> Result<HashMap<String, String>> {
+            if slugs.is_empty() {
+                return Ok(HashMap::new());
+            }
+            self.dialect
+                .published_titles(&self.read, project, slugs)
+                .await
+        }
+    }
+}
+
+sql_impl! {
+    impl SqlStore {
         /// A page read with `OFFSET`, as the database steps over it: its rows of `columns` and
         /// the total.
         async fn plain_page<R>(

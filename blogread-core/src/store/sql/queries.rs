@@ -298,30 +298,6 @@ pub(crate) const REPLACE_PUBLIC_KEY: &str = "UPDATE public_keys SET key = $2, ke
      WHERE project_id = $1";
 /// Revokes the public key of project `$1`.
 pub(crate) const DELETE_PUBLIC_KEY: &str = "DELETE FROM public_keys WHERE project_id = $1";
-/// A new agent key: `$1` id, `$2` project, `$3` key hash, `$4` prefix, `$5` created at.
-pub(crate) const INSERT_AGENT_KEY: &str = "INSERT INTO agent_keys (id, project_id, key_hash, prefix, created_at) \
-     VALUES ($1, $2, $3, $4, $5)";
-/// The agent keys of project `$1`, oldest first (`AgentKeyRow`).
-pub(crate) const AGENT_KEYS: &str = "SELECT id, project_id, key_hash, prefix, created_at FROM agent_keys \
-     WHERE project_id = $1 ORDER BY created_at, id";
-/// Deletes agent key `$2` of project `$1`.
-pub(crate) const DELETE_AGENT_KEY: &str =
-    "DELETE FROM agent_keys WHERE project_id = $1 AND id = $2";
-/// The agent key with hash `$1` (`AgentKeyRow`).
-pub(crate) const AGENT_KEY_BY_HASH: &str = "SELECT id, project_id, key_hash, prefix, created_at FROM agent_keys \
-     WHERE key_hash = $1";
-/// A new admin token: `$1` id, `$2` project, `$3` token hash, `$4` created at.
-pub(crate) const INSERT_ADMIN_TOKEN: &str = "INSERT INTO admin_tokens (id, project_id, token_hash, created_at) \
-     VALUES ($1, $2, $3, $4)";
-/// Deletes admin token `$2` of project `$1`.
-pub(crate) const DELETE_ADMIN_TOKEN: &str =
-    "DELETE FROM admin_tokens WHERE project_id = $1 AND id = $2";
-/// The admin token with hash `$1` (`AdminTokenRow`).
-pub(crate) const ADMIN_TOKEN_BY_HASH: &str = "SELECT id, project_id, token_hash, created_at FROM admin_tokens \
-     WHERE token_hash = $1";
-/// The admin tokens of project `$1`, oldest first (`AdminTokenRow`).
-pub(crate) const ADMIN_TOKENS: &str = "SELECT id, project_id, token_hash, created_at FROM admin_tokens \
-     WHERE project_id = $1 ORDER BY created_at, id";
 
 // ---- admin page sessions ----
 

@@ -10,10 +10,10 @@ use super::errors::corrupt;
 use super::post_columns::with_post_fields;
 use super::values::DbId;
 use crate::domain::{
-    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogFields,
-    BlogId, BlogInput, BlogState, BlogStatus, Delivery, DeliveryId, ManagedBlog, Project,
+    AdminSession, AdminTokenId, Blog, BlogFields, BlogId, BlogInput, BlogState, BlogStatus,
+    CredentialId, CredentialKind, CredentialLabel, Delivery, DeliveryId, ManagedBlog, Project,
     ProjectId, ProjectName, PublicKey, PublicProject, PublishedBlog, PublishedSnapshot, SecretHash,
-    SessionCredential, SiteUrl, StoredPublicKey, Timestamp, Trigger,
+    SessionCredential, SiteUrl, StoredCredential, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 use crate::links::LinkTemplate;
@@ -617,45 +617,30 @@ impl PublicKeyRow {
     }
 }
 
-/// A row of `agent_keys`.
+/// A row of `agent_keys` or `admin_tokens`, read under the same column names (an admin
+/// token's `prefix` is NULL).
 #[derive(Debug, FromRow)]
-pub(crate) struct AgentKeyRow {
+pub(crate) struct CredentialRow {
     id: DbId,
     project_id: DbId,
-    key_hash: String,
-    prefix: String,
+    hash: String,
+    prefix: Option<String>,
     created_at: i64,
 }
 
-impl AgentKeyRow {
-    pub(crate) fn into_record(self) -> Result<AgentKeyRecord> {
-        Ok(AgentKeyRecord {
-            id: AgentKeyId::from_uuid(self.id.0),
+impl CredentialRow {
+    pub(crate) fn into_credential(self, kind: CredentialKind) -> Result<StoredCredential> {
+        let label = match (kind, self.prefix) {
+            (CredentialKind::AgentKey, Some(prefix)) => CredentialLabel::AgentKey { prefix },
+            (CredentialKind::AgentKey, None) => return Err(corrupt("agent key prefix", "NULL")),
+            (CredentialKind::AdminToken, _) => CredentialLabel::AdminToken,
+        };
+        Ok(StoredCredential {
+            id: CredentialId::from_uuid(self.id.0),
             project_id: ProjectId::from_uuid(self.project_id.0),
-            hash: SecretHash::from_hex(&self.key_hash)
-                .ok_or_else(|| corrupt("agent key hash", "not 64 hex digits"))?,
-            prefix: self.prefix,
-            created_at: timestamp("created_at", self.created_at)?,
-        })
-    }
-}
-
-/// A row of `admin_tokens`.
-#[derive(Debug, FromRow)]
-pub(crate) struct AdminTokenRow {
-    id: DbId,
-    project_id: DbId,
-    token_hash: String,
-    created_at: i64,
-}
-
-impl AdminTokenRow {
-    pub(crate) fn into_record(self) -> Result<AdminTokenRecord> {
-        Ok(AdminTokenRecord {
-            id: AdminTokenId::from_uuid(self.id.0),
-            project_id: ProjectId::from_uuid(self.project_id.0),
-            hash: SecretHash::from_hex(&self.token_hash)
-                .ok_or_else(|| corrupt("admin token hash", "not 64 hex digits"))?,
+            hash: SecretHash::from_hex(&self.hash)
+                .ok_or_else(|| corrupt("credential hash", "not 64 hex digits"))?,
+            label,
             created_at: timestamp("created_at", self.created_at)?,
         })
     }

@@ -1,5 +1,6 @@
-//! The [`Store`] of the SQL backends, written once as generic code over their [`SqlDialect`]:
-//! each backend's store is a [`SqlStore`] of its dialect (`SqliteStore`, `PostgresStore`).
+//! The [`Store`](crate::store::Store) of the SQL backends, written once as generic code over
+//! their [`SqlDialect`]: each backend's store is a [`SqlStore`] of its dialect (`SqliteStore`,
+//! `PostgresStore`).
 //!
 //! Every lifecycle write is one transaction ([`WriteTx`]): it locks the blog the dialect's
 //! way, applies the change the lifecycle rules computed, writes the blog and its derived rows
@@ -11,7 +12,6 @@
 // outside the crate names a dialect, and the only two are the backends'.
 #![allow(private_bounds)]
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::dialect::SqlDialect;
@@ -20,20 +20,13 @@ use super::page_index::PageIndex;
 use super::queries::{self, count};
 use super::quick::QuickRow;
 use super::values::{Bind, DbId, SqlRow, bind_all};
-use crate::domain::{
-    AdminSession, AdminTokenId, AdminTokenRecord, AgentKeyId, AgentKeyRecord, Blog, BlogId,
-    BlogStatus, Delivery, PendingFiring, Project, ProjectId, PublicProject, PublishedBlog,
-    Redirect, SecretHash, SitemapEntry, StoredPublicKey, Timestamp, Trigger,
-};
+use crate::domain::ProjectId;
 use crate::error::Result;
+use crate::store::DatabaseStore;
 use crate::store::connection::{ClosingPool, Run, WriteTx};
-use crate::store::link_sources::{BodyKey, BodyPlaceholders};
-use crate::store::{
-    BlogUpdate, ChangeQuery, ChangeRead, KeyWrite, LinkTargetSources, ManagedPage, PageKeys,
-    PageQuery, PostKey, ProjectChange, ProjectPage, PublishedPage, Store,
-};
 
-/// Writes `impl` blocks of [`SqlStore`] (its own methods, or a trait's) with the one statement
+/// Writes `impl` blocks of [`SqlStore`] (its own methods, or a topic trait's:
+/// `impl ProjectStore for SqlStore { ... }`) with the one statement
 /// of what the SQL code needs of a database, which both sqlx databases have: it reads
 /// columns by name or position, its statements take their arguments, and it binds and reads
 /// back these [`Value`]s. Queries run on a connection through [`Run`](crate::store::connection::Run)
@@ -42,8 +35,8 @@ use crate::store::{
 /// module per topic, each an `impl` block) share them through this macro instead of
 /// repeating the list.
 macro_rules! sql_impl {
-    (impl Store for SqlStore { $($body:tt)* }) => {
-        sql_impl!(@bounds [#[async_trait::async_trait] impl<D> Store for SqlStore<D>] $($body)*);
+    (impl $topic:ident for SqlStore { $($body:tt)* }) => {
+        sql_impl!(@bounds [#[async_trait::async_trait] impl<D> $topic for SqlStore<D>] $($body)*);
     };
     (impl SqlStore { $($body:tt)* }) => {
         sql_impl!(@bounds [impl<D> SqlStore<D>] $($body)*);
@@ -215,11 +208,9 @@ sql_impl! {
     }
 }
 
-// Every operation, for both backends: the table of contents of the rooms, each line calling
-// the room's method of the same name (an inherent method comes before a trait's), or the few
-// one-line answers.
+// The database as a whole; every other topic is implemented in its room.
 sql_impl! {
-    impl Store for SqlStore {
+    impl DatabaseStore for SqlStore {
         async fn ping(&self) -> Result<()> {
             sqlx::query(queries::PING)
                 .execute(&self.read)
@@ -227,233 +218,19 @@ sql_impl! {
                 .map_err(storage)?;
             Ok(())
         }
+
         async fn close(&self) {
             self.dialect.close();
             // On PostgreSQL both are the one pool; closing it again returns at once.
             self.read.pool().close().await;
             self.write.pool().close().await;
         }
+
         async fn etag_epoch(&self) -> Result<String> {
             sqlx::query_scalar(queries::ETAG_EPOCH)
                 .fetch_one(&self.read)
                 .await
                 .map_err(storage)
-        }
-        async fn insert_project(&self, project: &Project) -> Result<()> {
-            self.insert_project(project).await
-        }
-        async fn project(&self, id: ProjectId) -> Result<Option<Project>> {
-            self.project(id).await
-        }
-        async fn projects(&self) -> Result<Vec<Project>> {
-            self.projects().await
-        }
-        async fn project_page(&self, limit: u32, offset: u64) -> Result<ProjectPage> {
-            self.project_page(limit, offset).await
-        }
-        async fn update_project(&self, id: ProjectId, change: &ProjectChange) -> Result<Project> {
-            self.update_project(id, change).await
-        }
-        async fn public_key(&self, project: ProjectId) -> Result<Option<StoredPublicKey>> {
-            self.public_key(project).await
-        }
-        async fn put_public_key(
-            &self,
-            project: ProjectId,
-            key: &StoredPublicKey,
-            mode: KeyWrite,
-        ) -> Result<()> {
-            self.put_public_key(project, key, mode).await
-        }
-        async fn delete_public_key(&self, project: ProjectId) -> Result<bool> {
-            self.delete_public_key(project).await
-        }
-        async fn project_by_public_key(&self, hash: &SecretHash) -> Result<Option<PublicProject>> {
-            self.dialect.key_check(&self.read, hash.to_hex()).await
-        }
-        async fn insert_agent_key(&self, record: &AgentKeyRecord) -> Result<()> {
-            self.insert_agent_key(record).await
-        }
-        async fn agent_keys(&self, project: ProjectId) -> Result<Vec<AgentKeyRecord>> {
-            self.agent_keys(project).await
-        }
-        async fn delete_agent_key(&self, project: ProjectId, id: AgentKeyId) -> Result<bool> {
-            self.delete_agent_key(project, id).await
-        }
-        async fn agent_key_by_hash(&self, hash: &SecretHash) -> Result<Option<AgentKeyRecord>> {
-            self.agent_key_by_hash(hash).await
-        }
-        async fn insert_admin_token(&self, record: &AdminTokenRecord) -> Result<()> {
-            self.insert_admin_token(record).await
-        }
-        async fn delete_admin_token(&self, project: ProjectId, id: AdminTokenId) -> Result<bool> {
-            self.delete_admin_token(project, id).await
-        }
-        async fn admin_token_by_hash(&self, hash: &SecretHash) -> Result<Option<AdminTokenRecord>> {
-            self.admin_token_by_hash(hash).await
-        }
-        async fn admin_tokens(&self, project: ProjectId) -> Result<Vec<AdminTokenRecord>> {
-            self.admin_tokens(project).await
-        }
-        async fn insert_admin_session(&self, session: &AdminSession) -> Result<()> {
-            self.insert_admin_session(session).await
-        }
-        async fn admin_session(&self, hash: &SecretHash) -> Result<Option<AdminSession>> {
-            self.admin_session(hash).await
-        }
-        async fn delete_admin_session(&self, hash: &SecretHash) -> Result<bool> {
-            self.delete_admin_session(hash).await
-        }
-        async fn insert_blog(&self, blog: &Blog) -> Result<()> {
-            self.insert_blog(blog).await
-        }
-        async fn blog(&self, project: ProjectId, id: BlogId) -> Result<Option<Blog>> {
-            self.blog(project, id).await
-        }
-        async fn blogs(
-            &self,
-            project: ProjectId,
-            status: Option<BlogStatus>,
-            limit: u32,
-            offset: u64,
-        ) -> Result<ManagedPage> {
-            self.blogs(project, status, limit, offset).await
-        }
-        async fn update_blog(
-            &self,
-            project: ProjectId,
-            id: BlogId,
-            update: BlogUpdate,
-        ) -> Result<(Blog, Option<Trigger>)> {
-            self.update_blog(project, id, update).await
-        }
-        async fn projects_due(&self, now: Timestamp) -> Result<Vec<ProjectId>> {
-            self.projects_due(now).await
-        }
-        async fn go_live(&self, project: ProjectId, now: Timestamp) -> Result<u64> {
-            self.go_live(project, now).await
-        }
-        async fn next_go_live(&self) -> Result<Option<Timestamp>> {
-            self.next_go_live().await
-        }
-        async fn delete_blog(&self, project: ProjectId, id: BlogId, at: Timestamp) -> Result<Blog> {
-            self.delete_blog(project, id, at).await
-        }
-        async fn changes(&self, project: ProjectId, query: &ChangeQuery) -> Result<ChangeRead> {
-            self.changes(project, query).await
-        }
-        async fn prune_changes(&self, before: Timestamp) -> Result<u64> {
-            self.prune_changes(before).await
-        }
-        async fn published_page(&self, project: ProjectId, query: &PageQuery) -> Result<PublishedPage> {
-            self.published_page(project, query).await
-        }
-        async fn published_page_keys(&self, project: ProjectId, query: &PageQuery) -> Result<PageKeys> {
-            self.published_page_keys(project, query).await
-        }
-        async fn published_key_by_slug(
-            &self,
-            project: ProjectId,
-            slug: &str,
-        ) -> Result<Option<PostKey>> {
-            self.published_key_by_slug(project, slug).await
-        }
-        async fn published_by_ids(
-            &self,
-            project: ProjectId,
-            ids: &[BlogId],
-            include_content: bool,
-        ) -> Result<Vec<(PostKey, PublishedBlog)>> {
-            self.published_by_ids(project, ids, include_content).await
-        }
-        async fn published_by_slug(
-            &self,
-            project: ProjectId,
-            slug: &str,
-        ) -> Result<Option<PublishedBlog>> {
-            self.published_by_slug(project, slug).await
-        }
-        async fn sitemap(&self, project: ProjectId, cap: u32) -> Result<Vec<SitemapEntry>> {
-            self.dialect.sitemap(&self.read, project, cap).await
-        }
-        async fn redirects(&self, project: ProjectId, cap: u32) -> Result<Vec<Redirect>> {
-            self.redirects(project, cap).await
-        }
-        async fn published_aliases(
-            &self,
-            project: ProjectId,
-            slugs: &[String],
-        ) -> Result<HashMap<String, (String, String)>> {
-            self.published_aliases(project, slugs).await
-        }
-        async fn published_titles(
-            &self,
-            project: ProjectId,
-            slugs: &[String],
-        ) -> Result<HashMap<String, String>> {
-            if slugs.is_empty() {
-                return Ok(HashMap::new());
-            }
-            self.dialect
-                .published_titles(&self.read, project, slugs)
-                .await
-        }
-        async fn deploy_hook(&self, project: ProjectId) -> Result<Option<String>> {
-            self.deploy_hook(project).await
-        }
-        async fn set_deploy_hook(&self, project: ProjectId, url: Option<&str>) -> Result<()> {
-            self.set_deploy_hook(project, url).await
-        }
-        async fn record_delivery(&self, project: ProjectId, delivery: &Delivery) -> Result<()> {
-            self.record_delivery(project, delivery).await
-        }
-        async fn deliveries(&self, project: ProjectId) -> Result<Vec<Delivery>> {
-            self.deliveries(project).await
-        }
-        async fn claim_firings(
-            &self,
-            project: Option<ProjectId>,
-            now: Timestamp,
-        ) -> Result<Vec<PendingFiring>> {
-            self.claim_firings(project, now).await
-        }
-        async fn stale_firings(&self, claimed_before: Timestamp) -> Result<Vec<PendingFiring>> {
-            self.stale_firings(claimed_before).await
-        }
-        async fn complete_firing(
-            &self,
-            firing: &PendingFiring,
-            delivery: Option<&Delivery>,
-        ) -> Result<bool> {
-            self.complete_firing(firing, delivery).await
-        }
-        async fn link_targets(&self, project: ProjectId) -> Result<LinkTargetSources> {
-            self.read_link_targets(project).await
-        }
-        async fn linked_slugs(&self, project: ProjectId) -> Result<Vec<Option<String>>> {
-            self.read_linked_slugs(project).await
-        }
-        async fn link_targets_named(
-            &self,
-            project: ProjectId,
-            slugs: &[String],
-            ids: &[BlogId],
-        ) -> Result<LinkTargetSources> {
-            self.read_link_targets_named(project, slugs, ids).await
-        }
-        async fn link_body_keys(
-            &self,
-            project: ProjectId,
-            naming: Option<&[Option<String>]>,
-        ) -> Result<Vec<BodyKey>> {
-            self.read_link_body_keys(project, naming).await
-        }
-        async fn link_bodies(
-            &self,
-            project: ProjectId,
-            keys: &[BodyKey],
-        ) -> Result<Vec<BodyPlaceholders>> {
-            self.read_link_bodies(project, keys).await
         }
     }
 }

@@ -7,7 +7,7 @@ use sqlx::query::QueryAs;
 use sqlx::{Database, Decode, Encode, FromRow, Type};
 use uuid::Uuid;
 
-use crate::domain::{AdminTokenId, AgentKeyId, BlogId, DeliveryId, ProjectId};
+use crate::domain::{AdminTokenId, BlogId, CredentialId, DeliveryId, ProjectId};
 
 /// A value the SQL store binds as a parameter and reads back from a column, encoded and
 /// decoded the database's way: ids ([`DbId`]), integers, booleans and owned text, and their
@@ -133,7 +133,7 @@ macro_rules! db_id_from {
 db_id_from!(
     ProjectId,
     BlogId,
-    AgentKeyId,
+    CredentialId,
     AdminTokenId,
     DeliveryId,
     crate::domain::FiringId
