@@ -860,39 +860,35 @@ mod tests {
         assert_eq!(addrs[0], "75.2.60.5:8443".parse().unwrap());
     }
 
-    #[tokio::test]
-    async fn vet_refuses_a_host_resolving_to_a_private_address() {
-        let resolver = StaticResolver::new().with(HOST, [ip("10.0.0.7")]);
-        let url = DeployHookUrl::parse(URL).unwrap();
-        let err = url
+    /// Why [`URL`] is refused when [`HOST`] resolves to `addresses`.
+    async fn refusal_resolving_to<const N: usize>(addresses: [IpAddr; N]) -> HookUrlError {
+        let resolver = StaticResolver::new().with(HOST, addresses);
+        DeployHookUrl::parse(URL)
+            .unwrap()
             .vet(&resolver, AddressPolicy::GlobalOnly)
             .await
-            .unwrap_err();
-        assert_eq!(
-            err,
-            HookUrlError::ResolvesToNonGlobal {
-                host: HOST.to_owned(),
-                address: ip("10.0.0.7")
-            }
-        );
+            .unwrap_err()
+    }
+
+    /// The refusal of [`HOST`] for resolving to 10.0.0.7.
+    fn private_ten() -> HookUrlError {
+        HookUrlError::ResolvesToNonGlobal {
+            host: HOST.to_owned(),
+            address: ip("10.0.0.7"),
+        }
+    }
+
+    #[tokio::test]
+    async fn vet_refuses_a_host_resolving_to_a_private_address() {
+        let err = refusal_resolving_to([ip("10.0.0.7")]).await;
+        assert_eq!(err, private_ten());
         assert!(err.to_string().contains("10.0.0.7"));
     }
 
     #[tokio::test]
     async fn vet_refuses_a_host_with_one_public_and_one_private_address() {
-        let resolver = StaticResolver::new().with(HOST, [ip("75.2.60.5"), ip("10.0.0.7")]);
-        let url = DeployHookUrl::parse(URL).unwrap();
-        let err = url
-            .vet(&resolver, AddressPolicy::GlobalOnly)
-            .await
-            .unwrap_err();
-        assert_eq!(
-            err,
-            HookUrlError::ResolvesToNonGlobal {
-                host: HOST.to_owned(),
-                address: ip("10.0.0.7")
-            }
-        );
+        let err = refusal_resolving_to([ip("75.2.60.5"), ip("10.0.0.7")]).await;
+        assert_eq!(err, private_ten());
     }
 
     /// A DNS server that never answers.
