@@ -8,6 +8,7 @@
 //! written before its row and removed after it.
 
 mod path;
+mod pool;
 
 #[cfg(unix)]
 mod local;
@@ -20,6 +21,7 @@ use crate::error::Result;
 #[cfg(unix)]
 pub use local::LocalFolder;
 pub use path::MediaPath;
+pub use pool::{ImagePool, PoolError};
 
 /// A stored file's name and when it was last written.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,170 @@
+//! The bounded pool uploads are processed on: at most a set number at a time (one per core by
+//! default), each with a time limit.
+//!
+//! A decode runs on a blocking thread and cannot be stopped half-way. A job past its time
+//! limit is answered at once (the upload is refused), but it keeps its place in the pool until
+//! its thread is done, so the bound holds whatever the uploads are.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+
+use blogread_media::{MediaError, Processed};
+
+/// Why a job of the pool gave no picture.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PoolError {
+    /// The pipeline refused the upload.
+    #[error(transparent)]
+    Refused(#[from] MediaError),
+    /// The job ran past the time limit.
+    #[error("processing the image took longer than {0:?}; send a smaller image")]
+    TimedOut(Duration),
+    /// The job's thread ended without an answer (a panic the pipeline did not catch).
+    #[error("processing the image failed")]
+    Failed,
+}
+
+/// The pool: its places and the time limit of each job.
+#[derive(Debug, Clone)]
+pub struct ImagePool {
+    places: Arc<Semaphore>,
+    limit: Duration,
+}
+
+impl ImagePool {
+    /// A pool of `places` jobs at a time (at least one), each limited to `limit`.
+    pub fn new(places: usize, limit: Duration) -> Self {
+        Self {
+            places: Arc::new(Semaphore::new(places.max(1))),
+            limit,
+        }
+    }
+
+    /// A pool of one place per core, each job limited to `limit`.
+    pub fn per_core(limit: Duration) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        Self::new(cores, limit)
+    }
+
+    /// Runs the pipeline on an upload: waits for a place, then processes `bytes` (declared as
+    /// `declared`) on a blocking thread within the time limit.
+    pub async fn process(
+        &self,
+        bytes: bytes::Bytes,
+        declared: Option<String>,
+    ) -> Result<Processed, PoolError> {
+        self.run(move || blogread_media::process(&bytes, declared.as_deref()))
+            .await
+    }
+
+    /// Runs `job` in a place of the pool, within the time limit.
+    pub(crate) async fn run<F>(&self, job: F) -> Result<Processed, PoolError>
+    where
+        F: FnOnce() -> Result<Processed, MediaError> + Send + 'static,
+    {
+        let place = Arc::clone(&self.places)
+            .acquire_owned()
+            .await
+            .map_err(|_| PoolError::Failed)?;
+        let task = tokio::task::spawn_blocking(move || {
+            // The place is given back when the job is done, not when it is answered.
+            let _place = place;
+            job()
+        });
+        match tokio::time::timeout(self.limit, task).await {
+            Ok(Ok(result)) => result.map_err(PoolError::from),
+            Ok(Err(_)) => Err(PoolError::Failed),
+            Err(_) => Err(PoolError::TimedOut(self.limit)),
+        }
+    }
+
+    /// How many places are free now.
+    pub fn free_places(&self) -> usize {
+        self.places.available_permits()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+
+    /// A job that waits until `release` sends (or is dropped), then refuses.
+    fn held(release: mpsc::Receiver<()>) -> impl FnOnce() -> Result<Processed, MediaError> {
+        move || {
+            let _ = release.recv();
+            Err(MediaError::Empty)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_job_past_its_time_limit_is_refused_and_keeps_its_place_until_done() {
+        let pool = ImagePool::new(1, Duration::from_millis(20));
+        let (release, wait) = mpsc::channel();
+        let answer = pool.run(held(wait)).await;
+        assert_eq!(
+            answer.unwrap_err(),
+            PoolError::TimedOut(Duration::from_millis(20))
+        );
+        // Answered, but its thread still decodes: the place is still taken.
+        assert_eq!(pool.free_places(), 0);
+        release.send(()).unwrap();
+        // Once done, the place is free again; the next job gets it.
+        let next = pool.run(|| Err(MediaError::Empty)).await;
+        assert_eq!(next.unwrap_err(), PoolError::Refused(MediaError::Empty));
+        assert_eq!(pool.free_places(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn no_more_jobs_run_at_once_than_the_pool_has_places() {
+        let pool = ImagePool::new(1, Duration::from_secs(60));
+        let (release, wait) = mpsc::channel();
+        let first = tokio::spawn({
+            let pool = pool.clone();
+            async move { pool.run(held(wait)).await }
+        });
+        // Wait until the first job holds the place.
+        while pool.free_places() != 0 {
+            tokio::task::yield_now().await;
+        }
+        let (started, was_started) = mpsc::channel();
+        let second = tokio::spawn({
+            let pool = pool.clone();
+            async move {
+                pool.run(move || {
+                    started.send(()).unwrap();
+                    Err(MediaError::Empty)
+                })
+                .await
+            }
+        });
+        // The second job does not start while the first holds the only place.
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        assert!(was_started.try_recv().is_err());
+        release.send(()).unwrap();
+        assert!(first.await.unwrap().is_err());
+        assert_eq!(
+            second.await.unwrap().unwrap_err(),
+            PoolError::Refused(MediaError::Empty)
+        );
+        assert!(was_started.try_recv().is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_real_upload_is_processed_in_the_pool() {
+        let pool = ImagePool::per_core(Duration::from_secs(60));
+        let refused = pool
+            .process(
+                bytes::Bytes::from_static(b"<svg/>"),
+                Some("image/png".into()),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(refused, PoolError::Refused(ref e) if e.is_unsupported()));
+    }
+}
