@@ -22,6 +22,9 @@ use rustix::io::Errno;
 use super::{MediaFiles, MediaPath, StoredFile};
 use crate::error::{Error, Result};
 
+/// A folder entry as the listing reads it: its name, its type, when it was last written.
+type Entry = (String, FileType, SystemTime);
+
 /// The start of a temporary file's name: a write not finished yet (or never).
 const TEMPORARY: &str = ".tmp-";
 
@@ -187,10 +190,11 @@ impl Root {
         rustix::fs::fsync(&folder).map_err(|e| io_error(format!("flushing {path}"), e))
     }
 
-    /// The entries of the folder `names` (a link in its place: none).
-    fn entries(&self, names: &[String]) -> Result<Vec<(String, FileType, SystemTime, OwnedFd)>> {
+    /// The folder `names` and its entries (name, type, last write), `None` when it is
+    /// missing. One descriptor for the folder, however many entries it has.
+    fn entries(&self, names: &[String]) -> Result<Option<(OwnedFd, Vec<Entry>)>> {
         let Some(folder) = self.folder(names, false)? else {
-            return Ok(Vec::new());
+            return Ok(None);
         };
         let listing = rustix::fs::Dir::read_from(&folder).map_err(|e| io_error("listing", e))?;
         let mut entries = Vec::new();
@@ -209,16 +213,17 @@ impl Root {
             };
             let modified = SystemTime::UNIX_EPOCH
                 + std::time::Duration::from_secs(u64::try_from(stat.st_mtime).unwrap_or(0));
-            let kind = FileType::from_raw_mode(stat.st_mode);
-            let fd = rustix::io::dup(&folder).map_err(|e| io_error("dup", e))?;
-            entries.push((name, kind, modified, fd));
+            entries.push((name, FileType::from_raw_mode(stat.st_mode), modified));
         }
-        Ok(entries)
+        Ok(Some((folder, entries)))
     }
 
     fn list(&self, stale_before: SystemTime) -> Result<Vec<StoredFile>> {
         let mut stored = Vec::new();
-        for (project, kind, _, _) in self.entries(&[])? {
+        let Some((_, projects)) = self.entries(&[])? else {
+            return Ok(stored);
+        };
+        for (project, kind, _) in projects {
             if kind != FileType::Directory {
                 continue;
             }
@@ -235,7 +240,10 @@ impl Root {
         stale_before: SystemTime,
         stored: &mut Vec<StoredFile>,
     ) -> Result<()> {
-        for (name, kind, modified, folder) in self.entries(names)? {
+        let Some((folder, entries)) = self.entries(names)? else {
+            return Ok(());
+        };
+        for (name, kind, modified) in entries {
             if name.starts_with(TEMPORARY) {
                 if kind == FileType::RegularFile && modified < stale_before {
                     let _ = rustix::fs::unlinkat(&folder, name.as_str(), AtFlags::empty());
