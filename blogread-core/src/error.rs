@@ -133,6 +133,9 @@ pub enum NotFound {
     /// The project has no deploy hook.
     #[error("this project has no deploy hook; save one with PUT first")]
     DeployHook,
+    /// No media item with that id in the project.
+    #[error("no media item with this id in this project")]
+    Media,
 }
 
 /// Why the database cannot serve a request right now. The request changed nothing; the
@@ -193,6 +196,10 @@ pub enum Error {
     /// A well-formed value that breaks a rule (422).
     #[error(transparent)]
     Invalid(#[from] FieldError),
+    /// An upload of a type that is not taken, or whose declared type disagrees with its
+    /// bytes (415).
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// The database cannot serve the request now (disk full: 507; locked or not answering:
     /// 503). Nothing was written.
     #[error(transparent)]
@@ -213,7 +220,7 @@ impl Error {
     }
 
     /// The HTTP status this error answers with, so that any HTTP adapter maps errors in one
-    /// line: 400, 401, 403, 404, 409, 410, 422, 503 (the database is busy or unreachable), 507
+    /// line: 400, 401, 403, 404, 409, 410, 415, 422, 503 (the database is busy or unreachable), 507
     /// (the disk is full) or 500 (storage failure, configuration).
     pub fn http_status(&self) -> u16 {
         match self {
@@ -224,6 +231,7 @@ impl Error {
             Error::Conflict(_) => 409,
             Error::Gone(_) => 410,
             Error::Invalid(_) => 422,
+            Error::UnsupportedMediaType(_) => 415,
             Error::Unavailable(Unavailable::DiskFull) => 507,
             Error::Unavailable(Unavailable::Busy | Unavailable::Unreachable) => 503,
             Error::Storage(_) | Error::Config(_) => 500,

@@ -24,6 +24,7 @@ mod error;
 mod kind;
 pub mod limits;
 mod pipeline;
+pub mod samples;
 mod scale;
 
 pub use encode::Encoded;

@@ -93,6 +93,11 @@ uuid_id!(
     "delivery id"
 );
 uuid_id!(
+    /// The id of a stored image (a media item).
+    MediaId,
+    "media id"
+);
+uuid_id!(
     /// The id of a deploy hook firing recorded with the write that caused it, until it has
     /// been attempted.
     FiringId,

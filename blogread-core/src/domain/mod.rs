@@ -6,6 +6,7 @@ pub mod credential;
 pub mod delivery;
 pub mod ids;
 pub mod keys;
+pub mod media;
 pub mod project;
 pub mod public;
 pub mod session;
@@ -19,9 +20,14 @@ pub use changes::{ChangeCursor, ChangeEntry, ChangeFeed, ChangePosition, CursorE
 pub use credential::{CredentialKind, CredentialLabel, StoredCredential};
 pub use delivery::{Delivery, DeployHookTestResult, DeployHookView, PendingFiring, Trigger};
 pub use ids::{
-    AdminTokenId, AgentKeyId, BlogId, CredentialId, DeliveryId, FiringId, IdError, ProjectId,
+    AdminTokenId, AgentKeyId, BlogId, CredentialId, DeliveryId, FiringId, IdError, MediaId,
+    ProjectId,
 };
 pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretHash, SessionId};
+pub use media::{
+    AltText, MAX_ALT_CHARS, MediaInsert, MediaItem, MediaPage, MediaVariant, Sha256Hex,
+    StoredImageType,
+};
 pub use project::{Project, ProjectName, PublicProject, SiteUrl, StoredPublicKey};
 pub use public::{
     BlogDetail, BlogList, BlogListItem, PublishedBlog, Redirect, Redirects, Sitemap, SitemapEntry,

@@ -8,6 +8,8 @@ mod hooks;
 mod keys;
 mod link_answers;
 mod links;
+#[cfg(feature = "media")]
+mod media;
 mod projects;
 mod public;
 mod schedule;
@@ -18,6 +20,11 @@ pub use keys::{AdminTokenView, AgentKeyView, IssuedAdminToken, IssuedAgentKey, P
 pub use links::{
     BACKLINK_PLACEHOLDERS_SHOWN, Backlink, BacklinkFilter, BacklinkList, LinkEntry, LinkFilter,
     LinkReport, LinkSummary, LinkTargetView, READ_BATCH_BYTES, UNRESOLVED_SHOWN,
+};
+#[cfg(feature = "media")]
+pub use media::{
+    MEDIA_SWEEP_AGE, MediaList, MediaSetup, MediaUpload, MediaVariantView, MediaView, ServedMedia,
+    Uploaded,
 };
 pub use projects::{ProjectList, ProjectUpdate};
 pub use schedule::{GO_LIVE_WAIT, SCHEDULER_MAX_SLEEP};
@@ -61,6 +68,9 @@ pub struct Service {
     change_retention: Duration,
     /// When deletions older than that were last forgotten (Unix seconds).
     last_prune: Arc<std::sync::atomic::AtomicI64>,
+    /// Where images are kept and how they are made, when the service keeps any.
+    #[cfg(feature = "media")]
+    media: Option<Arc<media::MediaSetup>>,
 }
 
 impl Service {
@@ -83,6 +93,8 @@ impl Service {
             go_live_gate: Arc::default(),
             change_retention: DEFAULT_CHANGE_RETENTION,
             last_prune: Arc::default(),
+            #[cfg(feature = "media")]
+            media: None,
         }
     }
 

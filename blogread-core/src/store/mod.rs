@@ -1,6 +1,7 @@
 //! The storage seam: [`Store`], the traits of its topics that every backend implements
 //! ([`DatabaseStore`], [`ProjectStore`], [`CredentialStore`], [`SessionStore`], [`PostStore`],
-//! [`PublicStore`], [`ChangeStore`], [`FiringStore`], [`LinkStore`]; all in the [`prelude`]),
+//! [`PublicStore`], [`ChangeStore`], [`FiringStore`], [`LinkStore`], [`MediaStore`]; all in
+//! the [`prelude`]),
 //! and the in-memory backend.
 //!
 //! The traits are shaped so that each read the public API needs is one call that a SQL backend
@@ -43,8 +44,8 @@ pub use sql::PageIndexBench;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use topics::{
-    ChangeStore, CredentialStore, DatabaseStore, FiringStore, LinkStore, PostStore, ProjectStore,
-    PublicStore, SessionStore,
+    ChangeStore, CredentialStore, DatabaseStore, FiringStore, LinkStore, MediaStore, PostStore,
+    ProjectStore, PublicStore, SessionStore,
 };
 
 use crate::domain::{
@@ -322,6 +323,7 @@ pub trait Store:
     + ChangeStore
     + FiringStore
     + LinkStore
+    + MediaStore
     + 'static
 {
 }
@@ -336,6 +338,7 @@ impl<T> Store for T where
         + ChangeStore
         + FiringStore
         + LinkStore
+        + MediaStore
         + 'static
 {
 }
@@ -344,7 +347,7 @@ impl<T> Store for T where
 /// what calling a store's methods on a concrete store (a `SqliteStore`, say) needs.
 pub mod prelude {
     pub use super::{
-        ChangeStore, CredentialStore, DatabaseStore, FiringStore, LinkStore, PostStore,
+        ChangeStore, CredentialStore, DatabaseStore, FiringStore, LinkStore, MediaStore, PostStore,
         ProjectStore, PublicStore, SessionStore, Store,
     };
 }

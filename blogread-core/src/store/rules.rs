@@ -32,6 +32,8 @@ pub(crate) enum Conflict<'a> {
     AdminTokenExists,
     /// A delivery with the new delivery's id exists.
     DeliveryExists,
+    /// A media item with the new item's id exists.
+    MediaExists,
 }
 
 impl Conflict<'_> {
@@ -50,6 +52,7 @@ impl Conflict<'_> {
             Conflict::AgentKeyExists => "this agent key exists".into(),
             Conflict::AdminTokenExists => "this admin token exists".into(),
             Conflict::DeliveryExists => "a delivery with this id exists".into(),
+            Conflict::MediaExists => "a media item with this id exists".into(),
         }
     }
 

@@ -14,9 +14,10 @@ use super::{
     ProjectChange, ProjectPage, PublishedPage,
 };
 use crate::domain::{
-    AdminSession, Blog, BlogId, BlogStatus, CredentialId, CredentialKind, Delivery, PendingFiring,
-    Project, ProjectId, PublicProject, PublishedBlog, Redirect, SecretHash, SitemapEntry,
-    StoredCredential, StoredPublicKey, Timestamp, Trigger,
+    AdminSession, AltText, Blog, BlogId, BlogStatus, CredentialId, CredentialKind, Delivery,
+    MediaId, MediaInsert, MediaItem, MediaPage, PendingFiring, Project, ProjectId, PublicProject,
+    PublishedBlog, Redirect, SecretHash, Sha256Hex, SitemapEntry, StoredCredential,
+    StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 
@@ -323,4 +324,41 @@ pub trait LinkStore: Send + Sync {
         project: ProjectId,
         keys: &[BodyKey],
     ) -> Result<Vec<BodyPlaceholders>>;
+}
+
+/// A project's stored images: one row an item, saying what it is (its files are kept by a
+/// media store, written before the row and removed after it). At most one item per project
+/// has a given SHA-256: an identical upload finds the item already there.
+#[async_trait]
+pub trait MediaStore: Send + Sync {
+    /// Stores `item`'s row, unless its project already holds an item of the same SHA-256:
+    /// then that item is returned as [`MediaInsert::Existing`] and nothing is written (two
+    /// identical uploads at once give one row; one of them learns it inserted it).
+    /// `NotFound(Project)` when the project is absent.
+    async fn insert_media(&self, item: &MediaItem) -> Result<MediaInsert>;
+    /// Item `id` of `project`.
+    async fn media(&self, project: ProjectId, id: MediaId) -> Result<Option<MediaItem>>;
+    /// The item of `project` whose master has this SHA-256.
+    async fn media_by_sha256(
+        &self,
+        project: ProjectId,
+        sha256: &Sha256Hex,
+    ) -> Result<Option<MediaItem>>;
+    /// One page of `project`'s items, newest first (by upload time, then id), and how many
+    /// it has.
+    async fn media_page(&self, project: ProjectId, limit: u32, offset: u64) -> Result<MediaPage>;
+    /// Replaces the alt text of item `id` of `project`; the item as changed, or `None` when
+    /// there is no such item.
+    async fn set_media_alt(
+        &self,
+        project: ProjectId,
+        id: MediaId,
+        alt: &AltText,
+    ) -> Result<Option<MediaItem>>;
+    /// Deletes item `id`'s row; the item deleted, or `None` when there was none (its files
+    /// are the caller's to remove, after this).
+    async fn delete_media(&self, project: ProjectId, id: MediaId) -> Result<Option<MediaItem>>;
+    /// The project and SHA-256 of every item of every project (what the sweep keeps), each
+    /// with the bytes its files hold (master and variants).
+    async fn media_digests(&self) -> Result<HashMap<(ProjectId, Sha256Hex), u64>>;
 }

@@ -32,6 +32,13 @@ pub use super::links_contract::{
     publish_answers_carry_the_unresolved_links, reports_read_by_slug_agree_with_the_whole_report,
     the_slug_index_migration_indexes_the_stored_lists,
 };
+#[cfg(all(feature = "media", unix))]
+pub use super::media_contract::{
+    identical_uploads_give_one_item_per_project, media_follow_the_blog_credential_rules,
+    refused_uploads_store_nothing, served_files_are_found_by_their_exact_name_only,
+    the_sweep_removes_only_old_files_without_a_row,
+    uploads_are_stored_listed_read_edited_and_deleted,
+};
 
 fn fresh<T: serde::de::DeserializeOwned>(c: Conditional<Answer<T>>) -> T {
     c.into_value().expect("a fresh response").value()
@@ -2290,6 +2297,12 @@ macro_rules! store_contract_tests {
             links_judged_by_what_a_post_names_are_the_whole_projects,
             link_answers_are_pages_whatever_the_bodies_hold,
             answers_from_fragments_are_the_answers_from_rows,
+            uploads_are_stored_listed_read_edited_and_deleted,
+            identical_uploads_give_one_item_per_project,
+            media_follow_the_blog_credential_rules,
+            refused_uploads_store_nothing,
+            served_files_are_found_by_their_exact_name_only,
+            the_sweep_removes_only_old_files_without_a_row,
         );
     };
     ($make:expr) => {

@@ -9,6 +9,8 @@ mod credentials_contract;
 pub mod databases;
 mod fragments_contract;
 mod links_contract;
+#[cfg(all(feature = "media", unix))]
+mod media_contract;
 #[cfg(feature = "postgres")]
 pub mod postgres_server;
 mod random_writes;

@@ -3,12 +3,14 @@
 //!
 //! One room a topic, each implementing that topic's trait of the store: `projects.rs`
 //! (`ProjectStore`, and `DatabaseStore`), `credentials.rs` (`CredentialStore`,
-//! `SessionStore`), `posts.rs`, `public.rs`, `changes.rs`, `firings.rs`, `links.rs`.
+//! `SessionStore`), `posts.rs`, `public.rs`, `changes.rs`, `firings.rs`, `links.rs`,
+//! `media.rs`.
 
 mod changes;
 mod credentials;
 mod firings;
 mod links;
+mod media;
 mod posts;
 mod projects;
 mod public;
@@ -72,6 +74,8 @@ struct Inner {
     templates: HashMap<BlogId, LinkTemplate>,
     /// The number of the last change to each blog's public answer (absent: 0).
     change_nos: HashMap<BlogId, u64>,
+    /// Every project's stored images, by id.
+    media: HashMap<crate::domain::MediaId, crate::domain::MediaItem>,
 }
 
 /// The body `blog` holds for the public: its published or scheduled snapshot's.

@@ -13,7 +13,7 @@
 //!   and admin sessions), `posts.rs` (writes, management reads, go-live),
 //!   `public.rs` (public reads and paging), `changes.rs` (changes feed, stamps, prune),
 //!   `firings.rs` (deploy hook, deliveries, firings), `links.rs` (links report, placeholder
-//!   index), `startup.rs` (data upgrades and the restored epoch).
+//!   index), `media.rs` (stored images' rows), `startup.rs` (data upgrades and the restored epoch).
 //! - `post_columns.rs`: a post's columns described once, and the writes built from them.
 //! - `queries.rs`: the SQL text, the same on both backends (SQLite accepts PostgreSQL's `$N`
 //!   parameters), and the helpers that bind values.
@@ -35,6 +35,7 @@ mod errors;
 mod firings;
 mod links;
 mod links_report;
+mod media;
 mod page_index;
 mod post_columns;
 mod posts;

@@ -136,7 +136,8 @@ db_id_from!(
     CredentialId,
     AdminTokenId,
     DeliveryId,
-    crate::domain::FiringId
+    crate::domain::FiringId,
+    crate::domain::MediaId
 );
 
 /// One parameter of a public read, in `$N` order.
