@@ -115,9 +115,39 @@ pub struct ServeArgs {
     #[arg(long, env = "BLOGREAD_PUBLIC_URL", value_name = "URL", value_parser = parse_public_url)]
     pub public_url: Option<url::Url>,
 
+    /// The folder that holds the project's images (created if missing). Default: a folder
+    /// `media` beside the SQLite database file, or `./media` for other databases. Keep it
+    /// out of any folder another web server serves: images are served by blogread, with the
+    /// headers of docs/media.md.
+    #[arg(long, env = "BLOGREAD_MEDIA_DIR", value_name = "PATH")]
+    pub media_dir: Option<PathBuf>,
+
+    /// Image uploads in progress at once (default: two per core); past it an upload is
+    /// answered 503 with Retry-After. Each holds at most 20 MiB of body.
+    #[arg(long, env = "BLOGREAD_MAX_UPLOADS", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub max_uploads: Option<u32>,
+
     /// Connections served at once; past it, new connections wait in the kernel's backlog.
     #[arg(long, env = "BLOGREAD_MAX_CONNECTIONS", default_value_t = crate::serve::MAX_CONNECTIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
+}
+
+/// How long one upload's processing may take before it is refused (422).
+pub const MEDIA_JOB_LIMIT: Duration = Duration::from_secs(30);
+
+/// The default media folder: `media` beside the SQLite database file of `database_url`, or
+/// `./media` for any other database (PostgreSQL, in memory).
+pub fn default_media_dir(database_url: &str) -> PathBuf {
+    let file = database_url
+        .strip_prefix("sqlite://")
+        .or_else(|| database_url.strip_prefix("sqlite:"))
+        .map(|rest| rest.split('?').next().unwrap_or(rest))
+        .filter(|path| !path.is_empty() && !path.contains(":memory:"));
+    match file.and_then(|f| std::path::Path::new(f).parent()) {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.join("media"),
+        Some(_) => PathBuf::from("media"),
+        None => PathBuf::from("media"),
+    }
 }
 
 /// Parses the public URL: http or https, with a host.
@@ -179,8 +209,41 @@ impl ServeArgs {
             header_timeout: self.header_timeout,
             idle_timeout: self.idle_timeout,
             max_connections: self.max_connections as usize,
+            max_uploads: self
+                .max_uploads
+                .map_or_else(crate::serve::default_max_uploads, |n| n as usize),
             ..crate::Limits::default()
         }
+    }
+
+    /// Where images are kept and how they are made: the folder of `--media-dir` (by default
+    /// beside the SQLite file of `database_url`, else `./media`), a pool of one upload per
+    /// core, and URLs under `--public-url` (by default `http://{listening}`).
+    pub fn media_setup(
+        &self,
+        database_url: &str,
+        listening: std::net::SocketAddr,
+    ) -> Result<blogread_core::service::MediaSetup, String> {
+        let dir = self
+            .media_dir
+            .clone()
+            .unwrap_or_else(|| default_media_dir(database_url));
+        let folder = blogread_core::media::LocalFolder::open(&dir).map_err(|e| {
+            format!(
+                "cannot open the media folder {} (--media-dir): {}",
+                dir.display(),
+                blogread_core::error::error_chain(&e)
+            )
+        })?;
+        let public_url = match &self.public_url {
+            Some(url) => url.as_str().to_owned(),
+            None => format!("http://{listening}"),
+        };
+        Ok(blogread_core::service::MediaSetup::new(
+            std::sync::Arc::new(folder),
+            blogread_core::media::ImagePool::per_core(MEDIA_JOB_LIMIT),
+            &public_url,
+        ))
     }
 
     /// The operator token's text, from `BLOGREAD_ADMIN_TOKEN` (`env_token`) or the file of

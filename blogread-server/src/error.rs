@@ -124,13 +124,25 @@ impl ApiError {
 
     /// 413 for a body over [`BODY_LIMIT`].
     pub fn payload_too_large() -> Self {
+        Self::body_over(BODY_LIMIT)
+    }
+
+    /// 413 for a body over `limit` bytes.
+    pub fn body_over(limit: usize) -> Self {
         Self::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             format!(
                 "the request body is larger than {} MiB",
-                BODY_LIMIT / (1024 * 1024)
+                limit / (1024 * 1024)
             ),
         )
+    }
+
+    /// 503 with `Retry-After`: the server is too busy for this request now.
+    pub fn busy(detail: impl Into<String>, retry_after: u32) -> Self {
+        let mut err = Self::new(StatusCode::SERVICE_UNAVAILABLE, detail);
+        err.retry_after = Some(retry_after);
+        err
     }
 
     /// 405 with the `Allow` header.
@@ -293,6 +305,9 @@ error_sets! {
     ProjectWrite: [400, 401, 403, 404, 409, 413, 422, 500, 503, 507];
     /// A save with a JSON body, no state conflict.
     ProjectSave: [400, 401, 403, 404, 413, 422, 500, 503, 507];
+    /// An image upload: a multipart body (400), over its cap (413), of a type not taken
+    /// (415), a picture that cannot be taken (422), too many uploads at once (503).
+    MediaUpload: [400, 401, 403, 404, 413, 415, 422, 500, 503, 507];
     /// Health check.
     Health: [503];
 }
@@ -313,13 +328,18 @@ fn status_description(status: u16) -> &'static str {
         410 => {
             "The cursor is older than the deletions the server keeps (or ahead of this database): omit `since` to sync from the start."
         }
-        413 => "The request body is larger than 4 MiB.",
+        413 => {
+            "The request body is larger than the endpoint's cap: 20 MiB for an image upload, 4 MiB everywhere else."
+        }
+        415 => {
+            "The upload is not multipart/form-data, or its file is not a JPEG, PNG, GIF or WebP image (told by its bytes), or its declared type disagrees with its bytes."
+        }
         422 => "A well-formed value that breaks a rule; the detail names the rule.",
         500 => {
             "Server error; transient, retry after a few seconds. The detail carries a request id for the logs."
         }
         503 => {
-            "The database is locked by another process or does not answer; nothing was written. Retry after the `Retry-After` seconds."
+            "The database is locked by another process or does not answer, or too many image uploads are in progress; nothing was written. Retry after the `Retry-After` seconds."
         }
         507 => {
             "The database's disk is full; nothing was written. Writes succeed again once space is freed; reads keep working."

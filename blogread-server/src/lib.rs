@@ -18,6 +18,7 @@ pub mod build_info;
 pub mod config;
 pub mod demo;
 pub mod error;
+pub mod media_files;
 pub mod metrics;
 pub mod middleware;
 pub mod request_id;
@@ -33,7 +34,7 @@ use poem::{Endpoint, EndpointExt, IntoResponse, Route};
 
 pub use blogread_core as core;
 
-pub use serve::{BODY_LIMIT, Limits, SHUTDOWN_GRACE};
+pub use serve::{BODY_LIMIT, Limits, MEDIA_BODY_LIMIT, SHUTDOWN_GRACE};
 
 /// The OpenAPI document as the server serves it at `/openapi.json`.
 pub fn spec() -> String {
@@ -100,9 +101,13 @@ impl Server {
             .nest("/", api)
             .with(middleware::ErrorShape::new(api::route_table()));
         Route::new()
-            .nest("/admin", admin::routes(service, self.admin.clone()))
+            .nest("/admin", admin::routes(service.clone(), self.admin.clone()))
+            .nest(
+                media_files::MEDIA_PREFIX.trim_end_matches('/'),
+                media_files::MediaFiles::new(service),
+            )
             .nest("/", json_api)
-            .with(middleware::BodyLimit)
+            .with(middleware::BodyLimit::new(self.limits.max_uploads))
             .with(
                 CatchPanic::new()
                     .with_handler(|_| error::ApiError::internal(&Panicked).into_response()),
@@ -134,9 +139,12 @@ impl Server {
         let scheduling = service.clone();
         let scheduler = tokio::spawn(async move { scheduling.run_scheduler().await });
         let upkeep = tokio::spawn(metrics::upkeep());
+        let sweeping = service.clone();
+        let sweep = tokio::spawn(async move { sweeping.run_media_sweep().await });
         let served = serve::serve(listener, self.app(), self.limits, shutdown).await;
         scheduler.abort();
         upkeep.abort();
+        sweep.abort();
         service.stop().await;
         served
     }

@@ -195,6 +195,7 @@ async fn serve(
         }
     };
     let addr = listeners.api.local_addr().map_err(|e| e.to_string())?;
+    let service = service.with_media(args.media_setup(database_url, addr)?);
     tracing::info!(database_url = %redact_url(database_url), "listening on http://{addr}");
     run_until_signal(listeners, service, args).await
 }
@@ -224,6 +225,7 @@ async fn run_demo(
         .with_fragment_cache(args.fragment_cache())
         .with_change_retention(args.change_retention());
     let addr = listeners.api.local_addr().map_err(|e| e.to_string())?;
+    let service = service.with_media(args.media_setup(database_url, addr)?);
     let seeded = demo::seed_or_reset(&service)
         .await
         .map_err(|e| format!("seeding the demo project failed: {e}"))?;

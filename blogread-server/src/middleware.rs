@@ -4,13 +4,15 @@
 //! of [`crate::error`].
 
 use std::fmt;
+use std::sync::Arc;
 
 use poem::http::{Method, StatusCode, header};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 
 use crate::error::{ApiError, describe_status};
 use crate::routes::RouteTable;
-use crate::serve::BODY_LIMIT;
+use crate::serve::{BODY_LIMIT, MEDIA_BODY_LIMIT};
+use tokio::sync::Semaphore;
 
 /// Wraps the whole app: every error poem produces, and every error response that is not
 /// already JSON, becomes `{"detail": "..."}`; unknown routes and wrong methods get a detail
@@ -115,36 +117,99 @@ fn is_json(resp: &Response) -> bool {
         .is_some_and(|v| v.starts_with("application/json"))
 }
 
-/// Limits request bodies to [`BODY_LIMIT`] whatever the protocol or framing: a larger
-/// declared `Content-Length` is refused at once; a body without one (HTTP/1.1 chunked, HTTP/2
-/// with no `content-length`) is read here, never past the limit, before any handler sees it.
-/// (A declared length is enforced by the protocol layer: no more bytes than declared are read.)
-pub struct BodyLimit;
+/// Limits request bodies whatever the protocol or framing: [`MEDIA_BODY_LIMIT`] on an image
+/// upload (`POST /api/v1/projects/{project_id}/media`), [`BODY_LIMIT`] everywhere else. A
+/// larger declared `Content-Length` is refused at once; a body without one (HTTP/1.1
+/// chunked, HTTP/2 with no `content-length`) is read here, never past the limit, before any
+/// handler sees it. (A declared length is enforced by the protocol layer: no more bytes than
+/// declared are read.)
+///
+/// Uploads also take a place among the uploads in progress before their body is read: at
+/// most [`Limits::max_uploads`](crate::Limits::max_uploads) at once, each holding at most
+/// its cap, so that a flood of uploads cannot hold more memory than that; past it an upload
+/// is answered 503 with `Retry-After` without its body being read.
+pub struct BodyLimit {
+    uploads: Arc<Semaphore>,
+}
+
+impl BodyLimit {
+    /// The limit, with `max_uploads` uploads in progress at once (at least 1).
+    pub fn new(max_uploads: usize) -> Self {
+        Self {
+            uploads: Arc::new(Semaphore::new(max_uploads.max(1))),
+        }
+    }
+}
 
 impl<E: Endpoint> Middleware<E> for BodyLimit {
     type Output = BodyLimitEndpoint<E>;
 
     fn transform(&self, ep: E) -> Self::Output {
-        BodyLimitEndpoint { inner: ep }
+        BodyLimitEndpoint {
+            inner: ep,
+            uploads: Arc::clone(&self.uploads),
+        }
     }
 }
 
 /// The endpoint of [`BodyLimit`].
 pub struct BodyLimitEndpoint<E> {
     inner: E,
+    uploads: Arc<Semaphore>,
+}
+
+/// Whether the request is an image upload: `POST /api/v1/projects/{project_id}/media`.
+fn is_upload(req: &Request) -> bool {
+    req.method() == Method::POST && {
+        let mut parts = req.uri().path().split('/').filter(|s| !s.is_empty());
+        matches!(
+            (
+                parts.next(),
+                parts.next(),
+                parts.next(),
+                parts.next(),
+                parts.next(),
+                parts.next()
+            ),
+            (
+                Some("api"),
+                Some("v1"),
+                Some("projects"),
+                Some(_),
+                Some("media"),
+                None
+            )
+        )
+    }
 }
 
 impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
     type Output = Response;
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
+        let (limit, _place) = if is_upload(&req) {
+            match Arc::clone(&self.uploads).try_acquire_owned() {
+                Ok(place) => (MEDIA_BODY_LIMIT, Some(place)),
+                Err(_) => {
+                    metrics::counter!("blogread_media_uploads_refused_total", "reason" => "busy")
+                        .increment(1);
+                    return Ok(ApiError::busy(
+                        "too many image uploads are in progress; nothing was stored: retry in a moment",
+                        1,
+                    )
+                    .into_response());
+                }
+            }
+        } else {
+            (BODY_LIMIT, None)
+        };
         let declared = req
             .headers()
             .get(header::CONTENT_LENGTH)
             .map(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
         match declared {
-            Some(Some(n)) if n > BODY_LIMIT as u64 => {
-                return Ok(ApiError::payload_too_large().into_response());
+            Some(Some(n)) if n > limit as u64 => {
+                return Ok(too_large(limit));
             }
             Some(Some(_)) => {}
             Some(None) => {
@@ -154,10 +219,10 @@ impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
                 )
                 .into_response());
             }
-            None => match req.take_body().into_bytes_limit(BODY_LIMIT).await {
+            None => match req.take_body().into_bytes_limit(limit).await {
                 Ok(bytes) => req.set_body(bytes),
                 Err(poem::error::ReadBodyError::PayloadTooLarge) => {
-                    return Ok(ApiError::payload_too_large().into_response());
+                    return Ok(too_large(limit));
                 }
                 Err(e) => {
                     return Ok(ApiError::new(
@@ -170,4 +235,13 @@ impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
         }
         self.inner.call(req).await.map(IntoResponse::into_response)
     }
+}
+
+/// 413 for a body over `limit`, counted as a refused upload when it is the upload's.
+fn too_large(limit: usize) -> Response {
+    if limit == MEDIA_BODY_LIMIT {
+        metrics::counter!("blogread_media_uploads_refused_total", "reason" => "body_too_large")
+            .increment(1);
+    }
+    ApiError::body_over(limit).into_response()
 }

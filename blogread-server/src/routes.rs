@@ -85,7 +85,7 @@ impl RouteTable {
     /// The route template `path` matches, the most specific one when several do
     /// (`/blog/api/v1/public/blogs/sitemap` before `/blog/api/v1/public/blogs/{slug}`); the
     /// routes outside the document (`/openapi.json`, `/docs`, `/metrics`, the admin pages under
-    /// `/admin`) by their own path;
+    /// `/admin`, the images under `/media`) by their own path;
     /// [`UNMATCHED_ROUTE`] otherwise.
     pub fn template(&self, path: &str) -> &'static str {
         let parts: Vec<&str> = split(path).collect();
@@ -102,6 +102,7 @@ impl RouteTable {
             ["metrics"] => "/metrics",
             ["docs", ..] => "/docs",
             ["admin", ..] => "/admin",
+            ["media", ..] => "/media",
             _ => UNMATCHED_ROUTE,
         }
     }

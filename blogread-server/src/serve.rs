@@ -57,8 +57,11 @@ pub const MAX_CONNECTIONS: usize = 10_000;
 const _: () = assert!(MAX_CONNECTIONS <= u32::MAX as usize);
 /// Default for [`Limits::shutdown_grace`]: 10 s.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-/// Largest request body accepted, whatever the protocol or framing: 4 MiB.
+/// Largest request body accepted, whatever the protocol or framing: 4 MiB (but for image
+/// uploads: [`MEDIA_BODY_LIMIT`]).
 pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
+/// Largest body of an image upload, whatever the protocol or framing: 20 MiB.
+pub const MEDIA_BODY_LIMIT: usize = blogread_core::media::MAX_UPLOAD_BYTES;
 
 /// The smallest head cap hyper accepts (its minimum read buffer).
 const MIN_HEAD_BYTES: usize = 8 * 1024;
@@ -79,6 +82,15 @@ pub struct Limits {
     pub max_connections: usize,
     /// How long requests in progress may take to finish once shutdown starts.
     pub shutdown_grace: Duration,
+    /// Image uploads in progress at once (reading their body, waiting for or taking their
+    /// turn at processing); past it an upload is answered 503 with `Retry-After`. At least 1.
+    /// Each holds at most [`MEDIA_BODY_LIMIT`] of body, so this bounds uploads' memory.
+    pub max_uploads: usize,
+}
+
+/// Default for [`Limits::max_uploads`]: two per core (one processing, one waiting).
+pub fn default_max_uploads() -> usize {
+    2 * std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 impl Default for Limits {
@@ -90,6 +102,7 @@ impl Default for Limits {
             http2_max_streams: HTTP2_MAX_STREAMS,
             max_connections: MAX_CONNECTIONS,
             shutdown_grace: SHUTDOWN_GRACE,
+            max_uploads: default_max_uploads(),
         }
     }
 }

@@ -23,6 +23,10 @@ pub use local::LocalFolder;
 pub use path::MediaPath;
 pub use pool::{ImagePool, PoolError};
 
+/// The largest upload accepted, in bytes (20 MiB): an HTTP adapter refuses a larger body as
+/// it arrives.
+pub const MAX_UPLOAD_BYTES: usize = blogread_media::limits::MAX_UPLOAD_BYTES;
+
 /// A stored file's name and when it was last written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredFile {

@@ -19,6 +19,8 @@ pub enum ApiTags {
     Blogs,
     /// The deploy hook: an outgoing build trigger, fired when the public content changes.
     DeployHook,
+    /// Images stored in the service: upload, list, alt text, delete (admins and agents).
+    Media,
     /// Operations: health.
     Operations,
 }

@@ -9,6 +9,8 @@ pub mod deploy_hook;
 pub mod health;
 pub mod keys;
 pub mod links;
+pub mod media;
+mod media_form;
 pub mod projects;
 pub mod public;
 pub mod schema;
@@ -29,6 +31,7 @@ pub type Apis = (
     deploy_hook::DeployHookApi,
     health::HealthApi,
     links::LinksApi,
+    media::MediaApi,
 );
 
 /// The version string of the document (fixed, so the checked-in copy is stable).
@@ -50,8 +53,8 @@ have (its `ETag` included) and no body; any other method a path does not list is
 an `Allow` header naming those it does.
 
 Every rule is stated in full in the repository's `docs/` folder: `public-api.md` (credentials, \
-paging, ETags, errors), `content.md` (internal links, word count), `deploy-hooks.md` and \
-`management-api.md`.";
+paging, ETags, errors), `content.md` (internal links, word count), `deploy-hooks.md`, \
+`management-api.md` and `media.md` (images: upload, limits, serving).";
 
 /// The OpenAPI service over `service`.
 pub fn openapi_service(service: Service) -> OpenApiService<Apis, ()> {
@@ -75,7 +78,10 @@ pub fn openapi_service(service: Service) -> OpenApiService<Apis, ()> {
             health::HealthApi {
                 service: service.clone(),
             },
-            links::LinksApi { service },
+            links::LinksApi {
+                service: service.clone(),
+            },
+            media::MediaApi { service },
         ),
         "blogread",
         API_VERSION,

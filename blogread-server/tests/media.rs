@@ -1,0 +1,632 @@
+//! Images end to end, as a site and an attacker meet them: the real `blogread-server serve`
+//! binary on loopback, uploads sent as raw multipart bodies over HTTP/1.1 (with a length and
+//! chunked) and HTTP/2, the files served with their headers, and every hostile upload and
+//! path answered with its 4xx, nothing stored, the server serving on.
+
+mod support;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use poem::http;
+use sha2::Digest;
+use support::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+const BOUNDARY: &str = "blogread-test-boundary-7c1e";
+
+/// A whole HTTP/1.1 answer: status, head (lower-cased names) and body bytes.
+struct Answer {
+    status: u16,
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("a JSON body ({e}): {}", self.text()))
+    }
+
+    fn text(&self) -> String {
+        format!("{}\n\n{}", self.head, String::from_utf8_lossy(&self.body))
+    }
+}
+
+/// Sends one request on a new connection (`Connection: close`) and reads the answer whole
+/// (until the server closes; a HEAD answer has no body whatever its `Content-Length`).
+async fn send(server: &Server, head: &str, body: &[u8]) -> Answer {
+    let mut stream = server.connect().await;
+    let mut request = format!("{head}Host: blogread\r\nConnection: close\r\n");
+    if !body.is_empty() {
+        request.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    request.push_str("\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("send the head");
+    stream.write_all(body).await.expect("send the body");
+    read_all(&mut stream).await
+}
+
+async fn read_all(stream: &mut TcpStream) -> Answer {
+    let mut bytes = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut bytes))
+        .await
+        .expect("an answer")
+        .expect("read the answer");
+    let end = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("a head: {}", String::from_utf8_lossy(&bytes)));
+    let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    Answer {
+        status,
+        head,
+        body: bytes[end + 4..].to_vec(),
+    }
+}
+
+/// A multipart body: a `file` part (with `file_type`, if any) and an `alt` part, if any.
+fn multipart(file: &[u8], file_type: Option<&str>, alt: Option<&str>) -> Vec<u8> {
+    let mut body = format!(
+        "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"upload\"\r\n"
+    )
+    .into_bytes();
+    if let Some(t) = file_type {
+        body.extend_from_slice(format!("Content-Type: {t}\r\n").as_bytes());
+    }
+    body.extend_from_slice(b"\r\n");
+    body.extend_from_slice(file);
+    body.extend_from_slice(b"\r\n");
+    if let Some(alt) = alt {
+        body.extend_from_slice(
+            format!(
+                "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"alt\"\r\n\r\n{alt}\r\n"
+            )
+            .as_bytes(),
+        );
+    }
+    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    body
+}
+
+/// A project with an admin token: its id and `Bearer` value.
+async fn project(server: &Server) -> (String, String) {
+    let body = br#"{"name": "Media"}"#;
+    let made = send(
+        server,
+        &format!(
+            "POST /api/v1/projects HTTP/1.1\r\nAuthorization: Bearer {OPERATOR_TOKEN}\r\nContent-Type: application/json\r\n"
+        ),
+        body,
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.text());
+    let id = made.json()["id"].as_str().unwrap().to_owned();
+    let token = send(
+        server,
+        &format!(
+            "POST /api/v1/projects/{id}/admin-tokens HTTP/1.1\r\nAuthorization: Bearer {OPERATOR_TOKEN}\r\n"
+        ),
+        b"",
+    )
+    .await;
+    assert_eq!(token.status, 201, "{}", token.text());
+    let token = token.json()["token"].as_str().unwrap().to_owned();
+    (id, format!("Bearer {token}"))
+}
+
+async fn upload(server: &Server, project: &str, auth: &str, body: &[u8]) -> Answer {
+    send(
+        server,
+        &format!(
+            "POST /api/v1/projects/{project}/media HTTP/1.1\r\nAuthorization: {auth}\r\nContent-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
+        ),
+        body,
+    )
+    .await
+}
+
+async fn get(server: &Server, method: &str, path: &str, extra: &str) -> Answer {
+    send(server, &format!("{method} {path} HTTP/1.1\r\n{extra}"), b"").await
+}
+
+/// The path part of an absolute URL the server gave.
+fn path_of(url: &str) -> &str {
+    let rest = url.split_once("://").expect("an absolute URL").1;
+    &rest[rest.find('/').expect("a path")..]
+}
+
+/// Every file below the server's media folder.
+fn stored_files(server: &Server) -> Vec<String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path.display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&server.media_dir(), &mut out);
+    out
+}
+
+/// A PNG chunk: length, type, data, CRC-32 of type and data.
+fn png_chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+    let mut chunk = (data.len() as u32).to_be_bytes().to_vec();
+    chunk.extend_from_slice(kind);
+    chunk.extend_from_slice(data);
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(kind);
+    crc.update(data);
+    chunk.extend_from_slice(&crc.finalize().to_be_bytes());
+    chunk
+}
+
+/// A small PNG whose header declares `width` × `height`.
+fn png_declaring(width: u32, height: u32) -> Vec<u8> {
+    let mut ihdr = width.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(png_chunk(b"IHDR", &ihdr));
+    png.extend(png_chunk(
+        b"IDAT",
+        &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+    ));
+    png.extend(png_chunk(b"IEND", &[]));
+    png
+}
+
+#[tokio::test]
+async fn an_image_is_uploaded_served_with_its_headers_and_deleted() {
+    let server = Server::start_as_operator(&[]);
+    let (id, admin) = project(&server).await;
+    let photo = blogread_media::samples::jpeg(1800, 1200, 11);
+    let made = upload(
+        &server,
+        &id,
+        &admin,
+        &multipart(&photo, Some("image/jpeg"), Some("Harbour")),
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.text());
+    let item = made.json();
+    assert_eq!(item["alt"], "Harbour");
+    assert_eq!(item["content_type"], "image/jpeg");
+    assert_eq!(
+        (item["width"].as_u64(), item["height"].as_u64()),
+        (Some(1800), Some(1200))
+    );
+    let sha = item["sha256"].as_str().unwrap().to_owned();
+    let url = item["url"].as_str().unwrap().to_owned();
+    assert_eq!(url, format!("http://{}/media/{id}/{sha}.jpg", server.addr));
+    let widths: Vec<u64> = item["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["width"].as_u64().unwrap())
+        .collect();
+    assert_eq!(widths, [480, 960, 1600]);
+
+    // The same bytes again: the same item, 200.
+    let again = upload(&server, &id, &admin, &multipart(&photo, None, None)).await;
+    assert_eq!(again.status, 200, "{}", again.text());
+    assert_eq!(again.json()["id"], item["id"]);
+
+    let served = get(&server, "GET", path_of(&url), "").await;
+    assert_eq!(served.status, 200, "{}", served.head);
+    assert_eq!(hex::encode(sha2::Sha256::digest(&served.body)), sha);
+    assert_eq!(served.header("content-type"), Some("image/jpeg"));
+    assert_eq!(
+        served.header("content-length"),
+        Some(served.body.len().to_string().as_str())
+    );
+    assert_eq!(served.header("etag"), Some(format!("\"{sha}\"").as_str()));
+    assert_eq!(
+        served.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert_eq!(served.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(
+        served.header("content-security-policy"),
+        Some("default-src 'none'; sandbox")
+    );
+    assert_eq!(served.header("set-cookie"), None);
+    let head = get(&server, "HEAD", path_of(&url), "").await;
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(
+        head.header("content-length"),
+        served.header("content-length")
+    );
+    assert_eq!(head.header("etag"), served.header("etag"));
+    let unchanged = get(
+        &server,
+        "GET",
+        path_of(&url),
+        &format!("If-None-Match: \"{sha}\"\r\n"),
+    )
+    .await;
+    assert_eq!(unchanged.status, 304);
+    assert!(unchanged.body.is_empty());
+    let variant_url = item["variants"][0]["url"].as_str().unwrap();
+    let variant = get(&server, "GET", path_of(variant_url), "").await;
+    assert_eq!(variant.status, 200);
+    assert_eq!(
+        variant.body.len() as u64,
+        item["variants"][0]["bytes"].as_u64().unwrap()
+    );
+
+    let item_path = format!(
+        "/api/v1/projects/{id}/media/{}",
+        item["id"].as_str().unwrap()
+    );
+    let edited = send(
+        &server,
+        &format!("PATCH {item_path} HTTP/1.1\r\nAuthorization: {admin}\r\nContent-Type: application/json\r\n"),
+        br#"{"alt": "The harbour at dawn"}"#,
+    )
+    .await;
+    assert_eq!(edited.status, 200, "{}", edited.text());
+    assert_eq!(edited.json()["alt"], "The harbour at dawn");
+    let list = get(
+        &server,
+        "GET",
+        &format!("/api/v1/projects/{id}/media"),
+        &format!("Authorization: {admin}\r\n"),
+    )
+    .await;
+    assert_eq!(list.json()["total"], 1);
+    assert_eq!(list.json()["media"][0]["alt"], "The harbour at dawn");
+
+    let deleted = get(
+        &server,
+        "DELETE",
+        &item_path,
+        &format!("Authorization: {admin}\r\n"),
+    )
+    .await;
+    assert_eq!(deleted.status, 204, "{}", deleted.text());
+    assert_eq!(get(&server, "GET", path_of(&url), "").await.status, 404);
+    assert_eq!(
+        get(&server, "GET", path_of(variant_url), "").await.status,
+        404
+    );
+    assert!(
+        stored_files(&server).is_empty(),
+        "{:?}",
+        stored_files(&server)
+    );
+}
+
+#[tokio::test]
+async fn hostile_uploads_answer_their_4xx_store_nothing_and_the_server_serves_on() {
+    let server = Server::start_as_operator(&[]);
+    let (id, admin) = project(&server).await;
+    let (other, other_admin) = project(&server).await;
+    let photo = blogread_media::samples::jpeg(64, 48, 1);
+    let mut polyglot_gif = b"GIF89a/*".to_vec();
+    polyglot_gif.extend_from_slice(b"*/=1;alert(document.domain)//");
+    let mut truncated = blogread_media::samples::png(200, 200, 2, 255);
+    truncated.truncate(truncated.len() / 2);
+    let cases: Vec<(&str, Vec<u8>, u16)> = vec![
+        (
+            "HTML sent as a PNG",
+            multipart(
+                b"<!doctype html><script>alert(1)</script>",
+                Some("image/png"),
+                None,
+            ),
+            415,
+        ),
+        (
+            "SVG sent as a PNG",
+            multipart(
+                br#"<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>"#,
+                Some("image/png"),
+                None,
+            ),
+            415,
+        ),
+        (
+            "a JPEG declared as a PNG",
+            multipart(&photo, Some("image/png"), None),
+            415,
+        ),
+        (
+            "a GIF that is a script",
+            multipart(&polyglot_gif, None, None),
+            422,
+        ),
+        (
+            "a PNG declaring 65535 x 65535",
+            multipart(&png_declaring(65_535, 65_535), None, None),
+            422,
+        ),
+        (
+            "a PNG declaring 100 megapixels",
+            multipart(&png_declaring(10_000, 10_000), None, None),
+            422,
+        ),
+        ("a truncated PNG", multipart(&truncated, None, None), 422),
+        ("an empty file", multipart(b"", None, None), 422),
+        (
+            "an alt text over 1000 characters",
+            multipart(&photo, None, Some(&"a".repeat(1001))),
+            422,
+        ),
+        (
+            "no file part",
+            format!("--{BOUNDARY}--\r\n").into_bytes(),
+            400,
+        ),
+    ];
+    for (what, body, status) in cases {
+        let answer = upload(&server, &id, &admin, &body).await;
+        assert_eq!(answer.status, status, "{what}: {}", answer.text());
+        assert!(
+            answer.json()["detail"].is_string(),
+            "{what}: {}",
+            answer.text()
+        );
+    }
+    // Not multipart at all.
+    let json = send(
+        &server,
+        &format!("POST /api/v1/projects/{id}/media HTTP/1.1\r\nAuthorization: {admin}\r\nContent-Type: application/json\r\n"),
+        b"{}",
+    )
+    .await;
+    assert_eq!(json.status, 415, "{}", json.text());
+    // Another project's credential.
+    let foreign = upload(&server, &id, &other_admin, &multipart(&photo, None, None)).await;
+    assert_eq!(foreign.status, 403, "{}", foreign.text());
+    let list = get(
+        &server,
+        "GET",
+        &format!("/api/v1/projects/{id}/media"),
+        &format!("Authorization: {admin}\r\n"),
+    )
+    .await;
+    assert_eq!(list.json()["total"], 0);
+    assert!(
+        stored_files(&server).is_empty(),
+        "{:?}",
+        stored_files(&server)
+    );
+    // The server serves on, and takes a good upload.
+    let good = upload(
+        &server,
+        &other,
+        &other_admin,
+        &multipart(&photo, None, None),
+    )
+    .await;
+    assert_eq!(good.status, 201, "{}", good.text());
+}
+
+#[tokio::test]
+async fn an_upload_over_20_mib_is_refused_as_it_streams_whatever_its_framing() {
+    let server = Server::start_as_operator(&[]);
+    let (id, admin) = project(&server).await;
+    let head = format!(
+        "POST /api/v1/projects/{id}/media HTTP/1.1\r\nHost: blogread\r\nAuthorization: {admin}\r\nContent-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
+    );
+
+    // A declared length over the cap: refused before a byte of the body is read.
+    let mut stream = server.connect().await;
+    stream
+        .write_all(format!("{head}Content-Length: {}\r\n\r\n", 21 * MIB).as_bytes())
+        .await
+        .unwrap();
+    let (answer, body) = read_response(&mut stream).await;
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(body.contains("20 MiB"), "{body}");
+
+    // Chunked, no length: refused once 20 MiB have arrived.
+    let stream = server.connect().await;
+    let (mut read, mut write) = stream.into_split();
+    let chunked = format!("{head}Transfer-Encoding: chunked\r\n\r\n");
+    let sender = tokio::spawn(async move {
+        let _ = write.write_all(chunked.as_bytes()).await;
+        let chunk = format!("10000\r\n{}\r\n", "0".repeat(0x10000));
+        for _ in 0..(64 * MIB / 0x10000) {
+            if write.write_all(chunk.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    tokio::time::timeout(PATIENCE, async {
+        while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = read.read(&mut buf).await.expect("read");
+            assert!(n > 0, "closed before answering");
+            got.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await
+    .expect("an answer");
+    assert!(
+        got.starts_with(b"HTTP/1.1 413"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    sender.abort();
+
+    // HTTP/2 without a content-length.
+    let (client, connection) = server.h2().await;
+    tokio::spawn(connection);
+    let mut client = client.ready().await.expect("ready");
+    let request = http::Request::post(format!("http://{}/api/v1/projects/{id}/media", server.addr))
+        .header("authorization", &admin)
+        .header(
+            "content-type",
+            format!("multipart/form-data; boundary={BOUNDARY}"),
+        )
+        .body(())
+        .unwrap();
+    let (response, mut body) = client.send_request(request, false).expect("send");
+    let sender = tokio::spawn(async move {
+        let chunk = Bytes::from(vec![0u8; 64 * 1024]);
+        let mut sent = 0;
+        while sent < 200 * MIB {
+            body.reserve_capacity(chunk.len());
+            match std::future::poll_fn(|cx| body.poll_capacity(cx)).await {
+                Some(Ok(n)) if n > 0 => {
+                    if body
+                        .send_data(chunk.slice(..n.min(chunk.len())), false)
+                        .is_err()
+                    {
+                        break;
+                    }
+                    sent += n.min(chunk.len());
+                }
+                Some(Ok(_)) => {}
+                _ => break,
+            }
+        }
+    });
+    let response = tokio::time::timeout(PATIENCE, response)
+        .await
+        .expect("an answer before the body ends")
+        .expect("a response");
+    assert_eq!(response.status(), 413);
+    sender.abort();
+
+    // It held no more than the cap for each: the peak stays far below what was sent.
+    let peak_mib = server.memory_kib("VmHWM") / 1024;
+    assert!(peak_mib < 120, "peak RSS {peak_mib} MiB");
+    assert!(stored_files(&server).is_empty());
+    let mut stream = server.connect().await;
+    assert!(get_healthz(&mut stream).await.starts_with("HTTP/1.1 200"));
+}
+
+#[tokio::test]
+async fn a_served_file_has_one_name_and_no_link_is_followed() {
+    let server = Server::start_as_operator(&[]);
+    let (id, admin) = project(&server).await;
+    let (other, _) = project(&server).await;
+    let made = upload(
+        &server,
+        &id,
+        &admin,
+        &multipart(&blogread_media::samples::jpeg(600, 400, 3), None, None),
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.text());
+    let sha = made.json()["sha256"].as_str().unwrap().to_owned();
+    assert_eq!(
+        get(&server, "GET", &format!("/media/{id}/{sha}.jpg"), "")
+            .await
+            .status,
+        200
+    );
+    let upper = sha.to_uppercase();
+    for path in [
+        format!("/media/{id}/../{id}/{sha}.jpg"),
+        format!("/media/{id}/%2e%2e/{id}/{sha}.jpg"),
+        format!("/media/{id}/{sha}%2fw480.jpg"),
+        format!("/media/{id}/{sha}/w480%2Ejpg"),
+        format!("/media/{id}/{upper}.jpg"),
+        format!("/media/{}/{sha}.jpg", id.to_uppercase()),
+        format!("/media/{other}/{sha}.jpg"),
+        format!("/media/{id}/{sha}/w481.jpg"),
+        format!("/media/{id}/{sha}/w0480.jpg"),
+        format!("/media/{id}/{sha}.png"),
+        format!("/media/{id}/{sha}.jpg.exe"),
+        format!("/media/{id}"),
+        "/media/..%2f..%2fetc%2fpasswd".to_owned(),
+    ] {
+        let answer = get(&server, "GET", &path, "").await;
+        assert_eq!(answer.status, 404, "{path}: {}", answer.text());
+    }
+    // A link planted in the media folder, named as a file would be: not followed.
+    let planted = "ab".repeat(32);
+    std::os::unix::fs::symlink(
+        "/etc/passwd",
+        server.media_dir().join(&id).join(format!("{planted}.jpg")),
+    )
+    .unwrap();
+    let answer = get(&server, "GET", &format!("/media/{id}/{planted}.jpg"), "").await;
+    assert_ne!(answer.status, 200, "{}", answer.text());
+    assert!(!String::from_utf8_lossy(&answer.body).contains("root:"));
+    // A planted link in place of another project's folder.
+    std::os::unix::fs::symlink(
+        server.media_dir().join(&id),
+        server.media_dir().join(&other),
+    )
+    .unwrap();
+    let answer = get(&server, "GET", &format!("/media/{other}/{sha}.jpg"), "").await;
+    assert_ne!(answer.status, 200, "{}", answer.text());
+}
+
+#[tokio::test]
+async fn uploads_past_the_cap_in_progress_are_503_with_retry_after() {
+    let server = Server::start_as_operator(&["--max-uploads", "1"]);
+    let (id, admin) = project(&server).await;
+    // One upload in progress: its head and part of its body sent, the rest held back.
+    let held_head = format!(
+        "POST /api/v1/projects/{id}/media HTTP/1.1\r\nHost: blogread\r\nAuthorization: {admin}\r\nContent-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: 100000\r\n\r\n--{BOUNDARY}\r\n"
+    );
+    let hold = || async {
+        let mut held = server.connect().await;
+        held.write_all(held_head.as_bytes()).await.unwrap();
+        held
+    };
+    let mut held = hold().await;
+    // The server has taken it once an upload on another connection is refused; until then
+    // (the two connections race), an upload is taken, and the held one, if it came second,
+    // is answered 503 itself: hold a new one.
+    let photo = multipart(&blogread_media::samples::jpeg(32, 32, 4), None, None);
+    let busy = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let answer = upload(&server, &id, &admin, &photo).await;
+            if answer.status == 503 {
+                return answer;
+            }
+            assert!(matches!(answer.status, 200 | 201), "{}", answer.text());
+            let mut buf = [0u8; 64];
+            if !matches!(held.try_read(&mut buf), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock) {
+                held = hold().await;
+            }
+        }
+    })
+    .await
+    .expect("the held upload takes the one place");
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    assert!(busy.json()["detail"].as_str().unwrap().contains("uploads"));
+    drop(held);
+    // Once it is gone, uploads are taken again.
+    let answer = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let answer = upload(&server, &id, &admin, &photo).await;
+            if answer.status != 503 {
+                return answer;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the place is given back");
+    assert!(matches!(answer.status, 200 | 201), "{}", answer.text());
+}
