@@ -18,7 +18,7 @@ use object_store::path::Path;
 use object_store::{ClientConfigKey, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig};
 
 use super::{MediaFiles, MediaPath, StoredFile};
-use crate::error::{Error, Result, error_chain};
+use crate::error::{Error, Result};
 
 /// How long connecting to the endpoint may take before the attempt fails.
 const CONNECT_TIMEOUT: &str = "5s";
@@ -85,9 +85,25 @@ fn refused(what: &str) -> Error {
 }
 
 /// A failure of the bucket (500; the message is for logs). object_store's errors name the
-/// bucket, the key and the HTTP status, never the credentials (they travel in a signature).
+/// request, the key and the HTTP status, never the credentials (they travel in a signature).
 fn failure(bucket: &str, what: impl fmt::Display, e: &object_store::Error) -> Error {
-    Error::Storage(format!("media bucket {bucket}: {what}: {}", error_chain(e)).into())
+    Error::Storage(format!("media bucket {bucket}: {what}: {}", causes(e)).into())
+}
+
+/// An error and those of its causes its message does not already hold: object_store's
+/// messages repeat their sources' text, and the chain in full said each thing three times.
+fn causes(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
 }
 
 /// The bucket and prefix of `s3://bucket[/prefix]`.
@@ -178,9 +194,11 @@ impl ObjectStorage {
     }
 
     fn build(builder: AmazonS3Builder, bucket: String, prefix: Option<Path>) -> Result<Self> {
-        let mut retry = RetryConfig::default();
-        retry.max_retries = RETRIES;
-        retry.retry_timeout = RETRY_WINDOW;
+        let retry = RetryConfig {
+            max_retries: RETRIES,
+            retry_timeout: RETRY_WINDOW,
+            ..RetryConfig::default()
+        };
         let store = builder
             .with_bucket_name(&bucket)
             .with_retry(retry)
@@ -188,7 +206,7 @@ impl ObjectStorage {
             .map_err(|e| {
                 Error::Config(format!(
                     "media bucket {bucket}: the S3 client cannot be set up: {}",
-                    error_chain(&e)
+                    causes(&e)
                 ))
             })?;
         Ok(Self {
@@ -196,11 +214,6 @@ impl ObjectStorage {
             bucket,
             prefix,
         })
-    }
-
-    /// The bucket's name.
-    pub fn bucket(&self) -> &str {
-        &self.bucket
     }
 
     /// The key of `path`: `{prefix}/{path}`.
