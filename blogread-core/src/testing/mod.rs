@@ -1,6 +1,7 @@
 //! Test support (feature `test-util`): a fixture that sets up a project with credentials over
 //! any [`Store`], and the store contract suite that every backend runs
-//! ([`crate::store_contract_tests!`]).
+//! ([`crate::store_contract_tests!`]); with feature `test-s3`, an S3 server for anything
+//! that needs a bucket.
 
 mod changes_contract;
 pub mod contract;
@@ -13,6 +14,8 @@ mod links_contract;
 pub mod postgres_server;
 mod random_writes;
 pub mod receiver;
+#[cfg(feature = "test-s3")]
+pub mod s3_server;
 
 pub use random_writes::Dice;
 
