@@ -3,10 +3,13 @@
 //! An image is stored as files named by content: the master at
 //! `{project_id}/{sha256}.{ext}` and each variant at `{project_id}/{sha256}/w{width}.{ext}`
 //! ([`MediaPath`]). Files are immutable once written, so a cache of them can never be stale.
-//! [`MediaFiles`] is the seam; [`LocalFolder`] keeps them in a folder of the server's disk.
+//! [`MediaFiles`] is the seam; [`LocalFolder`] keeps them in a folder of the server's disk,
+//! `ObjectStorage` (feature `media-s3`) in an S3-compatible bucket.
 //! The rows that say what each item is live in the [`Store`](crate::store::Store); a file is
 //! written before its row and removed after it.
 
+#[cfg(feature = "media-s3")]
+mod object;
 mod path;
 mod pool;
 
@@ -20,6 +23,8 @@ use crate::error::Result;
 
 #[cfg(unix)]
 pub use local::LocalFolder;
+#[cfg(feature = "media-s3")]
+pub use object::{ObjectStorage, S3Access};
 pub use path::MediaPath;
 pub use pool::{ImagePool, PoolError};
 

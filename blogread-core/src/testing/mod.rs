@@ -1,6 +1,8 @@
 //! Test support (feature `test-util`): a fixture that sets up a project with credentials over
 //! any [`Store`], and the store contract suite that every backend runs
-//! ([`crate::store_contract_tests!`]).
+//! ([`crate::store_contract_tests!`]); with feature `media`, the media files contract suite
+//! ([`crate::media_files_contract_tests!`]), and with feature `test-s3` an S3 server to run it
+//! (and anything else that needs a bucket) against.
 
 mod changes_contract;
 pub mod contract;
@@ -11,10 +13,14 @@ mod fragments_contract;
 mod links_contract;
 #[cfg(all(feature = "media", unix))]
 mod media_contract;
+#[cfg(feature = "media")]
+pub mod media_files_contract;
 #[cfg(feature = "postgres")]
 pub mod postgres_server;
 mod random_writes;
 pub mod receiver;
+#[cfg(feature = "test-s3")]
+pub mod s3_server;
 
 pub use random_writes::Dice;
 
