@@ -119,8 +119,21 @@ pub struct ServeArgs {
     /// `media` beside the SQLite database file, or `./media` for other databases. Keep it
     /// out of any folder another web server serves: images are served by blogread, with the
     /// headers of docs/media.md.
-    #[arg(long, env = "BLOGREAD_MEDIA_DIR", value_name = "PATH")]
+    #[arg(
+        long,
+        env = "BLOGREAD_MEDIA_DIR",
+        value_name = "PATH",
+        conflicts_with = "media_url"
+    )]
     pub media_dir: Option<PathBuf>,
+
+    /// Keep the images in S3-compatible object storage instead of a folder, for several
+    /// servers on one PostgreSQL: `s3://BUCKET` or `s3://BUCKET/PREFIX`. The endpoint, region
+    /// and credentials come from the usual variables (AWS_ENDPOINT_URL, AWS_REGION,
+    /// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY; AWS_ALLOW_HTTP=true for a plain-http
+    /// endpoint). See docs/media.md#storage.
+    #[arg(long, env = "BLOGREAD_MEDIA_URL", value_name = "URL")]
+    pub media_url: Option<String>,
 
     /// Image uploads in progress at once (default: two per core); past it an upload is
     /// answered 503 with Retry-After. Each holds at most 20 MiB of body.
@@ -216,31 +229,40 @@ impl ServeArgs {
         }
     }
 
-    /// Where images are kept and how they are made: the folder of `--media-dir` (by default
-    /// beside the SQLite file of `database_url`, else `./media`), a pool of one upload per
-    /// core, and URLs under `--public-url` (by default `http://{listening}`).
+    /// Where images are kept and how they are made: the bucket of `--media-url`, or the
+    /// folder of `--media-dir` (by default beside the SQLite file of `database_url`, else
+    /// `./media`); a pool of one upload per core; URLs under `--public-url` (by default
+    /// `http://{listening}`).
     pub fn media_setup(
         &self,
         database_url: &str,
         listening: std::net::SocketAddr,
     ) -> Result<blogread_core::service::MediaSetup, String> {
-        let dir = self
-            .media_dir
-            .clone()
-            .unwrap_or_else(|| default_media_dir(database_url));
-        let folder = blogread_core::media::LocalFolder::open(&dir).map_err(|e| {
-            format!(
-                "cannot open the media folder {} (--media-dir): {}",
-                dir.display(),
-                blogread_core::error::error_chain(&e)
-            )
-        })?;
+        let files: std::sync::Arc<dyn blogread_core::media::MediaFiles> = match &self.media_url {
+            Some(url) => std::sync::Arc::new(
+                blogread_core::media::ObjectStorage::from_url(url)
+                    .map_err(|e| format!("--media-url: {e}"))?,
+            ),
+            None => {
+                let dir = self
+                    .media_dir
+                    .clone()
+                    .unwrap_or_else(|| default_media_dir(database_url));
+                std::sync::Arc::new(blogread_core::media::LocalFolder::open(&dir).map_err(|e| {
+                    format!(
+                        "cannot open the media folder {} (--media-dir): {}",
+                        dir.display(),
+                        blogread_core::error::error_chain(&e)
+                    )
+                })?)
+            }
+        };
         let public_url = match &self.public_url {
             Some(url) => url.as_str().to_owned(),
             None => format!("http://{listening}"),
         };
         Ok(blogread_core::service::MediaSetup::new(
-            std::sync::Arc::new(folder),
+            files,
             blogread_core::media::ImagePool::per_core(MEDIA_JOB_LIMIT),
             &public_url,
         ))

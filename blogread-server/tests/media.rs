@@ -630,3 +630,55 @@ async fn uploads_past_the_cap_in_progress_are_503_with_retry_after() {
     .expect("the place is given back");
     assert!(matches!(answer.status, 200 | 201), "{}", answer.text());
 }
+
+#[tokio::test]
+async fn two_servers_on_one_postgresql_and_one_bucket_serve_each_others_images() {
+    let Some((database_url, _database)) = blogread_core::testing::databases::fresh_database().await
+    else {
+        assert!(
+            std::env::var_os("BLOGREAD_REQUIRE_POSTGRES").is_none(),
+            "BLOGREAD_REQUIRE_POSTGRES is set but no PostgreSQL is configured"
+        );
+        return;
+    };
+    let s3 = blogread_core::testing::s3_server::S3Server::start();
+    let media_url = s3.url("site-images");
+    let flags = ["--media-url", media_url.as_str()];
+    let one = Server::start_on(&database_url, &flags, &s3.env(), true);
+    let other = Server::start_on(&database_url, &flags, &s3.env(), true);
+    let (id, admin) = project(&one).await;
+    let photo = blogread_media::samples::png(1000, 700, 21, 90);
+    let made = upload(&one, &id, &admin, &multipart(&photo, None, Some("Shared"))).await;
+    assert_eq!(made.status, 201, "{}", made.text());
+    let item = made.json();
+    let sha = item["sha256"].as_str().unwrap().to_owned();
+    assert_eq!(item["content_type"], "image/png");
+    // Served by the other server, from the bucket.
+    let path = format!("/media/{id}/{sha}.png");
+    let served = get(&other, "GET", &path, "").await;
+    assert_eq!(served.status, 200, "{}", served.head);
+    assert_eq!(hex::encode(sha2::Sha256::digest(&served.body)), sha);
+    let variant = get(&other, "GET", &format!("/media/{id}/{sha}/w960.png"), "").await;
+    assert_eq!(variant.status, 200, "{}", variant.head);
+    // The same bytes through the other server: the same item.
+    let again = upload(&other, &id, &admin, &multipart(&photo, None, None)).await;
+    assert_eq!(again.status, 200, "{}", again.text());
+    assert_eq!(again.json()["id"], item["id"]);
+    // Deleted through the other, gone from both.
+    let deleted = get(
+        &other,
+        "DELETE",
+        &format!(
+            "/api/v1/projects/{id}/media/{}",
+            item["id"].as_str().unwrap()
+        ),
+        &format!("Authorization: {admin}\r\n"),
+    )
+    .await;
+    assert_eq!(deleted.status, 204, "{}", deleted.text());
+    assert_eq!(get(&one, "GET", &path, "").await.status, 404);
+    assert!(
+        stored_files(&one).is_empty(),
+        "nothing was written to a folder"
+    );
+}

@@ -45,6 +45,17 @@ impl Server {
     }
 
     fn start_with(flags: &[&str], operator: bool) -> Server {
+        Self::start_on("memory:", flags, &[], operator)
+    }
+
+    /// Starts `blogread-server --database-url DATABASE_URL serve --listen 127.0.0.1:0 FLAGS`
+    /// with the environment variables `env` and, when `operator`, [`OPERATOR_TOKEN`].
+    pub fn start_on(
+        database_url: &str,
+        flags: &[&str],
+        env: &[(&str, String)],
+        operator: bool,
+    ) -> Server {
         let dir = tempfile::tempdir().expect("a folder for the server");
         let token_file = dir.path().join("operator-token");
         std::fs::write(&token_file, OPERATOR_TOKEN).expect("write the token file");
@@ -54,16 +65,21 @@ impl Server {
         } else {
             command.env_remove("BLOGREAD_ADMIN_TOKEN_FILE");
         }
+        command.envs(env.iter().map(|(k, v)| (k, v)));
+        let media_dir = dir.path().join("media");
+        let mut media = vec![std::ffi::OsStr::new("--media-dir"), media_dir.as_os_str()];
+        if flags.contains(&"--media-url") {
+            media.clear();
+        }
         let mut child = command
             .args([
                 "--database-url",
-                "memory:",
+                database_url,
                 "serve",
                 "--listen",
                 "127.0.0.1:0",
             ])
-            .arg("--media-dir")
-            .arg(dir.path().join("media"))
+            .args(media)
             .args(flags)
             .env_remove("BLOGREAD_ADMIN_TOKEN")
             .env("RUST_LOG", "info")
