@@ -1,9 +1,13 @@
 //! The bounded pool uploads are processed on: at most a set number at a time (one per core by
 //! default), each with a time limit.
 //!
-//! A decode runs on a blocking thread and cannot be stopped half-way. A job past its time
+//! A decode runs on a thread of its own and cannot be stopped half-way. A job past its time
 //! limit is answered at once (the upload is refused), but it keeps its place in the pool until
 //! its thread is done, so the bound holds whatever the uploads are.
+//!
+//! The thread runs at a lower scheduling priority (nice 10, on Linux) than the threads that
+//! answer requests: on a machine where decodes take every core, the public reads still get the
+//! processor first, and an upload only waits longer.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -68,11 +72,20 @@ impl ImagePool {
             .acquire_owned()
             .await
             .map_err(|_| PoolError::Failed)?;
-        let task = tokio::task::spawn_blocking(move || {
-            // The place is given back when the job is done, not when it is answered.
-            let _place = place;
-            job()
-        });
+        let (answer, task) = tokio::sync::oneshot::channel();
+        let spawned = std::thread::Builder::new()
+            .name("blogread-image".into())
+            .spawn(move || {
+                yield_to_requests();
+                let result = job();
+                // The place is given back when the job is done (not when it is answered, which
+                // may be earlier: a time-out), and before its answer is sent.
+                drop(place);
+                let _ = answer.send(result);
+            });
+        if spawned.is_err() {
+            return Err(PoolError::Failed);
+        }
         match tokio::time::timeout(self.limit, task).await {
             Ok(Ok(result)) => result.map_err(PoolError::from),
             Ok(Err(_)) => Err(PoolError::Failed),
@@ -83,6 +96,15 @@ impl ImagePool {
     /// How many places are free now.
     pub fn free_places(&self) -> usize {
         self.places.available_permits()
+    }
+}
+
+/// Lowers the calling thread's scheduling priority (nice 10), so that request threads come
+/// first; best effort (elsewhere than Linux, or if refused, the job runs as it is).
+fn yield_to_requests() {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10);
     }
 }
 
@@ -153,6 +175,25 @@ mod tests {
             PoolError::Refused(MediaError::Empty)
         );
         assert!(was_started.try_recv().is_ok());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn jobs_run_at_a_lower_priority_than_requests() {
+        let pool = ImagePool::new(1, Duration::from_secs(60));
+        let (seen, nice) = mpsc::channel();
+        let _ = pool
+            .run(move || {
+                let me = rustix::thread::gettid();
+                seen.send(rustix::process::getpriority_process(Some(me)).unwrap())
+                    .unwrap();
+                Err(MediaError::Empty)
+            })
+            .await;
+        assert_eq!(nice.recv().unwrap(), 10);
+        // The caller's own thread is untouched.
+        let me = rustix::thread::gettid();
+        assert_eq!(rustix::process::getpriority_process(Some(me)).unwrap(), 0);
     }
 
     #[tokio::test]
