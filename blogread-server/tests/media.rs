@@ -682,3 +682,139 @@ async fn two_servers_on_one_postgresql_and_one_bucket_serve_each_others_images()
         "nothing was written to a folder"
     );
 }
+
+#[tokio::test]
+async fn a_kill_during_uploads_loses_no_acknowledged_item_and_leaves_no_row_without_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let database_url = format!("sqlite://{}", dir.path().join("blogread.db").display());
+    let media_dir = dir.path().join("media");
+    let flags = ["--media-dir", media_dir.to_str().unwrap()];
+    let server = Server::start_on(&database_url, &flags, &[], true);
+    let (id, admin) = project(&server).await;
+    // Uploads of distinct pictures, four at a time, until the server is killed.
+    let acknowledged = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let addr = server.addr;
+    let uploaders: Vec<_> = (0..4u32)
+        .map(|lane| {
+            let (id, admin, acknowledged) = (id.clone(), admin.clone(), acknowledged.clone());
+            tokio::spawn(async move {
+                for n in 0u32.. {
+                    let photo = blogread_media::samples::jpeg(900, 600, lane * 10_000 + n);
+                    let body = multipart(&photo, None, None);
+                    let Ok(mut stream) = TcpStream::connect(addr).await else {
+                        return;
+                    };
+                    let head = format!(
+                        "POST /api/v1/projects/{id}/media HTTP/1.1\r\nHost: blogread\r\nConnection: close\r\nAuthorization: {admin}\r\nContent-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: {}\r\n\r\n",
+                        body.len()
+                    );
+                    if stream.write_all(head.as_bytes()).await.is_err()
+                        || stream.write_all(&body).await.is_err()
+                    {
+                        return;
+                    }
+                    let mut answer = Vec::new();
+                    if stream.read_to_end(&mut answer).await.is_err() {
+                        return;
+                    }
+                    let text = String::from_utf8_lossy(&answer);
+                    if !text.starts_with("HTTP/1.1 201") {
+                        return;
+                    }
+                    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+                    let item: serde_json::Value = serde_json::from_str(body).unwrap();
+                    acknowledged
+                        .lock()
+                        .unwrap()
+                        .push(item["sha256"].as_str().unwrap().to_owned());
+                }
+            })
+        })
+        .collect();
+    // Kill it (SIGKILL) once a few uploads were acknowledged, while others are under way.
+    tokio::time::timeout(PATIENCE, async {
+        while acknowledged.lock().unwrap().len() < 6 {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("uploads are acknowledged");
+    drop(server);
+    for uploader in uploaders {
+        let _ = uploader.await;
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+
+    // Over the same database and folder: every acknowledged item is there, and every item
+    // listed serves its master and variants.
+    let again = Server::start_on(&database_url, &flags, &[], true);
+    let list = get(
+        &again,
+        "GET",
+        &format!("/api/v1/projects/{id}/media?limit=100"),
+        &format!("Authorization: {admin}\r\n"),
+    )
+    .await;
+    assert_eq!(list.status, 200, "{}", list.text());
+    let listed: Vec<serde_json::Value> = list.json()["media"].as_array().unwrap().clone();
+    let listed_shas: Vec<&str> = listed
+        .iter()
+        .map(|m| m["sha256"].as_str().unwrap())
+        .collect();
+    for sha in &acknowledged {
+        assert!(
+            listed_shas.contains(&sha.as_str()),
+            "acknowledged {sha} was lost"
+        );
+    }
+    for item in &listed {
+        let urls = std::iter::once(item["url"].as_str().unwrap()).chain(
+            item["variants"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["url"].as_str().unwrap()),
+        );
+        for url in urls {
+            let served = get(&again, "GET", path_of(url), "").await;
+            assert_eq!(served.status, 200, "a row without its file: {url}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn uploads_and_refusals_are_counted_in_the_metrics() {
+    let server = Server::start_as_operator(&[]);
+    let (id, admin) = project(&server).await;
+    let photo = blogread_media::samples::jpeg(600, 400, 5);
+    assert_eq!(
+        upload(&server, &id, &admin, &multipart(&photo, None, None))
+            .await
+            .status,
+        201
+    );
+    assert_eq!(
+        upload(&server, &id, &admin, &multipart(&photo, None, None))
+            .await
+            .status,
+        200
+    );
+    let refused = upload(&server, &id, &admin, &multipart(b"<svg/>", None, None)).await;
+    assert_eq!(refused.status, 415);
+    let metrics = get(
+        &server,
+        "GET",
+        "/metrics",
+        &format!("Authorization: Bearer {OPERATOR_TOKEN}\r\n"),
+    )
+    .await;
+    let text = String::from_utf8_lossy(&metrics.body).into_owned();
+    for line in [
+        "blogread_media_uploads_total{outcome=\"created\"} 1",
+        "blogread_media_uploads_total{outcome=\"existing\"} 1",
+        "blogread_media_uploads_refused_total{reason=\"unsupported_type\"} 1",
+    ] {
+        assert!(text.contains(line), "{line} in:\n{text}");
+    }
+    assert!(text.contains("blogread_media_processing_seconds"), "{text}");
+}

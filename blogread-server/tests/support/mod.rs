@@ -68,7 +68,7 @@ impl Server {
         command.envs(env.iter().map(|(k, v)| (k, v)));
         let media_dir = dir.path().join("media");
         let mut media = vec![std::ffi::OsStr::new("--media-dir"), media_dir.as_os_str()];
-        if flags.contains(&"--media-url") {
+        if flags.contains(&"--media-url") || flags.contains(&"--media-dir") {
             media.clear();
         }
         let mut child = command
