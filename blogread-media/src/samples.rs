@@ -52,6 +52,27 @@ pub fn png(width: u32, height: u32, seed: u32, alpha: u8) -> Vec<u8> {
     out
 }
 
+/// A PNG of noise, `width` × `height`, every pixel's alpha 200 (so stored as PNG): nearly
+/// incompressible, for files larger than a read's chunk.
+pub fn noise_png(width: u32, height: u32, seed: u64) -> Vec<u8> {
+    let (width, height) = (width.max(1), height.max(1));
+    let mut state = seed | 1;
+    let rgba: Vec<u8> = (0..width as usize * height as usize)
+        .flat_map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let [r, g, b, ..] = state.to_le_bytes();
+            [r, g, b, 200]
+        })
+        .collect();
+    let mut out = Vec::new();
+    PngEncoder::new(&mut out)
+        .write_image(&rgba, width, height, ExtendedColorType::Rgba8)
+        .expect("encoding to memory does not fail");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 //! no encoded character, no upper-case digest, no width the pipeline does not make), so any
 //! other name is a 404 without the storage being asked, and no image work is ever done here.
 //! Files are immutable (named by content), so an answer may be kept for a year; its ETag is
-//! the item's digest.
+//! the item's digest. A file is sent as it is read, a chunk at a time, never held whole.
 
 use blogread_core::Service;
 use poem::http::{HeaderValue, Method, StatusCode, header};
@@ -100,11 +100,11 @@ impl Endpoint for MediaFiles {
                 .status(StatusCode::NOT_MODIFIED)
                 .finish()
         } else {
-            let length = file.bytes.len();
+            let length = file.file.length;
             let mut resp = Response::builder()
                 .status(StatusCode::OK)
                 .content_type(file.content_type.media_type())
-                .body(file.bytes);
+                .body(poem::Body::from_bytes_stream(file.file.chunks));
             resp.headers_mut()
                 .insert(header::CONTENT_LENGTH, HeaderValue::from(length));
             resp

@@ -268,6 +268,23 @@ async fn an_image_is_uploaded_served_with_its_headers_and_deleted() {
     .await;
     assert_eq!(unchanged.status, 304);
     assert!(unchanged.body.is_empty());
+    // A file larger than a read's chunk is sent whole, chunk after chunk.
+    let noise = blogread_media::samples::noise_png(700, 700, 9);
+    let big = upload(&server, &id, &admin, &multipart(&noise, None, None)).await;
+    assert_eq!(big.status, 201, "{}", big.text());
+    assert!(big.json()["bytes"].as_u64().unwrap() > 3 * 256 * 1024);
+    let big_served = get(
+        &server,
+        "GET",
+        path_of(big.json()["url"].as_str().unwrap()),
+        "",
+    )
+    .await;
+    assert_eq!(big_served.status, 200);
+    assert_eq!(
+        hex::encode(sha2::Sha256::digest(&big_served.body)),
+        big.json()["sha256"].as_str().unwrap()
+    );
     let variant_url = item["variants"][0]["url"].as_str().unwrap();
     let variant = get(&server, "GET", path_of(variant_url), "").await;
     assert_eq!(variant.status, 200);
@@ -295,8 +312,10 @@ async fn an_image_is_uploaded_served_with_its_headers_and_deleted() {
         &format!("Authorization: {admin}\r\n"),
     )
     .await;
-    assert_eq!(list.json()["total"], 1);
-    assert_eq!(list.json()["media"][0]["alt"], "The harbour at dawn");
+    assert_eq!(list.json()["total"], 2);
+    // Newest first: the noise, then the photo.
+    assert_eq!(list.json()["media"][0]["id"], big.json()["id"]);
+    assert_eq!(list.json()["media"][1]["alt"], "The harbour at dawn");
 
     let deleted = get(
         &server,
@@ -311,10 +330,11 @@ async fn an_image_is_uploaded_served_with_its_headers_and_deleted() {
         get(&server, "GET", path_of(variant_url), "").await.status,
         404
     );
+    let files = stored_files(&server);
+    let big_sha = big.json()["sha256"].as_str().unwrap().to_owned();
     assert!(
-        stored_files(&server).is_empty(),
-        "{:?}",
-        stored_files(&server)
+        files.iter().all(|f| f.contains(&big_sha)),
+        "only the other image's files are left: {files:?}"
     );
 }
 

@@ -19,11 +19,25 @@ use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::{MediaFiles, MediaPath, StoredFile};
+use futures_util::StreamExt;
+
+use super::{FileRead, MediaFiles, MediaPath, StoredFile};
 use crate::error::{Error, Result};
 
 /// A folder entry as the listing reads it: its name, its type, when it was last written.
 type Entry = (String, FileType, SystemTime);
+
+/// How much of a file is read at a time when it is served: a file this size or smaller is read
+/// whole; a larger one a chunk at a time, so that serving holds at most a few chunks a request
+/// whatever the file's size.
+pub const READ_CHUNK: usize = 256 * 1024;
+
+/// Up to [`READ_CHUNK`] bytes of `file`; empty at its end.
+fn read_chunk(file: &mut std::fs::File) -> std::io::Result<Bytes> {
+    let mut chunk = Vec::with_capacity(READ_CHUNK);
+    file.take(READ_CHUNK as u64).read_to_end(&mut chunk)?;
+    Ok(Bytes::from(chunk))
+}
 
 /// The start of a temporary file's name: a write not finished yet (or never).
 const TEMPORARY: &str = ".tmp-";
@@ -147,7 +161,8 @@ impl Root {
         rustix::fs::fsync(&folder).map_err(|e| io_error(format!("flushing {path}"), e))
     }
 
-    fn get(&self, path: &MediaPath) -> Result<Option<Bytes>> {
+    /// The file at `path`, opened, with its length; `None` when there is none.
+    fn open(&self, path: &MediaPath) -> Result<Option<(std::fs::File, u64)>> {
         let Some(folder) = self.folder(&path.folders(), false)? else {
             return Ok(None);
         };
@@ -172,11 +187,59 @@ impl Root {
                 "media folder: {path} is not a regular file"
             )));
         }
-        let mut bytes = Vec::with_capacity(usize::try_from(stat.st_size).unwrap_or(0));
-        std::fs::File::from(file)
-            .read_to_end(&mut bytes)
+        Ok(Some((
+            std::fs::File::from(file),
+            u64::try_from(stat.st_size).unwrap_or(0),
+        )))
+    }
+
+    fn get(&self, path: &MediaPath) -> Result<Option<Bytes>> {
+        let Some((mut file, length)) = self.open(path)? else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::with_capacity(usize::try_from(length).unwrap_or(0));
+        file.read_to_end(&mut bytes)
             .map_err(|e| io_error(path, e))?;
         Ok(Some(Bytes::from(bytes)))
+    }
+
+    /// The file at `path` as [`MediaFiles::read`] gives it: whole when it is at most
+    /// [`READ_CHUNK`], else its first chunk now and the rest read on a thread of its own, a
+    /// chunk at a time, as the answer is sent.
+    fn read(&self, path: &MediaPath) -> Result<Option<FileRead>> {
+        let Some((mut file, length)) = self.open(path)? else {
+            return Ok(None);
+        };
+        let shown = path.to_string();
+        let first = read_chunk(&mut file).map_err(|e| io_error(&shown, e))?;
+        if (first.len() as u64) >= length {
+            return Ok(Some(FileRead::whole(first)));
+        }
+        let (chunks, receiver) = tokio::sync::mpsc::channel::<std::io::Result<Bytes>>(1);
+        std::thread::Builder::new()
+            .name("blogread-media-read".into())
+            .spawn(move || {
+                loop {
+                    let chunk = read_chunk(&mut file);
+                    let failed = chunk.is_err();
+                    if matches!(&chunk, Ok(c) if c.is_empty()) {
+                        return;
+                    }
+                    // Stop after a failure, or once the answer is dropped (the client left).
+                    if chunks.blocking_send(chunk).is_err() || failed {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| io_error(&shown, e))?;
+        let rest = futures_util::stream::unfold(receiver, |mut receiver| async move {
+            receiver.recv().await.map(|chunk| (chunk, receiver))
+        });
+        let chunks = futures_util::stream::once(async move { Ok(first) }).chain(rest);
+        Ok(Some(FileRead {
+            length,
+            chunks: Box::pin(chunks),
+        }))
     }
 
     fn delete(&self, path: &MediaPath) -> Result<()> {
@@ -284,6 +347,11 @@ impl MediaFiles for LocalFolder {
         self.blocking(move |root| root.get(&path)).await
     }
 
+    async fn read(&self, path: &MediaPath) -> Result<Option<FileRead>> {
+        let path = path.clone();
+        self.blocking(move |root| root.read(&path)).await
+    }
+
     async fn delete(&self, path: &MediaPath) -> Result<()> {
         let path = path.clone();
         self.blocking(move |root| root.delete(&path)).await
@@ -363,6 +431,34 @@ mod tests {
             files.get(&master(project)).await.unwrap().unwrap(),
             "master"
         );
+    }
+
+    #[tokio::test]
+    async fn a_file_read_to_be_served_is_the_file_read_whole_in_bounded_chunks() {
+        use futures_util::TryStreamExt;
+        let dir = tempfile::tempdir().unwrap();
+        let folder = LocalFolder::open(dir.path()).unwrap();
+        let project = ProjectId::generate();
+        for size in [
+            0,
+            1,
+            READ_CHUNK - 1,
+            READ_CHUNK,
+            READ_CHUNK + 1,
+            3 * READ_CHUNK + 17,
+        ] {
+            let bytes: Vec<u8> = (0..size).map(|i| (i * 31 % 251) as u8).collect();
+            let path = master(project);
+            folder.put(&path, Bytes::from(bytes.clone())).await.unwrap();
+            let whole = folder.get(&path).await.unwrap().unwrap();
+            let read = folder.read(&path).await.unwrap().unwrap();
+            assert_eq!(read.length, size as u64);
+            let chunks: Vec<Bytes> = read.chunks.try_collect().await.unwrap();
+            assert!(chunks.iter().all(|c| c.len() <= READ_CHUNK), "size {size}");
+            assert_eq!(chunks.concat(), whole.to_vec(), "size {size}");
+            assert_eq!(whole.to_vec(), bytes);
+        }
+        assert!(folder.read(&variant(project)).await.unwrap().is_none());
     }
 
     #[tokio::test]

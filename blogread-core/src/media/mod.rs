@@ -22,7 +22,7 @@ use bytes::Bytes;
 use crate::error::Result;
 
 #[cfg(unix)]
-pub use local::LocalFolder;
+pub use local::{LocalFolder, READ_CHUNK};
 #[cfg(feature = "media-s3")]
 pub use object::{ObjectStorage, S3Access};
 pub use path::MediaPath;
@@ -41,6 +41,33 @@ pub struct StoredFile {
     pub modified: std::time::SystemTime,
 }
 
+/// A stored file as it is read to be served: its length, and its bytes in chunks, read as
+/// they are sent (what serving holds of a file stays bounded whatever its size).
+pub struct FileRead {
+    /// Its length in bytes: the sum of the chunks' lengths.
+    pub length: u64,
+    /// Its bytes.
+    pub chunks: futures_util::stream::BoxStream<'static, std::io::Result<Bytes>>,
+}
+
+impl FileRead {
+    /// A file read whole.
+    pub fn whole(bytes: Bytes) -> Self {
+        Self {
+            length: bytes.len() as u64,
+            chunks: Box::pin(futures_util::stream::once(async move { Ok(bytes) })),
+        }
+    }
+}
+
+impl std::fmt::Debug for FileRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileRead")
+            .field("length", &self.length)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The files of the media store.
 #[async_trait]
 pub trait MediaFiles: Send + Sync + 'static {
@@ -50,6 +77,13 @@ pub trait MediaFiles: Send + Sync + 'static {
 
     /// The file at `path`, if there is one.
     async fn get(&self, path: &MediaPath) -> Result<Option<Bytes>>;
+
+    /// The file at `path`, to serve: its length and its bytes as a stream. The default
+    /// reads it whole ([`MediaFiles::get`]); a backend that can read a file a part at a time
+    /// does so, so that serving a large file holds a part of it at a time.
+    async fn read(&self, path: &MediaPath) -> Result<Option<FileRead>> {
+        Ok(self.get(path).await?.map(FileRead::whole))
+    }
 
     /// Removes the file at `path`; removing one that is not there is a success.
     async fn delete(&self, path: &MediaPath) -> Result<()>;

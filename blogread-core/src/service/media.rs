@@ -141,10 +141,10 @@ pub enum Uploaded {
 }
 
 /// A stored file to serve: its bytes, its type and the digest its ETag is made of.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ServedMedia {
-    /// The file.
-    pub bytes: Bytes,
+    /// The file, read as it is sent.
+    pub file: crate::media::FileRead,
     /// Its type.
     pub content_type: StoredImageType,
     /// The item's digest (the ETag is `"<sha256>"`).
@@ -385,11 +385,11 @@ impl Service {
         let Some(path) = MediaPath::parse(project, rest) else {
             return Ok(None);
         };
-        let Some(bytes) = setup.files.get(&path).await? else {
+        let Some(file) = setup.files.read(&path).await? else {
             return Ok(None);
         };
         Ok(Some(ServedMedia {
-            bytes,
+            file,
             content_type: stored_type(path.kind()),
             sha256: path.sha256().to_owned(),
         }))
