@@ -17,7 +17,7 @@ use object_store::aws::{AmazonS3, AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::path::Path;
 use object_store::{ClientConfigKey, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig};
 
-use super::{MediaFiles, MediaPath, StoredFile};
+use super::{FileRead, MediaFiles, MediaPath, StoredFile};
 use crate::error::{Error, Result};
 
 /// How long connecting to the endpoint may take before the attempt fails.
@@ -251,6 +251,18 @@ impl MediaFiles for ObjectStorage {
         let read = async { self.store.get(&self.key(path)).await?.bytes().await };
         match read.await {
             Ok(bytes) => Ok(Some(bytes)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(failure(&self.bucket, format_args!("reading {path}"), &e)),
+        }
+    }
+
+    /// The object as it arrives from the bucket, a part at a time (never held whole).
+    async fn read(&self, path: &MediaPath) -> Result<Option<FileRead>> {
+        match self.store.get(&self.key(path)).await {
+            Ok(found) => Ok(Some(FileRead {
+                length: found.meta.size,
+                chunks: Box::pin(found.into_stream().map_err(std::io::Error::other)),
+            })),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(failure(&self.bucket, format_args!("reading {path}"), &e)),
         }

@@ -185,8 +185,10 @@ pub async fn listed_modified_times_are_when_the_files_were_written(files: &dyn M
     }
 }
 
-/// A 5 MiB file (a large master) round-trips whole.
+/// A 5 MiB file (a large master) round-trips whole, read whole and read to be served (in
+/// parts: the same bytes, the length announced first).
 pub async fn a_five_mebibyte_file_round_trips(files: &dyn MediaFiles) {
+    use futures_util::TryStreamExt;
     let project = ProjectId::generate();
     let m = master(project, SHA_B, OutputKind::Png);
     let big = bytes_of(5 * 1024 * 1024, 10);
@@ -194,6 +196,15 @@ pub async fn a_five_mebibyte_file_round_trips(files: &dyn MediaFiles) {
     let read = files.get(&m).await.unwrap().expect("the file");
     assert_eq!(read.len(), big.len());
     assert!(read == big, "the bytes read differ from those written");
+    let served = files.read(&m).await.unwrap().expect("the file, to serve");
+    assert_eq!(served.length, big.len() as u64);
+    let parts: Vec<Bytes> = served.chunks.try_collect().await.expect("every part");
+    assert!(
+        parts.concat() == big,
+        "the bytes served differ from those written"
+    );
+    let missing = master(project, SHA_A, OutputKind::Png);
+    assert!(files.read(&missing).await.unwrap().is_none());
 }
 
 /// The same item in two projects is two files: each project reads its own bytes, and
