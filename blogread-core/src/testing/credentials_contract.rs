@@ -120,6 +120,25 @@ pub async fn each_credential_kind_is_found_listed_and_deleted_on_its_own(store: 
         "deleting an agent key leaves the admin tokens"
     );
 
+    // A second credential of the kind with a hash already stored is a conflict, never a
+    // silent replacement.
+    let twin = StoredCredential {
+        id: CredentialId::generate(),
+        ..found_token.clone()
+    };
+    assert!(matches!(
+        store.insert_credential(&twin).await,
+        Err(Error::Conflict(_))
+    ));
+    assert_eq!(
+        store
+            .credential_by_hash(AdminToken, &token_hash)
+            .await
+            .unwrap()
+            .map(|c| c.id),
+        Some(found_token.id)
+    );
+
     let orphan = StoredCredential {
         id: CredentialId::generate(),
         project_id: ProjectId::generate(),

@@ -65,9 +65,21 @@ impl CredentialStore for MemoryStore {
     async fn insert_credential(&self, record: &StoredCredential) -> Result<()> {
         let mut inner = self.write();
         inner.entry(record.project_id)?;
-        inner
+        let kind = record.kind();
+        // As the SQL stores' unique keys do: a credential of this kind with this id or this
+        // hash is a conflict, never silently replaced.
+        let taken = inner
             .credentials
-            .insert((record.kind(), record.hash), record.clone());
+            .values()
+            .any(|c| c.kind() == kind && (c.id == record.id || c.hash == record.hash));
+        if taken {
+            return Err(match kind {
+                CredentialKind::AgentKey => Conflict::AgentKeyExists,
+                CredentialKind::AdminToken => Conflict::AdminTokenExists,
+            }
+            .into());
+        }
+        inner.credentials.insert((kind, record.hash), record.clone());
         Ok(())
     }
 
