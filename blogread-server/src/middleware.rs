@@ -9,6 +9,11 @@ use std::sync::Arc;
 use poem::http::{Method, StatusCode, header};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 
+use blogread_core::domain::ProjectId;
+use http_body_util::BodyExt;
+use http_body_util::combinators::BoxBody;
+
+use crate::admin;
 use crate::error::{ApiError, describe_status};
 use crate::routes::RouteTable;
 use crate::serve::{BODY_LIMIT, MEDIA_BODY_LIMIT};
@@ -118,16 +123,20 @@ fn is_json(resp: &Response) -> bool {
 }
 
 /// Limits request bodies whatever the protocol or framing: [`MEDIA_BODY_LIMIT`] on an image
-/// upload (`POST /api/v1/projects/{project_id}/media`), [`BODY_LIMIT`] everywhere else. A
-/// larger declared `Content-Length` is refused at once; a body without one (HTTP/1.1
-/// chunked, HTTP/2 with no `content-length`) is read here, never past the limit, before any
-/// handler sees it. (A declared length is enforced by the protocol layer: no more bytes than
-/// declared are read.)
+/// upload (`POST /api/v1/projects/{project_id}/media`, and the admin Media page's Upload form,
+/// `POST /admin/projects/{project_id}/media`), [`BODY_LIMIT`] everywhere else. A larger
+/// declared `Content-Length` is refused at once; a body without one (HTTP/1.1 chunked, HTTP/2
+/// with no `content-length`) is read here, never past the limit, before any handler sees it.
+/// (A declared length is enforced by the protocol layer: no more bytes than declared are
+/// read.) The cap given goes on in the request's extensions ([`BodyCap`]), for whoever reads
+/// the body further in.
 ///
 /// Uploads also take a place among the uploads in progress before their body is read: at
 /// most [`Limits::max_uploads`](crate::Limits::max_uploads) at once, each holding at most
 /// its cap, so that a flood of uploads cannot hold more memory than that; past it an upload
-/// is answered 503 with `Retry-After` without its body being read.
+/// is answered 503 with `Retry-After` without its body being read. The admin pages' upload
+/// is refused the same way, but answered as a page is: a redirect to the Media page that
+/// says what to do, once its body has been read and dropped ([`REFUSED_UPLOAD_DRAIN`]).
 pub struct BodyLimit {
     uploads: Arc<Semaphore>,
 }
@@ -140,6 +149,11 @@ impl BodyLimit {
         }
     }
 }
+
+/// The body cap [`BodyLimit`] gave a request, in its extensions: a handler or middleware that
+/// reads the body itself (the admin pages' form guard) reads no further than this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyCap(pub usize);
 
 impl<E: Endpoint> Middleware<E> for BodyLimit {
     type Output = BodyLimitEndpoint<E>;
@@ -158,28 +172,117 @@ pub struct BodyLimitEndpoint<E> {
     uploads: Arc<Semaphore>,
 }
 
-/// Whether the request is an image upload: `POST /api/v1/projects/{project_id}/media`.
-fn is_upload(req: &Request) -> bool {
-    req.method() == Method::POST && {
-        let mut parts = req.uri().path().split('/').filter(|s| !s.is_empty());
-        matches!(
-            (
-                parts.next(),
-                parts.next(),
-                parts.next(),
-                parts.next(),
-                parts.next(),
-                parts.next()
-            ),
-            (
-                Some("api"),
-                Some("v1"),
-                Some("projects"),
-                Some(_),
-                Some("media"),
-                None
+/// Where an image upload is sent: the requests that get [`MEDIA_BODY_LIMIT`] and an upload
+/// place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UploadRoute {
+    /// `POST /api/v1/projects/{project_id}/media`: refusals are the API's JSON errors.
+    Api,
+    /// `POST /admin/projects/{project_id}/media` (a project id that reads as one): the Media
+    /// page's Upload form; refusals send the browser back to that page.
+    Admin(ProjectId),
+}
+
+/// The upload route `req` is sent to, if it is one.
+fn upload_route(req: &Request) -> Option<UploadRoute> {
+    if req.method() != Method::POST {
+        return None;
+    }
+    let mut parts = req.uri().path().split('/').filter(|s| !s.is_empty());
+    let parts: [Option<&str>; 6] = std::array::from_fn(|_| parts.next());
+    match parts {
+        [
+            Some("api"),
+            Some("v1"),
+            Some("projects"),
+            Some(_),
+            Some("media"),
+            None,
+        ] => Some(UploadRoute::Api),
+        [
+            Some("admin"),
+            Some("projects"),
+            Some(project),
+            Some("media"),
+            None,
+            None,
+        ] => project.parse().ok().map(UploadRoute::Admin),
+        _ => None,
+    }
+}
+
+/// Why an upload was refused before its body was read.
+#[derive(Debug, Clone, Copy)]
+enum Refused {
+    /// Every upload place is taken.
+    Busy,
+    /// The body is over the cap.
+    TooLarge(usize),
+}
+
+/// The largest body of a refused admin upload that is read (and dropped) before the answer.
+///
+/// A browser still sending its body when the answer comes and the connection closes shows a
+/// reset connection rather than the answer; so the Media page's upload, refused before its
+/// body is read, has its body read to the end first, without keeping it, when it declares at
+/// most this much (a larger one is answered at once). The API's refusals never read the body.
+pub const REFUSED_UPLOAD_DRAIN: u64 = 100 * 1024 * 1024;
+
+/// Reads and drops the body of `req`, a refused admin upload, when its declared length is at
+/// most [`REFUSED_UPLOAD_DRAIN`] (see there why).
+async fn drain(req: &mut Request, declared: Option<u64>) {
+    if declared.is_none_or(|n| n > REFUSED_UPLOAD_DRAIN) {
+        return;
+    }
+    let mut body: BoxBody<bytes::Bytes, std::io::Error> = req.take_body().into();
+    let mut read = 0u64;
+    while let Some(Ok(frame)) = body.frame().await {
+        read += frame.data_ref().map_or(0, |d| d.len() as u64);
+        if read > REFUSED_UPLOAD_DRAIN {
+            return;
+        }
+    }
+}
+
+impl Refused {
+    /// The answer to an upload sent to `route`, counted as a refused upload; an admin
+    /// upload's body (of `declared` length) is drained first (see [`REFUSED_UPLOAD_DRAIN`]).
+    async fn answer_after_drain(
+        self,
+        route: Option<UploadRoute>,
+        req: &mut Request,
+        declared: Option<u64>,
+    ) -> Response {
+        if matches!(route, Some(UploadRoute::Admin(_))) {
+            drain(req, declared).await;
+        }
+        self.answer(route)
+    }
+
+    /// The answer to an upload sent to `route`, counted as a refused upload.
+    fn answer(self, route: Option<UploadRoute>) -> Response {
+        let reason = match self {
+            Refused::Busy => "busy",
+            Refused::TooLarge(_) => "body_too_large",
+        };
+        if route.is_some() {
+            metrics::counter!("blogread_media_uploads_refused_total", "reason" => reason)
+                .increment(1);
+        }
+        match (self, route) {
+            (Refused::Busy, Some(UploadRoute::Admin(project))) => {
+                admin::upload_refused(project, admin::UploadRefusal::Busy)
+            }
+            (Refused::TooLarge(_), Some(UploadRoute::Admin(project))) => {
+                admin::upload_refused(project, admin::UploadRefusal::TooLarge)
+            }
+            (Refused::Busy, _) => ApiError::busy(
+                "too many image uploads are in progress; nothing was stored: retry in a moment",
+                1,
             )
-        )
+            .into_response(),
+            (Refused::TooLarge(limit), _) => ApiError::body_over(limit).into_response(),
+        }
     }
 }
 
@@ -187,29 +290,31 @@ impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
     type Output = Response;
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
-        let (limit, _place) = if is_upload(&req) {
+        let route = upload_route(&req);
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .map(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
+        let (limit, place) = if route.is_some() {
             match Arc::clone(&self.uploads).try_acquire_owned() {
                 Ok(place) => (MEDIA_BODY_LIMIT, Some(place)),
                 Err(_) => {
-                    metrics::counter!("blogread_media_uploads_refused_total", "reason" => "busy")
-                        .increment(1);
-                    return Ok(ApiError::busy(
-                        "too many image uploads are in progress; nothing was stored: retry in a moment",
-                        1,
-                    )
-                    .into_response());
+                    return Ok(Refused::Busy
+                        .answer_after_drain(route, &mut req, declared.flatten())
+                        .await);
                 }
             }
         } else {
             (BODY_LIMIT, None)
         };
-        let declared = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .map(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
+        req.extensions_mut().insert(BodyCap(limit));
         match declared {
             Some(Some(n)) if n > limit as u64 => {
-                return Ok(too_large(limit));
+                // A refused upload holds no place while its body is drained.
+                drop(place);
+                return Ok(Refused::TooLarge(limit)
+                    .answer_after_drain(route, &mut req, Some(n))
+                    .await);
             }
             Some(Some(_)) => {}
             Some(None) => {
@@ -222,7 +327,7 @@ impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
             None => match req.take_body().into_bytes_limit(limit).await {
                 Ok(bytes) => req.set_body(bytes),
                 Err(poem::error::ReadBodyError::PayloadTooLarge) => {
-                    return Ok(too_large(limit));
+                    return Ok(Refused::TooLarge(limit).answer(route));
                 }
                 Err(e) => {
                     return Ok(ApiError::new(
@@ -233,15 +338,61 @@ impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
                 }
             },
         }
-        self.inner.call(req).await.map(IntoResponse::into_response)
+        let response = self.inner.call(req).await.map(IntoResponse::into_response);
+        drop(place);
+        response
     }
 }
 
-/// 413 for a body over `limit`, counted as a refused upload when it is the upload's.
-fn too_large(limit: usize) -> Response {
-    if limit == MEDIA_BODY_LIMIT {
-        metrics::counter!("blogread_media_uploads_refused_total", "reason" => "body_too_large")
-            .increment(1);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route(method: Method, path: &str) -> Option<UploadRoute> {
+        upload_route(&Request::builder().method(method).uri_str(path).finish())
     }
-    ApiError::body_over(limit).into_response()
+
+    const PROJECT: &str = "0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f";
+
+    #[test]
+    fn the_api_upload_is_an_upload() {
+        assert_eq!(
+            route(Method::POST, &format!("/api/v1/projects/{PROJECT}/media")),
+            Some(UploadRoute::Api)
+        );
+    }
+
+    #[test]
+    fn the_admin_media_pages_upload_is_an_upload_of_its_project() {
+        assert_eq!(
+            route(Method::POST, &format!("/admin/projects/{PROJECT}/media")),
+            Some(UploadRoute::Admin(PROJECT.parse().expect("a project id")))
+        );
+    }
+
+    #[test]
+    fn reads_and_other_changes_of_media_are_not_uploads() {
+        for (method, path) in [
+            (Method::GET, format!("/api/v1/projects/{PROJECT}/media")),
+            (Method::GET, format!("/admin/projects/{PROJECT}/media")),
+            (Method::PUT, format!("/admin/projects/{PROJECT}/media")),
+            (
+                Method::POST,
+                format!("/admin/projects/{PROJECT}/media/x/alt"),
+            ),
+            (
+                Method::POST,
+                format!("/admin/projects/{PROJECT}/media/x/delete"),
+            ),
+            (Method::POST, format!("/api/v1/projects/{PROJECT}/media/x")),
+            (Method::POST, format!("/admin/projects/{PROJECT}/posts")),
+            (
+                Method::POST,
+                "/admin/projects/not-a-project/media".to_owned(),
+            ),
+            (Method::POST, format!("/x/admin/projects/{PROJECT}/media")),
+        ] {
+            assert_eq!(route(method.clone(), &path), None, "{method} {path}");
+        }
+    }
 }

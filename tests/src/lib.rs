@@ -10,9 +10,12 @@ pub mod dom;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use blogread_core::Service;
 use blogread_core::domain::OperatorToken;
+use blogread_core::media::{ImagePool, LocalFolder};
+use blogread_core::service::MediaSetup;
 use blogread_core::store::{MemoryStore, Store};
 use blogread_core::testing::databases;
 use reqwest::Method;
@@ -208,6 +211,8 @@ pub struct TestApp {
     pub service: Service,
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<JoinHandle<io::Result<()>>>,
+    /// The folder the images are kept in, removed when the app is dropped.
+    _media: Scratch,
     // Last, so the database outlives the server.
     _store: StoreGuard,
 }
@@ -285,21 +290,31 @@ pub async fn spawn_app_with(configure: impl FnOnce(Service) -> Service) -> TestA
 }
 
 /// Starts the server over `store` (kept alive by `guard`), the service adjusted by
-/// `configure`.
+/// `configure`. Like the real server, it keeps images: in a temporary folder of its own, two
+/// uploads processed at once, their URLs under the server's own address.
 pub async fn spawn_app_over(
     store: Arc<dyn Store>,
     guard: StoreGuard,
     configure: impl FnOnce(Service) -> Service,
 ) -> TestApp {
-    let service = configure(
-        Service::new(store)
-            .with_operator_token(OperatorToken::new(OPERATOR_TOKEN).expect("long enough")),
-    );
     capture_logs();
+    // Bound first: the images' URLs name the address.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
+    let base = format!("http://{addr}");
+    let media_dir = Scratch::folder("media");
+    let media = MediaSetup::new(
+        Arc::new(LocalFolder::open(&media_dir).expect("open the media folder")),
+        ImagePool::new(2, Duration::from_secs(30)),
+        &base,
+    );
+    let service = configure(
+        Service::new(store)
+            .with_operator_token(OperatorToken::new(OPERATOR_TOKEN).expect("long enough"))
+            .with_media(media),
+    );
     let (tx, rx) = oneshot::channel::<()>();
     let server = tokio::spawn(blogread_server::Server::new(service.clone()).serve(
         listener,
@@ -308,7 +323,7 @@ pub async fn spawn_app_over(
         },
     ));
     TestApp {
-        base: format!("http://{addr}"),
+        base,
         http: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -316,6 +331,7 @@ pub async fn spawn_app_over(
         service,
         shutdown: Some(tx),
         server: Some(server),
+        _media: media_dir,
         _store: guard,
     }
 }

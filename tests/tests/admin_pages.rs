@@ -17,7 +17,8 @@ use blogread_core::hook::AddressPolicy;
 use blogread_core::testing::receiver::{
     Answer, Event, Receiver, TestPki, loopback_resolver, test_notifier, test_pki,
 };
-use blogread_tests::{OPERATOR_TOKEN, TestApp, TestProject, spawn_app, spawn_app_with};
+use blogread_media::samples;
+use blogread_tests::{OPERATOR_TOKEN, Scratch, TestApp, TestProject, spawn_app, spawn_app_with};
 use fantoccini::{Client, ClientBuilder, Locator};
 use reqwest::Method;
 use serde_json::json;
@@ -2590,4 +2591,371 @@ async fn the_post_page_lists_a_hundred_links_at_a_time_whatever_the_body() {
     assert!(html.contains("rel=\"prev\""));
     let (status, _) = admin_get(&app, &cookie, &format!("{page}?links_offset=x")).await;
     assert_eq!(status, 400, "the API's rule for a bad offset");
+}
+
+// ---- media: the Media page ----
+
+/// The Upload form's file field, by its label.
+const IMAGE_FIELD: &str = "Image (JPEG, PNG, GIF or WebP, at most 20 MiB)";
+
+/// The Upload form's alt text field, by its label.
+const ALT_FIELD: &str = "Alt text (what the image shows, for people who cannot see it)";
+
+/// `bytes` written to a file `name` in a new folder, for the browser's file input: the
+/// folder (removed when dropped) and the file's path.
+fn file_of(name: &str, bytes: &[u8]) -> (Scratch, String) {
+    let dir = Scratch::folder("upload");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write the file to upload");
+    let path = path.to_str().expect("a UTF-8 path").to_owned();
+    (dir, path)
+}
+
+/// Opens the Media page of `p` from its settings page (signed in).
+async fn open_media_page(b: &Client, app: &TestApp, p: &TestProject) {
+    b.goto(&app.url(&format!("/admin/projects/{}", p.id)))
+        .await
+        .unwrap();
+    submit(b, wait_for(b, "//a[normalize-space()='Media']").await).await;
+    wait_for(b, "//h1[normalize-space()='Media of Test project']").await;
+}
+
+/// Chooses the file at `path`, types `alt` and clicks `Upload`.
+async fn upload(b: &Client, path: &str, alt: &str) {
+    field(b, IMAGE_FIELD).await.send_keys(path).await.unwrap();
+    type_into(b, ALT_FIELD, alt).await;
+    click(b, "Upload").await;
+}
+
+/// The project's images as the management API lists them (newest first).
+async fn media_of(app: &TestApp, p: &TestProject) -> serde_json::Value {
+    let r = app.get(&p.path("/media"), Some(&p.admin)).await;
+    assert_eq!(r.status, 200, "{r:?}");
+    r.json
+}
+
+/// The path part of an absolute URL.
+fn path_of(url: &serde_json::Value) -> String {
+    let url = url.as_str().expect("a URL");
+    let rest = url.split_once("://").expect("an absolute URL").1;
+    rest[rest.find('/').expect("a path")..].to_owned()
+}
+
+/// Waits until the image `img` is loaded and decoded; its natural width (0 if it did not
+/// load: refused by the page's policy, or not found).
+async fn loaded_width(b: &Client, img: &fantoccini::elements::Element) -> u64 {
+    b.execute_async(
+        "const [img, done] = arguments; img.decode().then(() => done(img.naturalWidth), () => done(0));",
+        vec![serde_json::to_value(img).unwrap()],
+    )
+    .await
+    .unwrap()
+    .as_u64()
+    .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn an_image_uploaded_on_the_media_page_shows_its_thumbnail_and_size_and_is_edited_and_deleted()
+ {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let (_dir, jpeg) = file_of("harbour.jpg", &samples::jpeg(1200, 800, 7));
+    sign_in(&b, &app, admin_token(&p)).await;
+    wait_for(&b, "//h1[normalize-space()='Projects']").await;
+    open_media_page(&b, &app, &p).await;
+    wait_for(
+        &b,
+        "//p[@id='no-media' and normalize-space()='No images yet.']",
+    )
+    .await;
+
+    upload(&b, &jpeg, "The harbour at dawn").await;
+    message(&b, "Image uploaded.").await;
+    let listed = media_of(&app, &p).await;
+    assert_eq!(listed["total"], 1, "{listed}");
+    let item = &listed["media"][0];
+    let id = item["id"].as_str().unwrap();
+    assert_eq!(item["alt"], "The harbour at dawn");
+
+    // The thumbnail: the 480 px copy, from this server, with its size, loaded lazily, and
+    // allowed by the page's policy (it loads).
+    let at = format!("//li[@id='media-{id}']");
+    let img = wait_for(&b, &format!("{at}//img")).await;
+    let thumb = &item["variants"][0];
+    assert_eq!(thumb["width"], 480);
+    assert_eq!(img.attr("src").await.unwrap(), Some(path_of(&thumb["url"])));
+    assert_eq!(img.attr("width").await.unwrap().as_deref(), Some("480"));
+    assert_eq!(img.attr("height").await.unwrap().as_deref(), Some("320"));
+    assert_eq!(img.attr("loading").await.unwrap().as_deref(), Some("lazy"));
+    assert_eq!(
+        img.attr("alt").await.unwrap().as_deref(),
+        Some("The harbour at dawn")
+    );
+    assert_eq!(loaded_width(&b, &img).await, 480);
+    let bytes = item["bytes"].as_u64().unwrap();
+    let size = if bytes < 1024 * 1024 {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    };
+    assert_eq!(
+        texts(&b, &format!("{at}//dd[@class='media-size']")).await,
+        [format!("1200 × 800 px, {size}")]
+    );
+    assert_eq!(
+        texts(&b, &format!("{at}//dd[@class='media-type']")).await,
+        ["image/jpeg"]
+    );
+    let master = wait_for(&b, &format!("{at}//a[normalize-space()='Full image']")).await;
+    assert_eq!(
+        master.attr("href").await.unwrap(),
+        Some(path_of(&item["url"]))
+    );
+
+    // The same file again: it was already there, nothing new stored.
+    upload(&b, &jpeg, "Another alt").await;
+    message(&b, "This image was already there").await;
+    let listed = media_of(&app, &p).await;
+    assert_eq!(listed["total"], 1, "{listed}");
+    assert_eq!(listed["media"][0]["alt"], "The harbour at dawn");
+
+    // Edit the alt text.
+    type_into(&b, "Edit alt text", "Boats in the harbour").await;
+    click(&b, "Save alt text").await;
+    message(&b, "Alt text saved.").await;
+    assert_eq!(
+        media_of(&app, &p).await["media"][0]["alt"],
+        "Boats in the harbour"
+    );
+    assert_eq!(
+        texts(&b, &format!("{at}//dd[@class='media-alt']")).await,
+        ["Boats in the harbour"]
+    );
+
+    // Delete asks to confirm first, and changes nothing until then.
+    click(&b, "Delete").await;
+    let question = wait_for(&b, "//p[@id='confirm-question']").await;
+    assert!(
+        question
+            .text()
+            .await
+            .unwrap()
+            .starts_with("Delete this image?")
+    );
+    assert_eq!(media_of(&app, &p).await["total"], 1);
+    assert_eq!(app.get(&path_of(&item["url"]), None).await.status, 200);
+    click(&b, "Confirm").await;
+    message(&b, "Image deleted").await;
+    assert_eq!(media_of(&app, &p).await["total"], 0);
+    assert_eq!(app.get(&path_of(&item["url"]), None).await.status, 404);
+    wait_for(&b, "//p[@id='no-media']").await;
+    b.close().await.unwrap();
+}
+
+/// An alt text that tries to end its attribute and add an element, and a script.
+const HOSTILE_ALT: &str =
+    "\"><img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>";
+
+#[tokio::test]
+async fn a_hostile_alt_text_on_the_media_page_shows_as_text_and_adds_nothing() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let (_dir, jpeg) = file_of("plain.jpg", &samples::jpeg(300, 200, 3));
+    sign_in(&b, &app, admin_token(&p)).await;
+    wait_for(&b, "//h1[normalize-space()='Projects']").await;
+    open_media_page(&b, &app, &p).await;
+    upload(&b, &jpeg, "plain").await;
+    message(&b, "Image uploaded.").await;
+    // An author (an agent key) sets the hostile alt text over the API.
+    let agent = app
+        .send(Method::POST, &p.path("/agent-keys"), Some(&p.admin), None)
+        .await;
+    let agent = format!("Bearer {}", agent.json["key"].as_str().unwrap());
+    let id = media_of(&app, &p).await["media"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = app
+        .send(
+            Method::PATCH,
+            &p.path(&format!("/media/{id}")),
+            Some(&agent),
+            Some(json!({ "alt": HOSTILE_ALT })),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+
+    open_media_page(&b, &app, &p).await;
+    let at = format!("//li[@id='media-{id}']");
+    // The text shows as written, in the list, the img's alt and the edit field...
+    assert_eq!(
+        texts(&b, &format!("{at}//dd[@class='media-alt']")).await,
+        [HOSTILE_ALT]
+    );
+    let img = wait_for(&b, &format!("{at}//img")).await;
+    assert_eq!(img.attr("alt").await.unwrap().as_deref(), Some(HOSTILE_ALT));
+    let edit = field(&b, "Edit alt text").await;
+    assert_eq!(
+        edit.prop("value").await.unwrap().as_deref(),
+        Some(HOSTILE_ALT)
+    );
+    // ...and adds no element: one image (the thumbnail), one script (the Copy button's).
+    assert_eq!(b.find_all(Locator::Css("img")).await.unwrap().len(), 1);
+    assert_eq!(b.find_all(Locator::Css("script")).await.unwrap().len(), 1);
+    assert_eq!(
+        b.title().await.unwrap(),
+        "Media of Test project · blogread admin"
+    );
+    b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_refused_upload_says_on_the_media_page_what_to_fix() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    sign_in(&b, &app, admin_token(&p)).await;
+    wait_for(&b, "//h1[normalize-space()='Projects']").await;
+    open_media_page(&b, &app, &p).await;
+
+    // A text file named .png: its bytes say it is no image (415), the alt typed is kept.
+    let (_text_dir, text) = file_of("notes.png", b"just some notes, not a picture\n");
+    upload(&b, &text, "kept alt").await;
+    let shown = message(&b, "not a JPEG, PNG, GIF or WebP image").await;
+    assert!(shown.contains("told by its bytes"), "{shown}");
+    let alt = field(&b, ALT_FIELD).await.prop("value").await.unwrap();
+    assert_eq!(alt.as_deref(), Some("kept alt"));
+
+    // A file over the upload cap is refused before it is read (413).
+    let (_big_dir, big) = file_of("big.jpg", &vec![0u8; 21 * 1024 * 1024]);
+    upload(&b, &big, "too big").await;
+    message(&b, "The file is too large: an upload is at most 20 MiB.").await;
+
+    assert_eq!(media_of(&app, &p).await["total"], 0);
+    b.close().await.unwrap();
+}
+
+/// A `multipart/form-data` body: the form token first (when given), the file `name` with
+/// `bytes`, and the alt text.
+fn upload_body(token: Option<&str>, name: &str, bytes: &[u8], alt: &str) -> (String, Vec<u8>) {
+    const BOUNDARY: &str = "blogread-admin-upload-4f1d";
+    let mut body = Vec::new();
+    let mut text = |field: &str, value: &str| {
+        body.extend_from_slice(
+            format!(
+                "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{field}\"\r\n\r\n{value}\r\n"
+            )
+            .as_bytes(),
+        );
+    };
+    if let Some(token) = token {
+        text("form_token", token);
+    }
+    text("alt", alt);
+    body.extend_from_slice(
+        format!(
+            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: image/jpeg\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={BOUNDARY}"), body)
+}
+
+/// Posts an upload body to the Media page of `p` from the server's own origin.
+async fn post_upload(
+    app: &TestApp,
+    p: &TestProject,
+    cookie: &str,
+    (content_type, body): (String, Vec<u8>),
+) -> PostAnswer {
+    let resp = plain_http()
+        .post(app.url(&format!("/admin/projects/{}/media", p.id)))
+        .header("cookie", cookie)
+        .header("origin", &app.base)
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let location = resp
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_owned());
+    PostAnswer {
+        status,
+        location,
+        page: resp.text().await.unwrap(),
+    }
+}
+
+#[tokio::test]
+async fn the_upload_form_needs_its_form_token_read_from_the_multipart_body_within_the_upload_cap() {
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let cookie = cookie_pair(&http_sign_in(&app, admin_token(&p), &[]).await);
+    let page = format!("/admin/projects/{}/media", p.id);
+    let token = form_token(&app, &cookie, &page).await;
+    let jpeg = samples::jpeg(64, 48, 1);
+
+    // Without the token, or with another: refused, nothing stored.
+    for sent in [None, Some("not-the-token")] {
+        let answer = post_upload(&app, &p, &cookie, upload_body(sent, "a.jpg", &jpeg, "")).await;
+        assert_eq!(answer.status, 403, "{}", answer.page);
+        assert!(answer.page.contains("form token"), "{}", answer.page);
+    }
+    assert_eq!(media_of(&app, &p).await["total"], 0);
+
+    // With it: stored, and the page says so.
+    let answer = post_upload(
+        &app,
+        &p,
+        &cookie,
+        upload_body(Some(&token), "a.jpg", &jpeg, "A"),
+    )
+    .await;
+    assert_eq!(answer.status, 303, "{}", answer.page);
+    assert_eq!(
+        answer.location.as_deref(),
+        Some(format!("{page}?done=media-uploaded").as_str())
+    );
+    assert_eq!(media_of(&app, &p).await["media"][0]["alt"], "A");
+
+    // A body over the forms' 4 MiB but within the upload's 20 MiB is read whole: the token
+    // is found, and the file judged (no picture: 415 on the page, not 413).
+    let junk = vec![b'x'; 5 * 1024 * 1024];
+    let answer = post_upload(
+        &app,
+        &p,
+        &cookie,
+        upload_body(Some(&token), "b.jpg", &junk, ""),
+    )
+    .await;
+    assert_eq!(answer.status, 415, "{}", answer.page);
+    assert!(answer.page.contains("not a JPEG, PNG, GIF or WebP image"));
+
+    // Over the upload's cap: refused before it is read, back to the page saying why; a body
+    // a browser could still be sending is read to its end first (else the browser shows a
+    // reset connection, not the answer), a larger one is answered at once.
+    let head = |len: usize| {
+        format!(
+            "POST {page} HTTP/1.1\r\nHost: {host}\r\nOrigin: {base}\r\nCookie: {cookie}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n",
+            host = app.base.trim_start_matches("http://"),
+            base = app.base,
+        )
+        .into_bytes()
+    };
+    let over = 21 * 1024 * 1024;
+    let mut sent_whole = head(over);
+    sent_whole.resize(sent_whole.len() + over, b'x');
+    assert_eq!(app.raw(&sent_whole).await.0, 303);
+    assert_eq!(app.raw(&head(200 * 1024 * 1024)).await.0, 303);
+    let (status, shown) = admin_get(&app, &cookie, &format!("{page}?refused=too-large")).await;
+    assert_eq!(status, 200);
+    assert!(shown.contains("The file is too large"), "{shown}");
+    assert_eq!(media_of(&app, &p).await["total"], 1);
 }

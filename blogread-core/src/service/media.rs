@@ -63,18 +63,20 @@ impl MediaSetup {
         &self.files
     }
 
-    /// The public URL of `item`'s master, or of its variant `width` px wide.
+    /// The public URL of `item`'s master, or of its variant `width` px wide: the public URL
+    /// followed by [`MediaSetup::path`].
     pub fn url(&self, item: &MediaItem, width: Option<u32>) -> String {
+        format!("{}{}", self.public_url, Self::path(item, width))
+    }
+
+    /// Where the server itself serves `item`'s master, or its variant `width` px wide: the
+    /// path from its root (`/media/...`), whatever the public URL. Pages of the same server
+    /// (the admin pages) show the image by it, same-origin wherever they are opened.
+    pub fn path(item: &MediaItem, width: Option<u32>) -> String {
         let ext = item.content_type.extension();
         match width {
-            None => format!(
-                "{}/media/{}/{}.{ext}",
-                self.public_url, item.project_id, item.sha256
-            ),
-            Some(w) => format!(
-                "{}/media/{}/{}/w{w}.{ext}",
-                self.public_url, item.project_id, item.sha256
-            ),
+            None => format!("/media/{}/{}.{ext}", item.project_id, item.sha256),
+            Some(w) => format!("/media/{}/{}/w{w}.{ext}", item.project_id, item.sha256),
         }
     }
 

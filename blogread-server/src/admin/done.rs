@@ -66,10 +66,18 @@ pub(super) enum Done {
     Unpublished,
     /// A post's `Delete`, confirmed.
     PostDeleted,
+    /// `Upload` of a new image.
+    MediaUploaded,
+    /// `Upload` of an image the project already held.
+    MediaExisting,
+    /// An image's `Save alt text`.
+    AltSaved,
+    /// An image's `Delete`, confirmed.
+    MediaDeleted,
 }
 
 /// Every code with its value and its message.
-const ALL: [(Done, &str, &str); 24] = [
+const ALL: [(Done, &str, &str); 28] = [
     (Done::SignedIn, "signed-in", "Signed in."),
     (Done::SignedOut, "signed-out", "Signed out."),
     (Done::ProjectCreated, "project-created", "Project created."),
@@ -138,6 +146,18 @@ const ALL: [(Done, &str, &str); 24] = [
     ),
     (Done::Unpublished, "unpublished", "Unpublished."),
     (Done::PostDeleted, "post-deleted", "Post deleted."),
+    (Done::MediaUploaded, "media-uploaded", "Image uploaded."),
+    (
+        Done::MediaExisting,
+        "media-existing",
+        "This image was already there: nothing new was stored, and its alt text is unchanged (edit it below).",
+    ),
+    (Done::AltSaved, "alt-saved", "Alt text saved."),
+    (
+        Done::MediaDeleted,
+        "media-deleted",
+        "Image deleted: its addresses no longer answer.",
+    ),
 ];
 
 impl Done {

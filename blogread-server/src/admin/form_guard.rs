@@ -3,15 +3,22 @@
 //! checked by the core before any handler reads the form. Authors are not trusted on the
 //! admin origin, so the Origin check alone is not enough: a form planted in a page of this
 //! origin passes it, but cannot know the token.
+//!
+//! The token is read from the body the form sent, urlencoded or (the Media page's Upload)
+//! `multipart/form-data`; the body is read no further than the cap the server gave the
+//! request ([`BodyCap`]: an upload's is larger than a form's).
 
 use std::sync::Arc;
 
 use blogread_core::Error as CoreError;
+use bytes::Bytes;
 use poem::http::Method;
-use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
+use poem::web::Multipart;
+use poem::{Body, Endpoint, FromRequest, IntoResponse, Middleware, Request, RequestBody, Response};
 
 use super::http::{see_other, session_cookie};
 use super::pages::Admin;
+use crate::middleware::BodyCap;
 use crate::serve::BODY_LIMIT;
 
 /// The form field that carries the token.
@@ -60,14 +67,15 @@ impl<E: Endpoint> Endpoint for FormGuardEndpoint<E> {
         let Some(session) = session_cookie(req.headers()) else {
             return Ok(see_other("/admin/"));
         };
-        let body = match req.take_body().into_bytes_limit(BODY_LIMIT).await {
+        let cap = req
+            .extensions()
+            .get::<BodyCap>()
+            .map_or(BODY_LIMIT, |cap| cap.0);
+        let body = match req.take_body().into_bytes_limit(cap).await {
             Ok(body) => body,
             Err(err) => return Err(err.into()),
         };
-        let token = url::form_urlencoded::parse(&body)
-            .find(|(name, _)| name == FIELD)
-            .map(|(_, value)| value.into_owned())
-            .unwrap_or_default();
+        let token = form_token(&req, &body).await;
         req.set_body(body);
         match self
             .admin
@@ -83,6 +91,37 @@ impl<E: Endpoint> Endpoint for FormGuardEndpoint<E> {
             Err(err) => Ok(self.admin.error_page(&err)),
         }
     }
+}
+
+/// Whether the request's body is `multipart/form-data`.
+fn is_multipart(req: &Request) -> bool {
+    req.content_type().is_some_and(|ct| {
+        ct.split(';')
+            .next()
+            .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("multipart/form-data"))
+    })
+}
+
+/// The form token `body` carries (empty when none: refused as a wrong one).
+async fn form_token(req: &Request, body: &Bytes) -> String {
+    if !is_multipart(req) {
+        return url::form_urlencoded::parse(body)
+            .find(|(name, _)| name == FIELD)
+            .map(|(_, value)| value.into_owned())
+            .unwrap_or_default();
+    }
+    // The parts are read from a copy of the body (the bytes are shared, not copied) up to
+    // the token's: the Upload form sends it first, before the file.
+    let mut copy = RequestBody::new(Body::from_bytes(body.clone()));
+    let Ok(mut form) = Multipart::from_request(req, &mut copy).await else {
+        return String::new();
+    };
+    while let Ok(Some(field)) = form.next_field().await {
+        if field.name() == Some(FIELD) {
+            return field.text().await.unwrap_or_default();
+        }
+    }
+    String::new()
 }
 
 #[cfg(test)]

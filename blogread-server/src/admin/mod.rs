@@ -11,9 +11,9 @@
 //! (`preview`).
 //!
 //! Each page has a module named after its template (`sign_in`, `projects`, `project`,
-//! `posts`, `post`, `links`; what they share is in `pages`), and each button of a page is an action
-//! type in `project_actions` or `post_actions`: the typed form it posts, its URL, and what it
-//! does. Handlers are thin: read the form, call one operation, and answer with a redirect
+//! `posts`, `post`, `links`, `media`; what they share is in `pages`), and each button of a page
+//! is an action type in `project_actions` or `post_actions`: the typed form it posts, its URL,
+//! and what it does (the Media page's few buttons are handlers in `media_actions`). Handlers are thin: read the form, call one operation, and answer with a redirect
 //! (POST, redirect, GET) to the page that says what was done (`done`), so that a reload
 //! repeats nothing; what must be shown once (a new credential, a test's outcome) waits for
 //! that page in the session's flash (`flash`). A Confirm step (nothing changed yet) and a
@@ -25,6 +25,8 @@ mod flash;
 mod form_guard;
 pub mod http;
 mod links;
+mod media;
+mod media_actions;
 mod pages;
 mod post;
 mod post_actions;
@@ -42,6 +44,7 @@ use poem::http::{StatusCode, header};
 use poem::{Endpoint, EndpointExt, Response, Route, get, handler, post};
 
 pub use http::AdminGuard;
+pub use media::{UploadRefusal, upload_refused};
 
 /// The admin stylesheet.
 const STYLESHEET: &str = include_str!("static/admin.css");
@@ -89,6 +92,18 @@ pub fn routes(
         )
         .at("/projects/:project", get(project::show_project))
         .at("/projects/:project/links", get(links::list_links))
+        .at(
+            "/projects/:project/media",
+            get(media::show_media).post(media_actions::upload_media),
+        )
+        .at(
+            "/projects/:project/media/:media/alt",
+            post(media_actions::edit_alt),
+        )
+        .at(
+            "/projects/:project/media/:media/delete",
+            post(media_actions::delete_media),
+        )
         .at(
             "/projects/:project/posts",
             get(posts::list_posts).post(posts::create_post),

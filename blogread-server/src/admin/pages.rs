@@ -1,6 +1,6 @@
 //! What the pages share: the service, the compiled templates, the session of a request, the
 //! error page, and the small conversions every page uses. Each page has a module of its own,
-//! named after its template (`sign_in`, `projects`, `project`, `posts`, `post`, `links`): its handlers
+//! named after its template (`sign_in`, `projects`, `project`, `posts`, `post`, `links`, `media`): its handlers
 //! read the session and a typed form, call the [`Service`] operation the management API
 //! calls, and render the page with the answer.
 
@@ -22,7 +22,7 @@ use super::flash::Flashes;
 use super::http::{self, html, see_other, session_cookie, set_cookie};
 
 /// Every template the pages render, by name.
-pub(super) const TEMPLATES: [(&str, &str); 7] = [
+pub(super) const TEMPLATES: [(&str, &str); 8] = [
     ("base.html", include_str!("templates/base.html")),
     ("sign_in.html", include_str!("templates/sign_in.html")),
     ("projects.html", include_str!("templates/projects.html")),
@@ -30,6 +30,7 @@ pub(super) const TEMPLATES: [(&str, &str); 7] = [
     ("posts.html", include_str!("templates/posts.html")),
     ("post.html", include_str!("templates/post.html")),
     ("links.html", include_str!("templates/links.html")),
+    ("media.html", include_str!("templates/media.html")),
 ];
 
 /// What the pages share: the service, the compiled templates and the sessions' flashes.
