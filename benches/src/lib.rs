@@ -7,4 +7,6 @@ pub mod client;
 pub mod data;
 pub mod floor;
 pub mod harness;
+pub mod libvips;
+pub mod photo;
 pub mod procfs;
