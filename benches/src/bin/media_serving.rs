@@ -67,7 +67,8 @@ struct Args {
     /// The `blogread-server` binary (default: the one beside this benchmark's binary).
     #[arg(long)]
     server_bin: Option<PathBuf>,
-    /// `RUST_LOG` for the server (default: its own default, `info`, a line per request).
+    /// `RUST_LOG` for the server (default: its own default, `info`, a line per request);
+    /// it must keep the `listening on` line: `info,blogread::http=off` drops the request log.
     #[arg(long)]
     server_log: Option<String>,
     /// Where the database, media folder and nginx's files go (default: a new temporary
