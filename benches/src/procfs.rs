@@ -60,3 +60,17 @@ fn clock_ticks_per_second() -> f64 {
     // USER_HZ is 100 on every Linux architecture the benchmark runs on.
     100.0
 }
+
+/// The machine's load averages over 1, 5 and 15 minutes (`/proc/loadavg`), as `uptime`
+/// prints them, for a benchmark to say how busy the machine was.
+pub fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}

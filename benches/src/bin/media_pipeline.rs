@@ -12,13 +12,10 @@
 //! photo, each variant from the master, each written as a JPEG at the same quality with no
 //! metadata. Without `vipsthumbnail` on the PATH only the pipeline is timed.
 
-use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
+use blogread_benches::{libvips, photo};
 use clap::Parser;
-use image::codecs::jpeg::JpegEncoder;
-use image::{ExtendedColorType, ImageEncoder};
 
 #[derive(Parser)]
 #[command(about = "Times the upload pipeline against libvips on a 12-megapixel JPEG")]
@@ -32,29 +29,6 @@ struct Args {
     /// Height of the photo.
     #[arg(long, default_value_t = 3_000)]
     height: u32,
-}
-
-/// A photo-like picture: gradients and a little deterministic noise.
-fn photo(width: u32, height: u32) -> Vec<u8> {
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
-    let mut data = Vec::with_capacity((width * height * 3) as usize);
-    for y in 0..height {
-        for x in 0..width {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let noise = (seed % 24) as i32 - 12;
-            let r = (x * 255 / width) as i32 + noise;
-            let g = (y * 255 / height) as i32 + noise;
-            let b = (((x + y) / 8) % 256) as i32 + noise;
-            data.extend([r, g, b].map(|c| c.clamp(0, 255) as u8));
-        }
-    }
-    let mut out = Vec::new();
-    JpegEncoder::new_with_quality(&mut out, 90)
-        .write_image(&data, width, height, ExtendedColorType::Rgb8)
-        .expect("encodes");
-    out
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
@@ -72,33 +46,9 @@ fn peak_mib() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-fn vips_side(dir: &Path, photo: &Path) -> Option<Duration> {
-    let master = dir.join("master.jpg");
-    let thumbnail = |input: &Path, size: &str, out: &Path| {
-        Command::new("vipsthumbnail")
-            .arg(input)
-            .args(["--size", size, "-o"])
-            .arg(format!("{}[Q=82,strip]", out.display()))
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
-    };
-    let start = Instant::now();
-    if !thumbnail(photo, "2400x2400", &master) {
-        return None;
-    }
-    for width in [480, 960, 1_600] {
-        let out = dir.join(format!("w{width}.jpg"));
-        if !thumbnail(&master, &format!("{width}x"), &out) {
-            return None;
-        }
-    }
-    Some(start.elapsed())
-}
-
 fn main() {
     let args = Args::parse();
-    let bytes = photo(args.width, args.height);
+    let bytes = photo::photo(args.width, args.height, photo::CAMERA_QUALITY, 0);
     let dir = std::env::temp_dir().join(format!("blogread-media-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let photo_path = dir.join("photo.jpg");
@@ -127,7 +77,7 @@ fn main() {
     println!("  peak resident memory: {peak_one:.0} MiB (before: {before:.0} MiB)");
     let mut theirs = Vec::new();
     for _ in 0..args.runs {
-        match vips_side(&dir, &photo_path) {
+        match libvips::thumbnails(&dir, &photo_path) {
             Some(t) => theirs.push(t),
             None => break,
         }
@@ -140,7 +90,10 @@ fn main() {
             ours.as_secs_f64() / theirs.as_secs_f64()
         );
     } else {
-        println!("libvips: vipsthumbnail not found or failed (apt-get install libvips-tools)");
+        println!(
+            "libvips: vipsthumbnail not found or failed ({})",
+            libvips::INSTALL
+        );
     }
     let start = Instant::now();
     std::thread::scope(|s| {
