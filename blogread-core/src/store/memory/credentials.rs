@@ -79,7 +79,9 @@ impl CredentialStore for MemoryStore {
             }
             .into());
         }
-        inner.credentials.insert((kind, record.hash), record.clone());
+        inner
+            .credentials
+            .insert((kind, record.hash), record.clone());
         Ok(())
     }
 
