@@ -10,7 +10,7 @@
 //!
 //! The image is made through the API, as a site's would be: a project and its admin token
 //! (with the operator token), then a photo-like JPEG of 1,600 × 1,067 uploaded, so that its
-//! master (re-encoded at quality 82) is about 200 KB and its 480 px variant about 20 KB. Both
+//! master (re-encoded at quality 82) is about 200 KB and its 480 px variant about 12 KB. Both
 //! files are then read with `client::run` at each concurrency, blogread and nginx one after
 //! the other within each round (their order swapped every round), and the medians of the
 //! rounds reported with each side's CPU per request. nginx runs with the headers blogread
@@ -33,7 +33,7 @@ use clap::Parser;
 
 #[derive(Debug, Parser)]
 #[command(
-    about = "Serving a stored image (a ~200 KB master and a ~20 KB variant): the release \
+    about = "Serving a stored image (a ~200 KB master and its ~12 KB 480 px variant): the release \
              blogread-server against nginx with sendfile, same files, same client",
     long_about = None
 )]
