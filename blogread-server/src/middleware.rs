@@ -150,10 +150,7 @@ impl BodyLimit {
     }
 }
 
-/// The body cap [`BodyLimit`] gave a request, in its extensions: a handler or middleware that
-/// reads the body itself (the admin pages' form guard) reads no further than this.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BodyCap(pub usize);
+pub use crate::serve::BodyCap;
 
 impl<E: Endpoint> Middleware<E> for BodyLimit {
     type Output = BodyLimitEndpoint<E>;

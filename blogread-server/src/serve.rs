@@ -63,6 +63,13 @@ pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
 /// Largest body of an image upload, whatever the protocol or framing: 20 MiB.
 pub const MEDIA_BODY_LIMIT: usize = blogread_core::media::MAX_UPLOAD_BYTES;
 
+/// The body cap [`crate::middleware::BodyLimit`] gave a request, in its extensions: a handler
+/// or middleware that reads the body itself (the admin pages' form guard) reads no further
+/// than this. (Here, beside the caps, so that readers of the body need not depend on the
+/// middleware, which depends on the admin pages.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyCap(pub usize);
+
 /// The smallest head cap hyper accepts (its minimum read buffer).
 const MIN_HEAD_BYTES: usize = 8 * 1024;
 

@@ -18,8 +18,7 @@ use poem::{Body, Endpoint, FromRequest, IntoResponse, Middleware, Request, Reque
 
 use super::http::{see_other, session_cookie};
 use super::pages::Admin;
-use crate::middleware::BodyCap;
-use crate::serve::BODY_LIMIT;
+use crate::serve::{BODY_LIMIT, BodyCap};
 
 /// The form field that carries the token.
 pub const FIELD: &str = "form_token";
