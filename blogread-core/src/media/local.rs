@@ -11,6 +11,8 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+#[cfg(target_os = "linux")]
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use async_trait::async_trait;
@@ -32,9 +34,11 @@ type Entry = (String, FileType, SystemTime);
 /// whatever the file's size.
 pub const READ_CHUNK: usize = 256 * 1024;
 
-/// Up to [`READ_CHUNK`] bytes of `file`; empty at its end.
-fn read_chunk(file: &mut std::fs::File) -> std::io::Result<Bytes> {
-    let mut chunk = Vec::with_capacity(READ_CHUNK);
+/// Up to [`READ_CHUNK`] bytes of `file`, of which about `left` are left to read; empty at its
+/// end.
+fn read_chunk(file: &mut std::fs::File, left: u64) -> std::io::Result<Bytes> {
+    let mut chunk =
+        Vec::with_capacity(usize::try_from(left).map_or(READ_CHUNK, |l| l.min(READ_CHUNK)));
     file.take(READ_CHUNK as u64).read_to_end(&mut chunk)?;
     Ok(Bytes::from(chunk))
 }
@@ -54,6 +58,17 @@ struct Root {
     folder: OwnedFd,
     /// Its path, for messages.
     shown: PathBuf,
+    /// Whether files are opened with one `openat2` call (Linux 5.6 and later), rather than
+    /// a folder at a time; cleared when the kernel refuses the call.
+    #[cfg(target_os = "linux")]
+    openat2: AtomicBool,
+}
+
+/// A link met on the way to `path`: never followed (500; the message is for logs).
+fn link_refused(path: &MediaPath) -> Error {
+    failure(format!(
+        "media folder: {path}: a link or a file stands in the way; links are not followed"
+    ))
 }
 
 /// A failure of the folder (500; the message is for logs).
@@ -80,6 +95,8 @@ impl LocalFolder {
             inner: Arc::new(Root {
                 folder,
                 shown: path.to_path_buf(),
+                #[cfg(target_os = "linux")]
+                openat2: AtomicBool::new(true),
             }),
         })
     }
@@ -163,23 +180,8 @@ impl Root {
 
     /// The file at `path`, opened, with its length; `None` when there is none.
     fn open(&self, path: &MediaPath) -> Result<Option<(std::fs::File, u64)>> {
-        let Some(folder) = self.folder(&path.folders(), false)? else {
+        let Some(file) = self.open_beneath(path)? else {
             return Ok(None);
-        };
-        let file = match rustix::fs::openat(
-            &folder,
-            path.file_name(),
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        ) {
-            Ok(file) => file,
-            Err(Errno::NOENT) => return Ok(None),
-            Err(Errno::LOOP) => {
-                return Err(failure(format!(
-                    "media folder: {path} is a link; links are not followed"
-                )));
-            }
-            Err(e) => return Err(io_error(path, e)),
         };
         let stat = rustix::fs::fstat(&file).map_err(|e| io_error(path, e))?;
         if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
@@ -191,6 +193,47 @@ impl Root {
             std::fs::File::from(file),
             u64::try_from(stat.st_size).unwrap_or(0),
         )))
+    }
+
+    /// The file at `path` opened for reading, no link followed on the way; `None` when there
+    /// is none. On Linux 5.6 and later this is one `openat2` call, told to stay below the root
+    /// and to follow no link; elsewhere (or where the call is refused, as some sandboxes do)
+    /// the path is walked a folder at a time.
+    fn open_beneath(&self, path: &MediaPath) -> Result<Option<OwnedFd>> {
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        #[cfg(target_os = "linux")]
+        if self.openat2.load(Ordering::Relaxed) {
+            use rustix::fs::ResolveFlags;
+            let resolve =
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+            match rustix::fs::openat2(
+                &self.folder,
+                path.to_string(),
+                flags,
+                Mode::empty(),
+                resolve,
+            ) {
+                Ok(file) => return Ok(Some(file)),
+                Err(Errno::NOENT) => return Ok(None),
+                Err(Errno::LOOP | Errno::XDEV | Errno::NOTDIR) => return Err(link_refused(path)),
+                // Not in this kernel, or refused by a sandbox: walk, from now on.
+                Err(Errno::NOSYS | Errno::PERM | Errno::INVAL) => {
+                    self.openat2.store(false, Ordering::Relaxed);
+                }
+                // A rename raced the look-up (the kernel asks to retry): walk, this time.
+                Err(Errno::AGAIN) => {}
+                Err(e) => return Err(io_error(path, e)),
+            }
+        }
+        let Some(folder) = self.folder(&path.folders(), false)? else {
+            return Ok(None);
+        };
+        match rustix::fs::openat(&folder, path.file_name(), flags, Mode::empty()) {
+            Ok(file) => Ok(Some(file)),
+            Err(Errno::NOENT) => Ok(None),
+            Err(Errno::LOOP) => Err(link_refused(path)),
+            Err(e) => Err(io_error(path, e)),
+        }
     }
 
     fn get(&self, path: &MediaPath) -> Result<Option<Bytes>> {
@@ -211,7 +254,7 @@ impl Root {
             return Ok(None);
         };
         let shown = path.to_string();
-        let first = read_chunk(&mut file).map_err(|e| io_error(&shown, e))?;
+        let first = read_chunk(&mut file, length).map_err(|e| io_error(&shown, e))?;
         if (first.len() as u64) >= length {
             return Ok(Some(FileRead::whole(first)));
         }
@@ -220,7 +263,7 @@ impl Root {
             .name("blogread-media-read".into())
             .spawn(move || {
                 loop {
-                    let chunk = read_chunk(&mut file);
+                    let chunk = read_chunk(&mut file, READ_CHUNK as u64);
                     let failed = chunk.is_err();
                     if matches!(&chunk, Ok(c) if c.is_empty()) {
                         return;
@@ -347,9 +390,12 @@ impl MediaFiles for LocalFolder {
         self.blocking(move |root| root.get(&path)).await
     }
 
+    /// Opens and reads the file on the thread that answers the request, as nginx does: a
+    /// served file is small (a master is at most a few hundred KB, a variant tens of KB) and
+    /// usually in the page cache, where a hand-off to another thread costs more than the read.
+    /// At most [`READ_CHUNK`] is read here; the rest of a larger file on a thread of its own.
     async fn read(&self, path: &MediaPath) -> Result<Option<FileRead>> {
-        let path = path.clone();
-        self.blocking(move |root| root.read(&path)).await
+        self.inner.read(path)
     }
 
     async fn delete(&self, path: &MediaPath) -> Result<()> {
@@ -512,6 +558,35 @@ mod tests {
             .unwrap();
         assert_eq!(std::fs::read(&secret).unwrap(), b"secret outside");
         assert_eq!(files.get(&master(project)).await.unwrap().unwrap(), "new");
+    }
+
+    /// Where the kernel refuses `openat2`, files are opened by the walk a folder at a time:
+    /// it reads the same bytes and follows no link either.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn without_openat2_the_walk_reads_the_same_files_and_follows_no_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, b"secret outside").unwrap();
+        let files = LocalFolder::open(&dir.path().join("media")).unwrap();
+        files.inner.openat2.store(false, Ordering::Relaxed);
+        let project = ProjectId::generate();
+        files
+            .put(&variant(project), Bytes::from_static(b"variant"))
+            .await
+            .unwrap();
+        let read = files.read(&variant(project)).await.unwrap().unwrap();
+        assert_eq!(read.length, 7);
+        assert_eq!(
+            files.get(&variant(project)).await.unwrap().unwrap(),
+            "variant"
+        );
+        assert!(files.read(&master(project)).await.unwrap().is_none());
+        symlink(&secret, files.path().join(master(project).to_string())).unwrap();
+        assert!(files.read(&master(project)).await.is_err());
+        assert!(files.get(&master(project)).await.is_err());
+        // Still the walk: a refusal never turns the faster call back on.
+        assert!(!files.inner.openat2.load(Ordering::Relaxed));
     }
 
     #[tokio::test]

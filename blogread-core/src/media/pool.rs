@@ -1,13 +1,15 @@
-//! The bounded pool uploads are processed on: at most a set number at a time (one per core by
-//! default), each with a time limit.
+//! The bounded pool uploads are processed on: at most a set number at a time (by default one
+//! per core but one, so that a core is always left to answer requests), each with a time limit.
 //!
 //! A decode runs on a thread of its own and cannot be stopped half-way. A job past its time
 //! limit is answered at once (the upload is refused), but it keeps its place in the pool until
 //! its thread is done, so the bound holds whatever the uploads are.
 //!
-//! The thread runs at a lower scheduling priority (nice 10, on Linux) than the threads that
-//! answer requests: on a machine where decodes take every core, the public reads still get the
-//! processor first, and an upload only waits longer.
+//! The thread runs under the idle scheduling class (`SCHED_IDLE`, on Linux), below every thread
+//! that answers requests: a request thread that wakes takes the processor from a decode at
+//! once, so public reads keep their latency while uploads run, and an upload only waits longer
+//! on a busy machine. (Nice 10, tried first, still gave decodes a third of the processor and
+//! multiplied the reads' p99 by four; see `docs/media.md#memory-and-time`.)
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,10 +48,10 @@ impl ImagePool {
         }
     }
 
-    /// A pool of one place per core, each job limited to `limit`.
+    /// A pool of one place per core but one (at least one place), each job limited to
+    /// `limit`: on a 2-core machine, one decode at a time, and a core left for requests.
     pub fn per_core(limit: Duration) -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        Self::new(cores, limit)
+        Self::new(default_places(), limit)
     }
 
     /// Runs the pipeline on an upload: waits for a place, then processes `bytes` (declared as
@@ -99,12 +101,30 @@ impl ImagePool {
     }
 }
 
-/// Lowers the calling thread's scheduling priority (nice 10), so that request threads come
-/// first; best effort (elsewhere than Linux, or if refused, the job runs as it is).
+/// How many decodes run at once by default: one per core but one, at least one.
+fn default_places() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    cores.saturating_sub(1).max(1)
+}
+
+/// Puts the calling thread under the idle scheduling class, so that request threads come
+/// first; nice 10 where that is refused. Best effort: elsewhere than Linux, the job runs as
+/// it is.
 fn yield_to_requests() {
     #[cfg(target_os = "linux")]
     {
-        let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10);
+        use thread_priority::{
+            NormalThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy,
+            set_thread_priority_and_policy, thread_native_id,
+        };
+        let idle = set_thread_priority_and_policy(
+            thread_native_id(),
+            ThreadPriority::Min,
+            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
+        );
+        if idle.is_err() {
+            let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10);
+        }
     }
 }
 
@@ -179,21 +199,37 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[tokio::test]
-    async fn jobs_run_at_a_lower_priority_than_requests() {
+    async fn jobs_run_in_the_idle_scheduling_class_below_requests() {
+        use thread_priority::{NormalThreadSchedulePolicy, ThreadSchedulePolicy};
         let pool = ImagePool::new(1, Duration::from_secs(60));
-        let (seen, nice) = mpsc::channel();
+        let (seen, policy) = mpsc::channel();
         let _ = pool
             .run(move || {
-                let me = rustix::thread::gettid();
-                seen.send(rustix::process::getpriority_process(Some(me)).unwrap())
+                seen.send(thread_priority::thread_schedule_policy().unwrap())
                     .unwrap();
                 Err(MediaError::Empty)
             })
             .await;
-        assert_eq!(nice.recv().unwrap(), 10);
+        assert_eq!(
+            policy.recv().unwrap(),
+            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle)
+        );
         // The caller's own thread is untouched.
-        let me = rustix::thread::gettid();
-        assert_eq!(rustix::process::getpriority_process(Some(me)).unwrap(), 0);
+        assert_eq!(
+            thread_priority::thread_schedule_policy().unwrap(),
+            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other)
+        );
+    }
+
+    #[test]
+    fn the_default_pool_leaves_a_core_to_requests() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let places = default_places();
+        assert!(places >= 1);
+        assert!(
+            places < cores || cores == 1,
+            "{places} places on {cores} cores"
+        );
     }
 
     #[tokio::test]
