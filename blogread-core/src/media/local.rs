@@ -23,6 +23,7 @@ use rustix::io::Errno;
 
 use futures_util::StreamExt;
 
+use super::file_cache::{DEFAULT_CAPACITY, FileCache, FileStamp};
 use super::{FileRead, MediaFiles, MediaPath, StoredFile};
 use crate::error::{Error, Result};
 
@@ -62,6 +63,17 @@ struct Root {
     /// a folder at a time; cleared when the kernel refuses the call.
     #[cfg(target_os = "linux")]
     openat2: AtomicBool,
+    /// The small files served lately.
+    cache: FileCache,
+}
+
+/// The stamp of a file as `fstat` gave it.
+fn stamp_of(stat: &rustix::fs::Stat) -> FileStamp {
+    FileStamp {
+        inode: stat.st_ino,
+        length: u64::try_from(stat.st_size).unwrap_or(0),
+        modified: i128::from(stat.st_mtime) * 1_000_000_000 + i128::from(stat.st_mtime_nsec),
+    }
 }
 
 /// A link met on the way to `path`: never followed (500; the message is for logs).
@@ -81,9 +93,17 @@ fn io_error(what: impl std::fmt::Display, e: impl Into<std::io::Error>) -> Error
 }
 
 impl LocalFolder {
-    /// Opens the folder at `path`, creating it (and its parents) when missing. The folder
-    /// itself may be reached through a link (the operator's choice); nothing below it is.
+    /// Opens the folder at `path`, creating it (and its parents) when missing, keeping up to
+    /// 64 MiB of the small files it serves in memory. The folder itself may be reached
+    /// through a link (the operator's choice); nothing below it is.
     pub fn open(path: &Path) -> Result<Self> {
+        Self::open_keeping(path, DEFAULT_CAPACITY)
+    }
+
+    /// [`LocalFolder::open`], keeping up to `cache_bytes` of served files in memory (0: none).
+    /// A kept file is served only after the disk says it is still there, so a file deleted
+    /// by another instance is never served.
+    pub fn open_keeping(path: &Path, cache_bytes: usize) -> Result<Self> {
         std::fs::create_dir_all(path).map_err(|e| io_error(path.display(), e))?;
         let folder = rustix::fs::open(
             path,
@@ -97,6 +117,7 @@ impl LocalFolder {
                 shown: path.to_path_buf(),
                 #[cfg(target_os = "linux")]
                 openat2: AtomicBool::new(true),
+                cache: FileCache::new(cache_bytes),
             }),
         })
     }
@@ -178,9 +199,11 @@ impl Root {
         rustix::fs::fsync(&folder).map_err(|e| io_error(format!("flushing {path}"), e))
     }
 
-    /// The file at `path`, opened, with its length; `None` when there is none.
-    fn open(&self, path: &MediaPath) -> Result<Option<(std::fs::File, u64)>> {
-        let Some(file) = self.open_beneath(path)? else {
+    /// The file at `path`, opened, with its stamp (its length among others); `None` when
+    /// there is none.
+    fn open(&self, path: &MediaPath) -> Result<Option<(std::fs::File, FileStamp)>> {
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let Some(file) = self.open_beneath(path, flags)? else {
             return Ok(None);
         };
         let stat = rustix::fs::fstat(&file).map_err(|e| io_error(path, e))?;
@@ -189,18 +212,29 @@ impl Root {
                 "media folder: {path} is not a regular file"
             )));
         }
-        Ok(Some((
-            std::fs::File::from(file),
-            u64::try_from(stat.st_size).unwrap_or(0),
-        )))
+        Ok(Some((std::fs::File::from(file), stamp_of(&stat))))
     }
 
-    /// The file at `path` opened for reading, no link followed on the way; `None` when there
+    /// Whether the file at `path` is still the file stamped `stamp`: a regular file, reached
+    /// without a link. It opens the file without reading it (`O_PATH`): one `openat2`, an
+    /// `fstat` and a `close`.
+    fn still_there(&self, path: &MediaPath, stamp: FileStamp) -> Result<bool> {
+        let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let Some(file) = self.open_beneath(path, flags)? else {
+            return Ok(false);
+        };
+        let stat = rustix::fs::fstat(&file).map_err(|e| io_error(path, e))?;
+        Ok(
+            FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile
+                && stamp_of(&stat) == stamp,
+        )
+    }
+
+    /// The file at `path` opened with `flags`, no link followed on the way; `None` when there
     /// is none. On Linux 5.6 and later this is one `openat2` call, told to stay below the root
     /// and to follow no link; elsewhere (or where the call is refused, as some sandboxes do)
     /// the path is walked a folder at a time.
-    fn open_beneath(&self, path: &MediaPath) -> Result<Option<OwnedFd>> {
-        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    fn open_beneath(&self, path: &MediaPath, flags: OFlags) -> Result<Option<OwnedFd>> {
         #[cfg(target_os = "linux")]
         if self.openat2.load(Ordering::Relaxed) {
             use rustix::fs::ResolveFlags;
@@ -237,10 +271,10 @@ impl Root {
     }
 
     fn get(&self, path: &MediaPath) -> Result<Option<Bytes>> {
-        let Some((mut file, length)) = self.open(path)? else {
+        let Some((mut file, stamp)) = self.open(path)? else {
             return Ok(None);
         };
-        let mut bytes = Vec::with_capacity(usize::try_from(length).unwrap_or(0));
+        let mut bytes = Vec::with_capacity(usize::try_from(stamp.length).unwrap_or(0));
         file.read_to_end(&mut bytes)
             .map_err(|e| io_error(path, e))?;
         Ok(Some(Bytes::from(bytes)))
@@ -249,15 +283,32 @@ impl Root {
     /// The file at `path` as [`MediaFiles::read`] gives it: whole when it is at most
     /// [`READ_CHUNK`], else its first chunk now and the rest read on a thread of its own, a
     /// chunk at a time, as the answer is sent.
+    ///
+    /// A file read whole is kept in the cache; a kept copy is served only while its file is
+    /// still there.
     fn read(&self, path: &MediaPath) -> Result<Option<FileRead>> {
-        let Some((mut file, length)) = self.open(path)? else {
+        if let Some((kept, stamp)) = self.cache.get(path) {
+            if self.still_there(path, stamp)? {
+                return Ok(Some(FileRead::whole(kept)));
+            }
+            self.cache.forget(path);
+        }
+        let Some((mut file, stamp)) = self.open(path)? else {
             return Ok(None);
         };
+        let length = stamp.length;
         let shown = path.to_string();
-        let first = read_chunk(&mut file, length).map_err(|e| io_error(&shown, e))?;
-        if (first.len() as u64) >= length {
-            return Ok(Some(FileRead::whole(first)));
+        if length <= READ_CHUNK as u64 {
+            // Exactly the length `fstat` gave (a stored file never changes): one `read`, no
+            // second one to find the end.
+            let mut whole = vec![0; length as usize];
+            file.read_exact(&mut whole)
+                .map_err(|e| io_error(&shown, e))?;
+            let whole = Bytes::from(whole);
+            self.cache.keep(path, &whole, stamp);
+            return Ok(Some(FileRead::whole(whole)));
         }
+        let first = read_chunk(&mut file, length).map_err(|e| io_error(&shown, e))?;
         let (chunks, receiver) = tokio::sync::mpsc::channel::<std::io::Result<Bytes>>(1);
         std::thread::Builder::new()
             .name("blogread-media-read".into())
@@ -286,6 +337,7 @@ impl Root {
     }
 
     fn delete(&self, path: &MediaPath) -> Result<()> {
+        self.cache.forget(path);
         let Some(folder) = self.folder(&path.folders(), false)? else {
             return Ok(());
         };
@@ -558,6 +610,101 @@ mod tests {
             .unwrap();
         assert_eq!(std::fs::read(&secret).unwrap(), b"secret outside");
         assert_eq!(files.get(&master(project)).await.unwrap().unwrap(), "new");
+    }
+
+    /// What serving `path` gives: its bytes, none, or a refusal.
+    async fn served(
+        folder: &LocalFolder,
+        path: &MediaPath,
+    ) -> std::result::Result<Option<Vec<u8>>, ()> {
+        use futures_util::TryStreamExt;
+        match folder.read(path).await {
+            Ok(Some(read)) => {
+                let chunks: Vec<Bytes> = read.chunks.try_collect().await.map_err(|_| ())?;
+                Ok(Some(chunks.concat()))
+            }
+            Ok(None) => Ok(None),
+            Err(_) => Err(()),
+        }
+    }
+
+    /// Something done to the folder: through the store, or behind its back (another instance
+    /// sharing it, an operator, an attacker planting a link).
+    #[derive(Debug, Clone)]
+    enum Step {
+        Put(usize),
+        Delete(usize),
+        RemovedElsewhere(usize),
+        WrittenElsewhere(usize),
+        LinkPlanted(usize),
+        Served(usize),
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0..3usize).prop_map(Step::Put),
+            (0..3usize).prop_map(Step::Delete),
+            (0..3usize).prop_map(Step::RemovedElsewhere),
+            (0..3usize).prop_map(Step::WrittenElsewhere),
+            (0..3usize).prop_map(Step::LinkPlanted),
+            (0..3usize).prop_map(Step::Served),
+            (0..3usize).prop_map(Step::Served),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The cache is exact: whatever happens to the files, through the store or behind its
+        /// back, a folder that keeps files serves what one that keeps none serves, every time.
+        /// (A path's bytes are fixed, as a stored file's are: it is named by its content.)
+        #[test]
+        fn a_folder_that_keeps_files_serves_what_one_that_keeps_none_serves(
+            sizes in proptest::array::uniform3(0..600usize),
+            steps in proptest::collection::vec(step(), 1..40)
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            runtime.block_on(async {
+                let dir = tempfile::tempdir().unwrap();
+                let root = dir.path().join("media");
+                let secret = dir.path().join("secret");
+                std::fs::write(&secret, b"secret outside").unwrap();
+                let keeping = LocalFolder::open_keeping(&root, 4096).unwrap();
+                let plain = LocalFolder::open_keeping(&root, 0).unwrap();
+                let project = ProjectId::generate();
+                let paths = [master(project), variant(project), MediaPath::variant(project, SHA, 480, OutputKind::Jpeg).unwrap()];
+                // Sizes up to 600 × 7 bytes: some kept, some over the 4096-byte capacity.
+                let bytes = |p: usize| -> Vec<u8> { (0..sizes[p] * 7).map(|i| ((i + p) % 251) as u8).collect() };
+                for step in steps {
+                    match step {
+                        Step::Put(p) => { let _ = keeping.put(&paths[p], Bytes::from(bytes(p))).await; }
+                        Step::Delete(p) => { let _ = keeping.delete(&paths[p]).await; }
+                        Step::RemovedElsewhere(p) => { let _ = std::fs::remove_file(root.join(paths[p].to_string())); }
+                        Step::WrittenElsewhere(p) => {
+                            let file = root.join(paths[p].to_string());
+                            if file.parent().is_some_and(Path::is_dir) {
+                                let _ = std::fs::remove_file(&file);
+                                let _ = std::fs::write(&file, bytes(p));
+                            }
+                        }
+                        Step::LinkPlanted(p) => {
+                            let file = root.join(paths[p].to_string());
+                            if file.parent().is_some_and(Path::is_dir) {
+                                let _ = std::fs::remove_file(&file);
+                                let _ = symlink(&secret, &file);
+                            }
+                        }
+                        Step::Served(p) => {
+                            let kept = served(&keeping, &paths[p]).await;
+                            let read = served(&plain, &paths[p]).await;
+                            assert_eq!(kept, read, "{}", paths[p]);
+                            assert!(keeping.inner.cache.bytes() <= 4096);
+                        }
+                    }
+                }
+            });
+        }
     }
 
     /// Where the kernel refuses `openat2`, files are opened by the walk a folder at a time:

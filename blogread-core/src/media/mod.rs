@@ -8,6 +8,8 @@
 //! The rows that say what each item is live in the [`Store`](crate::store::Store); a file is
 //! written before its row and removed after it.
 
+#[cfg(unix)]
+mod file_cache;
 #[cfg(feature = "media-s3")]
 mod object;
 mod path;
