@@ -97,6 +97,7 @@ pub mod error;
 mod firing;
 pub mod fragment_cache;
 pub mod hook;
+mod image_sources;
 pub mod lifecycle;
 pub mod links;
 #[cfg(feature = "media")]

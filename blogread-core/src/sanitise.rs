@@ -361,27 +361,7 @@ fn url_allowed(value: &str) -> bool {
 /// `value` with every character reference decoded (more of them than a browser decodes in an
 /// attribute, which can only make [`url_allowed`] stricter).
 fn decode_references(value: &str) -> Cow<'_, str> {
-    if !value.contains('&') {
-        return Cow::Borrowed(value);
-    }
-    let mut decoded = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(at) = rest.find('&') {
-        decoded.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        match crate::word_count::character_reference(after) {
-            Some((chars, consumed)) => {
-                decoded.extend(chars.into_iter().flatten());
-                rest = &after[consumed..];
-            }
-            None => {
-                decoded.push('&');
-                rest = after;
-            }
-        }
-    }
-    decoded.push_str(rest);
-    Cow::Owned(decoded)
+    crate::word_count::decode_references(value, false)
 }
 
 #[cfg(test)]

@@ -19,9 +19,12 @@
 //! linear in the body. Character references are decoded with html5ever's own entity table and
 //! rules.
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use blogread_markup::html::{
-    TagKind, TextState, bogus_comment_end, comment_end, raw_end_tag, read_tag, script_end_tag,
-    text_state_after,
+    AttributePart, TagKind, TextState, bogus_comment_end, comment_end, raw_end_tag, read_tag,
+    script_end_tag, text_state_after,
 };
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
 
@@ -141,6 +144,32 @@ impl Counter {
     }
 }
 
+/// What reads a body as [`skim`] walks it: the word count, and the image sources of a body
+/// (`crate::image_sources`).
+pub(crate) trait Skimmer {
+    /// Text as it is (raw text, or data between character references).
+    fn text(&mut self, text: &str);
+    /// Text in which character references are decoded (data and RCDATA).
+    fn text_with_references(&mut self, text: &str);
+    /// A tag was read (`name` lower-case, `src` the byte range of the value of its first `src`
+    /// attribute, references not decoded); returns the state the text after it is read in.
+    fn tag(&mut self, kind: TagKind, name: &[u8], src: Option<Range<usize>>) -> TextState;
+}
+
+impl Skimmer for Counter {
+    fn text(&mut self, text: &str) {
+        Counter::text(self, text);
+    }
+
+    fn text_with_references(&mut self, text: &str) {
+        Counter::text_with_references(self, text);
+    }
+
+    fn tag(&mut self, kind: TagKind, name: &[u8], _src: Option<Range<usize>>) -> TextState {
+        Counter::tag(self, kind, name)
+    }
+}
+
 /// Raw-text elements whose text is not part of the document's text.
 fn is_ignored_raw_text(name: &[u8]) -> bool {
     matches!(name, b"script" | b"style" | b"noscript")
@@ -189,7 +218,7 @@ fn is_block_boundary(name: &[u8]) -> bool {
 
 /// Reads `html` as the tokenizer would and feeds its text and tags to `counter`. Every step
 /// moves forward, and each byte is looked at a bounded number of times.
-fn skim(html: &str, counter: &mut Counter) {
+pub(crate) fn skim(html: &str, counter: &mut impl Skimmer) {
     let bytes = html.as_bytes();
     let mut name = Vec::new();
     let mut state = TextState::Data;
@@ -204,8 +233,8 @@ fn skim(html: &str, counter: &mut Counter) {
                 counter.text_with_references(&html[pos..lt]);
                 match markup(bytes, lt, &mut name) {
                     Markup::Text(next) => pos = next,
-                    Markup::Tag(kind, next) => {
-                        state = counter.tag(kind, &name);
+                    Markup::Tag(kind, next, src) => {
+                        state = counter.tag(kind, &name, src);
                         pos = next;
                     }
                     Markup::Eof => return,
@@ -220,7 +249,7 @@ fn skim(html: &str, counter: &mut Counter) {
                 let Some(next) = end_tag_end(bytes, lt, &mut name) else {
                     return;
                 };
-                state = counter.tag(TagKind::End, element.as_bytes());
+                state = counter.tag(TagKind::End, element.as_bytes(), None);
                 pos = next;
             }
             TextState::ScriptData => {
@@ -232,7 +261,7 @@ fn skim(html: &str, counter: &mut Counter) {
                 let Some(next) = end_tag_end(bytes, lt, &mut name) else {
                     return;
                 };
-                state = counter.tag(TagKind::End, b"script");
+                state = counter.tag(TagKind::End, b"script", None);
                 pos = next;
             }
             TextState::Plaintext => {
@@ -244,7 +273,7 @@ fn skim(html: &str, counter: &mut Counter) {
 }
 
 /// Text of an RCDATA or RAWTEXT element.
-fn raw_text(counter: &mut Counter, state: TextState, text: &str) {
+fn raw_text(counter: &mut impl Skimmer, state: TextState, text: &str) {
     if matches!(state, TextState::Rcdata { .. }) {
         counter.text_with_references(text);
     } else {
@@ -263,8 +292,9 @@ enum Markup {
     /// Nothing the count sees (a comment, a doctype, `</>`, or a `<` that is text, which is
     /// neither a letter nor white space): data goes on at this offset.
     Text(usize),
-    /// A tag, whose lower-case name is in the name buffer; the text after it starts here.
-    Tag(TagKind, usize),
+    /// A tag, whose lower-case name is in the name buffer; the text after it starts here; the
+    /// byte range of its first `src` attribute's value, if it has one.
+    Tag(TagKind, usize, Option<Range<usize>>),
     /// The body ends inside it (a tag cut short is dropped, a comment runs to the end).
     Eof,
 }
@@ -277,7 +307,8 @@ impl Markup {
 }
 
 /// Reads the markup that starts with the `<` at `lt`, writing a tag's name into `name`.
-/// Attributes are skipped, never kept.
+/// Attributes are skipped, never kept, but for where the first `src` one's value is (a
+/// browser drops an attribute named as an earlier one of its tag).
 fn markup(bytes: &[u8], lt: usize, name: &mut Vec<u8>) -> Markup {
     let after = lt + 1;
     let (kind, name_start) = match bytes.get(after) {
@@ -301,8 +332,22 @@ fn markup(bytes: &[u8], lt: usize, name: &mut Vec<u8>) -> Markup {
         Some(_) => return Markup::Text(after),
         None => return Markup::Eof,
     };
-    match read_tag(bytes, name_start, name, |_| {}) {
-        Some(tag) => Markup::Tag(kind, tag.end),
+    let mut src = None;
+    let mut seen_src = false;
+    let mut naming_src = false;
+    let tag = read_tag(bytes, name_start, name, |part| match part {
+        AttributePart::Name(range) => {
+            naming_src = !seen_src && bytes[range].eq_ignore_ascii_case(b"src");
+            seen_src |= naming_src;
+        }
+        AttributePart::Value(range) => {
+            if std::mem::take(&mut naming_src) {
+                src = Some(range);
+            }
+        }
+    });
+    match tag {
+        Some(tag) => Markup::Tag(kind, tag.end, src),
         None => Markup::Eof,
     }
 }
@@ -316,6 +361,43 @@ pub(crate) fn character_reference(after: &str) -> Option<([Option<char>; 2], usi
         b if b.is_ascii_alphanumeric() => named_reference(after),
         _ => None,
     }
+}
+
+/// `value` with its character references decoded: every one as in text, or, `in_attribute`,
+/// as a browser decodes them in an attribute value, where a named reference without its `;`
+/// followed by `=` or an ASCII letter or digit stays as written (`?a=1&copy=2` keeps its
+/// `&copy`).
+pub(crate) fn decode_references(value: &str, in_attribute: bool) -> Cow<'_, str> {
+    if !value.contains('&') {
+        return Cow::Borrowed(value);
+    }
+    let mut decoded = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = memchr::memchr(b'&', rest.as_bytes()) {
+        decoded.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        match character_reference(after) {
+            Some((chars, consumed)) if !(in_attribute && stays_in_attribute(after, consumed)) => {
+                decoded.extend(chars.into_iter().flatten());
+                rest = &after[consumed..];
+            }
+            _ => {
+                decoded.push('&');
+                rest = after;
+            }
+        }
+    }
+    decoded.push_str(rest);
+    Cow::Owned(decoded)
+}
+
+/// Whether the reference of `consumed` bytes at the start of `after` is a named one without
+/// its `;` followed by `=` or an ASCII letter or digit: in an attribute it is not decoded.
+fn stays_in_attribute(after: &str, consumed: usize) -> bool {
+    let named = !after.starts_with('#');
+    let terminated = after.as_bytes().get(consumed - 1) == Some(&b';');
+    let next = after.as_bytes().get(consumed);
+    named && !terminated && next.is_some_and(|b| *b == b'=' || b.is_ascii_alphanumeric())
 }
 
 /// `&name;` (or a legacy name without `;`): the longest name in the entity table that `after`

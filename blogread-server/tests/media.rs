@@ -317,6 +317,54 @@ async fn an_image_is_uploaded_served_with_its_headers_and_deleted() {
     assert_eq!(list.json()["media"][0]["id"], big.json()["id"]);
     assert_eq!(list.json()["media"][1]["alt"], "The harbour at dawn");
 
+    // A post using it as its featured image: listed in `used_by`, and the delete is refused.
+    let post = send(
+        &server,
+        &format!("POST /api/v1/projects/{id}/blogs HTTP/1.1\r\nAuthorization: {admin}\r\nContent-Type: application/json\r\n"),
+        serde_json::json!({"title": "Harbour days", "slug": "harbour-days", "featured_image_url": url})
+            .to_string()
+            .as_bytes(),
+    )
+    .await;
+    assert_eq!(post.status, 201, "{}", post.text());
+    let read = get(
+        &server,
+        "GET",
+        &item_path,
+        &format!("Authorization: {admin}\r\n"),
+    )
+    .await;
+    assert_eq!(
+        read.json()["used_by"],
+        serde_json::json!([{"id": post.json()["id"], "title": "Harbour days", "slug": "harbour-days"}])
+    );
+    let refused = get(
+        &server,
+        "DELETE",
+        &item_path,
+        &format!("Authorization: {admin}\r\n"),
+    )
+    .await;
+    assert_eq!(refused.status, 409, "{}", refused.text());
+    let detail = refused.json()["detail"].as_str().unwrap().to_owned();
+    assert!(
+        detail.contains("\"Harbour days\"") && detail.contains("remove it"),
+        "{detail}"
+    );
+    assert_eq!(get(&server, "GET", path_of(&url), "").await.status, 200);
+    let post_path = format!(
+        "/api/v1/projects/{id}/blogs/{}",
+        post.json()["id"].as_str().unwrap()
+    );
+    let gone = get(
+        &server,
+        "DELETE",
+        &post_path,
+        &format!("Authorization: {admin}\r\n"),
+    )
+    .await;
+    assert_eq!(gone.status, 204, "{}", gone.text());
+
     let deleted = get(
         &server,
         "DELETE",

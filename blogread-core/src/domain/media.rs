@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{MediaId, ProjectId, Timestamp};
+use super::{BlogId, MediaId, ProjectId, Timestamp};
 use crate::error::FieldError;
 
 /// The longest alt text, in characters.
@@ -174,9 +174,115 @@ pub struct MediaPage {
     pub total: u64,
 }
 
+/// A post that uses an item (`docs/media.md#usage`), as the management API names it: its id
+/// and its working title and slug.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MediaUser {
+    /// The post.
+    pub id: BlogId,
+    /// Its working title.
+    pub title: String,
+    /// Its working slug.
+    pub slug: String,
+}
+
+/// What deleting an item's row did (its files are the caller's to remove after a deletion).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MediaDeletion {
+    /// The row is gone: the item as it was.
+    Deleted(MediaItem),
+    /// Posts use the item (never empty, in the order of [`MediaUser`] lists): nothing was
+    /// deleted.
+    InUse(Vec<MediaUser>),
+}
+
+/// A URL naming one of a project's stored images, as a post writes it: the public URL it
+/// starts with (everything before `/media/{project_id}/`) and the item's digest. The master's
+/// URL and each variant's name the same item.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MediaRef {
+    /// The public URL the image was named under, such as `https://blog.example.com`: a use
+    /// counts only where it is the service's own.
+    pub base: String,
+    /// The item's digest.
+    pub sha256: Sha256Hex,
+}
+
+impl MediaRef {
+    /// The image `url` names when it is a media URL of `project`
+    /// (`{base}/media/{project}/{sha256}.{ext}` or `{base}/media/{project}/{sha256}/w{width}.{ext}`,
+    /// `{ext}` `jpg` or `png`, in the one spelling the server serves, a query or fragment after
+    /// it ignored) under an `http` or `https` base; `None` for any other URL.
+    pub fn parse(url: &str, project: ProjectId) -> Option<Self> {
+        let url = url.split(['?', '#']).next().unwrap_or_default();
+        let marker = format!("/media/{project}/");
+        let at = url.rfind(&marker)?;
+        let base = &url[..at];
+        if !(base.starts_with("https://") || base.starts_with("http://")) {
+            return None;
+        }
+        let (stem, ext) = url[at + marker.len()..].rsplit_once('.')?;
+        if !matches!(ext, "jpg" | "png") {
+            return None;
+        }
+        let sha256 = match stem.split_once('/') {
+            None => stem,
+            Some((sha256, width)) => {
+                let digits = width.strip_prefix('w')?;
+                let well_formed = !digits.is_empty()
+                    && !digits.starts_with('0')
+                    && digits.bytes().all(|b| b.is_ascii_digit());
+                if !well_formed {
+                    return None;
+                }
+                sha256
+            }
+        };
+        Some(Self {
+            base: base.to_owned(),
+            sha256: Sha256Hex::parse(sha256)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_media_ref_is_a_media_url_of_the_project_under_an_http_base() {
+        let project = ProjectId::generate();
+        let sha = "a".repeat(64);
+        let want = |base: &str| {
+            Some(MediaRef {
+                base: base.to_owned(),
+                sha256: Sha256Hex::parse(&sha).unwrap(),
+            })
+        };
+        let parse = |url: String| MediaRef::parse(&url, project);
+        assert_eq!(
+            parse(format!("https://b.example/media/{project}/{sha}.jpg")),
+            want("https://b.example")
+        );
+        assert_eq!(
+            parse(format!(
+                "http://b.example/blog/media/{project}/{sha}/w480.png?v=1#x"
+            )),
+            want("http://b.example/blog")
+        );
+        let other = ProjectId::generate();
+        for url in [
+            format!("https://b.example/media/{other}/{sha}.jpg"),
+            format!("/media/{project}/{sha}.jpg"),
+            format!("ftp://b.example/media/{project}/{sha}.jpg"),
+            format!("https://b.example/media/{project}/{sha}.gif"),
+            format!("https://b.example/media/{project}/{sha}/w0480.jpg"),
+            format!("https://b.example/media/{project}/{sha}/480.jpg"),
+            format!("https://b.example/media/{project}/{}.jpg", "A".repeat(64)),
+        ] {
+            assert_eq!(parse(url.clone()), None, "{url}");
+        }
+    }
 
     #[test]
     fn a_digest_is_64_lower_case_hex_digits_only() {

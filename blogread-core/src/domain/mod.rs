@@ -25,8 +25,8 @@ pub use ids::{
 };
 pub use keys::{AdminToken, AgentKey, KeyError, OperatorToken, PublicKey, SecretHash, SessionId};
 pub use media::{
-    AltText, MAX_ALT_CHARS, MediaInsert, MediaItem, MediaPage, MediaVariant, Sha256Hex,
-    StoredImageType,
+    AltText, MAX_ALT_CHARS, MediaDeletion, MediaInsert, MediaItem, MediaPage, MediaRef, MediaUser,
+    MediaVariant, Sha256Hex, StoredImageType,
 };
 pub use project::{Project, ProjectName, PublicProject, SiteUrl, StoredPublicKey};
 pub use public::{

@@ -13,7 +13,8 @@ use bytes::Bytes;
 
 use crate::auth::{Access, Caller};
 use crate::domain::{
-    AltText, MediaId, MediaInsert, MediaItem, MediaVariant, ProjectId, Sha256Hex, StoredImageType,
+    AltText, MediaDeletion, MediaId, MediaInsert, MediaItem, MediaUser, MediaVariant, ProjectId,
+    Sha256Hex, StoredImageType,
 };
 use crate::error::{Error, FieldError, NotFound, Result};
 use crate::media::{ImagePool, MediaFiles, MediaPath, PoolError};
@@ -96,7 +97,8 @@ pub struct MediaVariantView {
     pub url: String,
 }
 
-/// An item as the management API shows it: its row, with its public URLs.
+/// An item as the management API shows it: its row, with its public URLs and the posts that
+/// use it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MediaView {
     /// The item.
@@ -105,6 +107,8 @@ pub struct MediaView {
     pub url: String,
     /// The variants, narrowest first, with their URLs.
     pub variants: Vec<MediaVariantView>,
+    /// The posts that use it (`docs/media.md#usage`), by title then id.
+    pub used_by: Vec<MediaUser>,
 }
 
 /// A page of a project's media, newest first.
@@ -199,7 +203,37 @@ impl Service {
         })
     }
 
-    fn view(setup: &MediaSetup, item: MediaItem) -> MediaView {
+    /// `items` as the API shows them, with the posts using each (read in one look-up).
+    async fn views(
+        &self,
+        setup: &MediaSetup,
+        project: ProjectId,
+        items: Vec<MediaItem>,
+    ) -> Result<Vec<MediaView>> {
+        let digests: Vec<Sha256Hex> = items.iter().map(|i| i.sha256.clone()).collect();
+        let mut users = self
+            .store
+            .media_users(project, &setup.public_url, &digests)
+            .await?;
+        Ok(items
+            .into_iter()
+            .map(|item| {
+                let used_by = users.remove(&item.sha256).unwrap_or_default();
+                Self::view(setup, item, used_by)
+            })
+            .collect())
+    }
+
+    /// `item` as the API shows it, with the posts using it.
+    async fn view_of(&self, setup: &MediaSetup, item: MediaItem) -> Result<MediaView> {
+        let project = item.project_id;
+        let mut views = self.views(setup, project, vec![item]).await?;
+        views
+            .pop()
+            .ok_or_else(|| Error::Config("a view of one item is one view".into()))
+    }
+
+    fn view(setup: &MediaSetup, item: MediaItem, used_by: Vec<MediaUser>) -> MediaView {
         let variants = item
             .variants
             .iter()
@@ -212,6 +246,7 @@ impl Service {
             url: setup.url(&item, None),
             variants,
             item,
+            used_by,
         }
     }
 
@@ -266,7 +301,7 @@ impl Service {
         let _turn = setup.turn(project, &sha256).lock().await;
         if let Some(existing) = self.store.media_by_sha256(project, &sha256).await? {
             metrics::counter!("blogread_media_uploads_total", "outcome" => "existing").increment(1);
-            return Ok(Uploaded::Existing(Self::view(setup, existing)));
+            return Ok(Uploaded::Existing(self.view_of(setup, existing).await?));
         }
         // Files before the row: the variants, then the master.
         for variant in processed.variants {
@@ -279,12 +314,13 @@ impl Service {
                     .increment(1);
                 metrics::counter!("blogread_media_bytes_written_total")
                     .increment(item.stored_bytes());
-                Uploaded::Created(Self::view(setup, item))
+                // Posts may name it already: an item deleted and uploaded again.
+                Uploaded::Created(self.view_of(setup, item).await?)
             }
             MediaInsert::Existing(item) => {
                 metrics::counter!("blogread_media_uploads_total", "outcome" => "existing")
                     .increment(1);
-                Uploaded::Existing(Self::view(setup, item))
+                Uploaded::Existing(self.view_of(setup, item).await?)
             }
         };
         Ok(uploaded)
@@ -307,11 +343,7 @@ impl Service {
             .media_page(project, params.limit, params.offset)
             .await?;
         Ok(MediaList {
-            media: page
-                .items
-                .into_iter()
-                .map(|item| Self::view(setup, item))
-                .collect(),
+            media: self.views(setup, project, page.items).await?,
             total: page.total,
             limit: params.limit,
             offset: params.offset,
@@ -329,8 +361,8 @@ impl Service {
             .await?;
         let setup = self.setup()?;
         let item = self.store.media(project, id).await?;
-        item.map(|item| Self::view(setup, item))
-            .ok_or(Error::NotFound(NotFound::Media))
+        let item = item.ok_or(Error::NotFound(NotFound::Media))?;
+        self.view_of(setup, item).await
     }
 
     /// Replaces an item's alt text (agent or admin).
@@ -346,11 +378,12 @@ impl Service {
         let setup = self.setup()?;
         let alt = AltText::new(alt)?;
         let item = self.store.set_media_alt(project, id, &alt).await?;
-        item.map(|item| Self::view(setup, item))
-            .ok_or(Error::NotFound(NotFound::Media))
+        let item = item.ok_or(Error::NotFound(NotFound::Media))?;
+        self.view_of(setup, item).await
     }
 
-    /// Deletes an item (agent or admin): its row, then its files.
+    /// Deletes an item (agent or admin): its row, then its files. An item that posts use is
+    /// not deleted: a conflict naming them (see [`MediaStore::delete_media`](crate::store::MediaStore::delete_media)).
     pub async fn delete_media(
         &self,
         caller: &Caller,
@@ -364,8 +397,14 @@ impl Service {
             return Err(Error::NotFound(NotFound::Media));
         };
         let _turn = setup.turn(project, &item.sha256).lock().await;
-        let Some(item) = self.store.delete_media(project, id).await? else {
-            return Err(Error::NotFound(NotFound::Media));
+        let item = match self
+            .store
+            .delete_media(project, id, &setup.public_url)
+            .await?
+        {
+            None => return Err(Error::NotFound(NotFound::Media)),
+            Some(MediaDeletion::InUse(users)) => return Err(in_use(&users)),
+            Some(MediaDeletion::Deleted(item)) => item,
         };
         metrics::counter!("blogread_media_bytes_removed_total").increment(item.stored_bytes());
         for path in paths_of(&item) {
@@ -462,6 +501,27 @@ async fn put(
     }
     .ok_or_else(|| Error::Config("the pipeline made a file with no valid name".into()))?;
     setup.files.put(&path, Bytes::from(encoded.bytes)).await
+}
+
+/// The conflict of deleting an image that `users` use (at least one): names them by title, at
+/// most ten, and says what to do.
+fn in_use(users: &[MediaUser]) -> Error {
+    const NAMED: usize = 10;
+    let mut names: Vec<String> = users
+        .iter()
+        .take(NAMED)
+        .map(|u| format!("\"{}\" ({})", u.title, u.slug))
+        .collect();
+    if users.len() > NAMED {
+        names.push(format!("and {} more", users.len() - NAMED));
+    }
+    let posts = if users.len() == 1 { "post" } else { "posts" };
+    Error::Conflict(format!(
+        "this image is used by {} {posts}: {}; remove it from their featured image and body \
+         (working copy and published version) first, then delete it",
+        users.len(),
+        names.join(", ")
+    ))
 }
 
 /// Every file of `item`: its master and its variants.

@@ -18,6 +18,7 @@ mod database_url;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod faults;
 mod link_sources;
+mod media_uses;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;

@@ -142,6 +142,8 @@ impl SqlDialect for PostgresDialect {
         sql::change_aliases!("SELECT (jsonb_array_elements_text($1::jsonb))::uuid");
     const PUT_PLACEHOLDER_SLUGS: &'static str =
         sql::put_placeholder_slugs!("jsonb_array_elements_text($2::jsonb) AS t(value)");
+    const MEDIA_USERS: &'static str =
+        sql::media_users!("SELECT jsonb_array_elements_text($3::jsonb)");
     const BODY_KEYS_NAMING: &'static str =
         sql::body_keys_naming!("jsonb_array_elements_text($2::jsonb) AS t(value)");
     const PLACEHOLDERS_OF: &'static str = sql::placeholders_of!(

@@ -189,6 +189,7 @@ impl SqlDialect for SqliteDialect {
     const CHANGE_ALIASES: &'static str = sql::change_aliases!("SELECT value FROM json_each($1)");
     const PUT_PLACEHOLDER_SLUGS: &'static str = sql::put_placeholder_slugs!("json_each($2)");
     const BODY_KEYS_NAMING: &'static str = sql::body_keys_naming!("json_each($2)");
+    const MEDIA_USERS: &'static str = sql::media_users!("SELECT value FROM json_each($3)");
     const PLACEHOLDERS_OF: &'static str = sql::placeholders_of!(
         "(SELECT json_extract(value, '$[0]') AS blog_id, json_extract(value, '$[1]') AS copy \
          FROM json_each($2)) k"

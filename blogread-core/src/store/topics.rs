@@ -15,9 +15,9 @@ use super::{
 };
 use crate::domain::{
     AdminSession, AltText, Blog, BlogId, BlogStatus, CredentialId, CredentialKind, Delivery,
-    MediaId, MediaInsert, MediaItem, MediaPage, PendingFiring, Project, ProjectId, PublicProject,
-    PublishedBlog, Redirect, SecretHash, Sha256Hex, SitemapEntry, StoredCredential,
-    StoredPublicKey, Timestamp, Trigger,
+    MediaDeletion, MediaId, MediaInsert, MediaItem, MediaPage, MediaUser, PendingFiring, Project,
+    ProjectId, PublicProject, PublishedBlog, Redirect, SecretHash, Sha256Hex, SitemapEntry,
+    StoredCredential, StoredPublicKey, Timestamp, Trigger,
 };
 use crate::error::Result;
 
@@ -355,9 +355,29 @@ pub trait MediaStore: Send + Sync {
         id: MediaId,
         alt: &AltText,
     ) -> Result<Option<MediaItem>>;
-    /// Deletes item `id`'s row; the item deleted, or `None` when there was none (its files
-    /// are the caller's to remove, after this).
-    async fn delete_media(&self, project: ProjectId, id: MediaId) -> Result<Option<MediaItem>>;
+    /// Deletes item `id`'s row unless a post uses it under `public_url` (see
+    /// [`MediaStore::media_users`]): then nothing is deleted and the posts are answered
+    /// ([`MediaDeletion::InUse`]). `None` when there is no such item. The check and the delete
+    /// are one step against every post write: a post saved at the same moment either is
+    /// seen using the item (which stays) or is written after the row is gone. The item's files
+    /// are the caller's to remove, after this.
+    async fn delete_media(
+        &self,
+        project: ProjectId,
+        id: MediaId,
+        public_url: &str,
+    ) -> Result<Option<MediaDeletion>>;
+    /// The posts of `project` that use each of `sha256s` under `public_url` (the service's
+    /// public URL, as the items' URLs start): whose working copy or held snapshot (published
+    /// or scheduled) names the image as its featured image or in an `<img src>` of its body.
+    /// Every post write keeps what its post uses in its own transaction. Each list is ordered
+    /// by title, then id; a digest no post uses has no entry.
+    async fn media_users(
+        &self,
+        project: ProjectId,
+        public_url: &str,
+        sha256s: &[Sha256Hex],
+    ) -> Result<HashMap<Sha256Hex, Vec<MediaUser>>>;
     /// The project and SHA-256 of every item of every project (what the sweep keeps), each
     /// with the bytes its files hold (master and variants).
     async fn media_digests(&self) -> Result<HashMap<(ProjectId, Sha256Hex), u64>>;

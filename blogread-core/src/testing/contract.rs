@@ -39,6 +39,11 @@ pub use super::media_contract::{
     the_sweep_removes_only_old_files_without_a_row,
     uploads_are_stored_listed_read_edited_and_deleted,
 };
+#[cfg(all(feature = "media", unix))]
+pub use super::media_usage_contract::{
+    a_used_image_is_not_deleted_and_an_unused_one_is,
+    media_usage_follows_featured_images_and_bodies_through_every_write,
+};
 
 fn fresh<T: serde::de::DeserializeOwned>(c: Conditional<Answer<T>>) -> T {
     c.into_value().expect("a fresh response").value()
@@ -2303,6 +2308,8 @@ macro_rules! store_contract_tests {
             refused_uploads_store_nothing,
             served_files_are_found_by_their_exact_name_only,
             the_sweep_removes_only_old_files_without_a_row,
+            media_usage_follows_featured_images_and_bodies_through_every_write,
+            a_used_image_is_not_deleted_and_an_unused_one_is,
         );
     };
     ($make:expr) => {

@@ -18,17 +18,17 @@ use crate::testing::Fixture;
 use blogread_media::{OutputKind, samples};
 
 /// The public URL the fixtures' items are served under.
-const PUBLIC_URL: &str = "https://blog.example.com";
+pub(super) const PUBLIC_URL: &str = "https://blog.example.com";
 
 /// A fixture whose service keeps its images in a temporary folder.
-struct MediaFixture {
-    f: Fixture,
+pub(super) struct MediaFixture {
+    pub(super) f: Fixture,
     folder: LocalFolder,
     _dir: tempfile::TempDir,
 }
 
 impl MediaFixture {
-    async fn new(store: Arc<dyn Store>) -> Self {
+    pub(super) async fn new(store: Arc<dyn Store>) -> Self {
         let mut f = Fixture::new(store, None).await;
         let dir = tempfile::tempdir().expect("temporary folder");
         let folder = LocalFolder::open(&dir.path().join("media")).expect("media folder");
@@ -45,7 +45,7 @@ impl MediaFixture {
         }
     }
 
-    async fn upload(&self, bytes: Vec<u8>, alt: &str) -> crate::error::Result<Uploaded> {
+    pub(super) async fn upload(&self, bytes: Vec<u8>, alt: &str) -> crate::error::Result<Uploaded> {
         self.upload_as(&self.f.admin, bytes, alt).await
     }
 
@@ -69,7 +69,7 @@ impl MediaFixture {
             .await
     }
 
-    async fn files(&self) -> Vec<String> {
+    pub(super) async fn files(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .folder
             .list(SystemTime::UNIX_EPOCH)
@@ -90,7 +90,7 @@ async fn bytes_of(file: crate::media::FileRead) -> Vec<u8> {
     chunks.concat()
 }
 
-fn created(uploaded: Uploaded) -> MediaView {
+pub(super) fn created(uploaded: Uploaded) -> MediaView {
     match uploaded {
         Uploaded::Created(view) => view,
         Uploaded::Existing(view) => panic!("expected a new item, got the existing {view:?}"),

@@ -15,6 +15,8 @@ mod links_contract;
 mod media_contract;
 #[cfg(feature = "media")]
 pub mod media_files_contract;
+#[cfg(all(feature = "media", unix))]
+mod media_usage_contract;
 #[cfg(feature = "postgres")]
 pub mod postgres_server;
 mod random_writes;

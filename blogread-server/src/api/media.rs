@@ -31,6 +31,17 @@ pub struct MediaVariant {
     pub url: String,
 }
 
+/// A post that uses an image.
+#[derive(Debug, Clone, Object)]
+pub struct MediaUser {
+    /// The post's id.
+    pub id: String,
+    /// Its working title.
+    pub title: String,
+    /// Its working slug.
+    pub slug: String,
+}
+
 /// A stored image.
 #[derive(Debug, Clone, Object)]
 #[oai(example)]
@@ -57,6 +68,10 @@ pub struct MediaItem {
     pub variants: Vec<MediaVariant>,
     /// Upload time (UTC).
     pub created_at: DateTime,
+    /// The posts that use the image, by title: those whose working copy or published (or
+    /// scheduled) version names it, by its URL or a variant's, as the featured image or in
+    /// an `<img src>` of the body. A used image cannot be deleted (409).
+    pub used_by: Vec<MediaUser>,
 }
 
 impl From<CoreMediaView> for MediaItem {
@@ -82,6 +97,15 @@ impl From<CoreMediaView> for MediaItem {
                 })
                 .collect(),
             created_at: item.created_at.into(),
+            used_by: v
+                .used_by
+                .into_iter()
+                .map(|user| MediaUser {
+                    id: user.id.to_string(),
+                    title: user.title,
+                    slug: user.slug,
+                })
+                .collect(),
         }
     }
 }
@@ -115,6 +139,11 @@ impl Example for MediaItem {
             created_at: DateTime(
                 blogread_core::domain::Timestamp::parse("2026-11-21T09:30:00Z").expect("valid"),
             ),
+            used_by: vec![MediaUser {
+                id: "0192d1c2-5a6b-7c8d-9e0f-1a2b3c4d5e6f".into(),
+                title: "Morning at the harbour".into(),
+                slug: "morning-at-the-harbour".into(),
+            }],
         }
     }
 }
@@ -311,7 +340,8 @@ impl MediaApi {
     /// Delete an image
     ///
     /// Removes its row, then its files (the master and every variant): its URLs answer 404
-    /// from then on.
+    /// from then on. An image that posts use (`used_by`) is not deleted: 409 naming the
+    /// posts; remove the image from them (working copy and published version) first.
     #[oai(
         path = "/:project_id/media/:media_id",
         method = "delete",
@@ -324,7 +354,7 @@ impl MediaApi {
         project_id: Path<PathId>,
         /// Image id (a UUID).
         media_id: Path<PathId>,
-    ) -> Reply<NoContent204, error::ProjectRead> {
+    ) -> Reply<NoContent204, error::ProjectConflict> {
         reply(async {
             let (project, media) = ids(&project_id, &media_id)?;
             self.service

@@ -1,7 +1,9 @@
 //! The in-memory store's room of media: each project's stored images.
 
 use super::*;
-use crate::domain::{AltText, MediaId, MediaInsert, MediaItem, MediaPage, Sha256Hex};
+use crate::domain::{
+    AltText, MediaDeletion, MediaId, MediaInsert, MediaItem, MediaPage, MediaUser, Sha256Hex,
+};
 
 #[async_trait]
 impl MediaStore for MemoryStore {
@@ -79,16 +81,36 @@ impl MediaStore for MemoryStore {
             }))
     }
 
-    async fn delete_media(&self, project: ProjectId, id: MediaId) -> Result<Option<MediaItem>> {
+    async fn delete_media(
+        &self,
+        project: ProjectId,
+        id: MediaId,
+        public_url: &str,
+    ) -> Result<Option<MediaDeletion>> {
+        // The check and the removal are made under the one lock every post write takes.
         let mut inner = self.write();
-        if inner
+        let Some(sha256) = inner
             .media
             .get(&id)
-            .is_some_and(|m| m.project_id == project)
-        {
-            return Ok(inner.media.remove(&id));
+            .filter(|m| m.project_id == project)
+            .map(|m| m.sha256.clone())
+        else {
+            return Ok(None);
+        };
+        let users = inner.users_of(project, public_url, std::slice::from_ref(&sha256));
+        if let Some(users) = users.into_values().next() {
+            return Ok(Some(MediaDeletion::InUse(users)));
         }
-        Ok(None)
+        Ok(inner.media.remove(&id).map(MediaDeletion::Deleted))
+    }
+
+    async fn media_users(
+        &self,
+        project: ProjectId,
+        public_url: &str,
+        sha256s: &[Sha256Hex],
+    ) -> Result<HashMap<Sha256Hex, Vec<MediaUser>>> {
+        Ok(self.read().users_of(project, public_url, sha256s))
     }
 
     async fn media_digests(&self) -> Result<HashMap<(ProjectId, Sha256Hex), u64>> {
@@ -98,5 +120,39 @@ impl MediaStore for MemoryStore {
             .values()
             .map(|m| ((m.project_id, m.sha256.clone()), m.stored_bytes()))
             .collect())
+    }
+}
+
+impl Inner {
+    /// [`MediaStore::media_users`] under the lock.
+    fn users_of(
+        &self,
+        project: ProjectId,
+        public_url: &str,
+        sha256s: &[Sha256Hex],
+    ) -> HashMap<Sha256Hex, Vec<MediaUser>> {
+        let mut users: HashMap<Sha256Hex, Vec<MediaUser>> = HashMap::new();
+        for (id, copies) in &self.media_uses {
+            let Some(blog) = self.blogs.get(id).filter(|b| b.project_id == project) else {
+                continue;
+            };
+            let used: std::collections::BTreeSet<&Sha256Hex> = copies
+                .iter()
+                .flat_map(|(_, uses)| uses.keys())
+                .filter(|image| image.base == public_url && sha256s.contains(&image.sha256))
+                .map(|image| &image.sha256)
+                .collect();
+            for sha256 in used {
+                users.entry(sha256.clone()).or_default().push(MediaUser {
+                    id: blog.id,
+                    title: blog.working.title().to_owned(),
+                    slug: blog.working.slug().to_string(),
+                });
+            }
+        }
+        for list in users.values_mut() {
+            list.sort_by(|a, b| (&a.title, a.id).cmp(&(&b.title, b.id)));
+        }
+        users
     }
 }

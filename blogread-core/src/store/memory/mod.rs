@@ -21,6 +21,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use async_trait::async_trait;
 
 use super::link_sources::{self, BodyCopy, BodyKey, BodyPlaceholders, LinkTargetSources};
+use super::media_uses::{self, CopyUses};
 use super::prelude::*;
 use super::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use super::{
@@ -76,6 +77,9 @@ struct Inner {
     change_nos: HashMap<BlogId, u64>,
     /// Every project's stored images, by id.
     media: HashMap<crate::domain::MediaId, crate::domain::MediaItem>,
+    /// The images each post uses, per body copy (see `store::media_uses`), kept by
+    /// [`Inner::put_blog`] in every write of a post.
+    media_uses: HashMap<BlogId, Vec<(BodyCopy, CopyUses)>>,
 }
 
 /// The body `blog` holds for the public: its published or scheduled snapshot's.
@@ -139,8 +143,23 @@ impl Inner {
             entry.go_lives.insert((at, id));
         }
         match blog {
-            Some(blog) => self.blogs.insert(id, blog),
-            None => self.blogs.remove(&id),
+            Some(blog) => {
+                let uses = media_uses::image_fields_of(&blog)
+                    .into_iter()
+                    .filter_map(|(copy, fields)| Some((copy, fields?.uses(project))))
+                    .filter(|(_, uses)| !uses.is_empty())
+                    .collect::<Vec<_>>();
+                if uses.is_empty() {
+                    self.media_uses.remove(&id);
+                } else {
+                    self.media_uses.insert(id, uses);
+                }
+                self.blogs.insert(id, blog)
+            }
+            None => {
+                self.media_uses.remove(&id);
+                self.blogs.remove(&id)
+            }
         };
         Ok(())
     }

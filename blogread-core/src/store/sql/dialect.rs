@@ -102,6 +102,9 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
     /// `links_report::link_aliases_named!`, likewise.
     const LINK_ALIASES_NAMED: &'static str;
 
+    /// `media_uses::media_users!` with the dialect's rows of a JSON array of texts (`$3`).
+    const MEDIA_USERS: &'static str;
+
     /// `queries::change_aliases!` with the dialect's rows of a JSON array of ids.
     const CHANGE_ALIASES: &'static str;
 

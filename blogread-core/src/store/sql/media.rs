@@ -5,15 +5,17 @@ use std::collections::HashMap;
 use sqlx::FromRow;
 
 use super::errors::{corrupt, storage, write_error};
+use super::media_uses::{UserRow, users_by_digest};
 use super::rows::timestamp;
 use super::store::{SqlStore, sql_impl};
 use super::values::DbId;
 use crate::domain::{
-    AltText, MediaId, MediaInsert, MediaItem, MediaPage, MediaVariant, ProjectId, Sha256Hex,
-    StoredImageType,
+    AltText, MediaDeletion, MediaId, MediaInsert, MediaItem, MediaPage, MediaUser, MediaVariant,
+    ProjectId, Sha256Hex, StoredImageType,
 };
 use crate::error::{Error, Result};
 use crate::store::MediaStore;
+use crate::store::connection::Run;
 use crate::store::rules::Conflict;
 
 /// The columns of an item, in `MediaRow`'s order.
@@ -212,14 +214,65 @@ sql_impl! {
             row.map(MediaRow::into_item).transpose()
         }
 
-        async fn delete_media(&self, project: ProjectId, id: MediaId) -> Result<Option<MediaItem>> {
-            let row: Option<MediaRow> = sqlx::query_as(DELETE)
+        async fn delete_media(
+            &self,
+            project: ProjectId,
+            id: MediaId,
+            public_url: &str,
+        ) -> Result<Option<MediaDeletion>> {
+            let mut tx = self.begin_write().await?;
+            let result = async {
+                // Every post write holds the project's row (and SQLite's one writer) from
+                // before it writes its uses until it commits: holding it here too, the uses
+                // read below are all that will ever be written before the row is gone. A post
+                // saved at the same moment is either seen (the item stays, 409) or written
+                // after the delete commits, naming an image that is no longer stored, as it
+                // could name any URL.
+                Self::lock_project(&mut tx, project).await?;
+                let row: Option<MediaRow> = sqlx::query_as(BY_ID)
+                    .bind(DbId::from(project))
+                    .bind(DbId::from(id))
+                    .fetch_optional(tx.run())
+                    .await
+                    .map_err(storage)?;
+                let Some(item) = row.map(MediaRow::into_item).transpose()? else {
+                    return Ok(None);
+                };
+                let users = Self::users_in(&mut tx, project, public_url, &item.sha256).await?;
+                if !users.is_empty() {
+                    return Ok(Some(MediaDeletion::InUse(users)));
+                }
+                let row: Option<MediaRow> = sqlx::query_as(DELETE)
+                    .bind(DbId::from(project))
+                    .bind(DbId::from(id))
+                    .fetch_optional(tx.run())
+                    .await
+                    .map_err(storage)?;
+                row.map(|row| row.into_item().map(MediaDeletion::Deleted))
+                    .transpose()
+            }
+            .await;
+            tx.finish(result).await
+        }
+
+        async fn media_users(
+            &self,
+            project: ProjectId,
+            public_url: &str,
+            sha256s: &[Sha256Hex],
+        ) -> Result<HashMap<Sha256Hex, Vec<MediaUser>>> {
+            if sha256s.is_empty() {
+                return Ok(HashMap::new());
+            }
+            let digests: Vec<&str> = sha256s.iter().map(Sha256Hex::as_str).collect();
+            let rows: Vec<UserRow> = sqlx::query_as(D::MEDIA_USERS)
                 .bind(DbId::from(project))
-                .bind(DbId::from(id))
-                .fetch_optional(&self.write)
+                .bind(public_url.to_owned())
+                .bind(serde_json::to_string(&digests).map_err(Error::storage)?)
+                .fetch_all(&self.read)
                 .await
                 .map_err(storage)?;
-            row.map(MediaRow::into_item).transpose()
+            users_by_digest(rows)
         }
 
         async fn media_digests(&self) -> Result<HashMap<(ProjectId, Sha256Hex), u64>> {

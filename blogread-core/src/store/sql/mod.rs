@@ -13,7 +13,7 @@
 //!   and admin sessions), `posts.rs` (writes, management reads, go-live),
 //!   `public.rs` (public reads and paging), `changes.rs` (changes feed, stamps, prune),
 //!   `firings.rs` (deploy hook, deliveries, firings), `links.rs` (links report, placeholder
-//!   index), `media.rs` (stored images' rows), `startup.rs` (data upgrades and the restored epoch).
+//!   index), `media.rs` (stored images' rows), `media_uses.rs` (the images each post uses), `startup.rs` (data upgrades and the restored epoch).
 //! - `post_columns.rs`: a post's columns described once, and the writes built from them.
 //! - `queries.rs`: the SQL text, the same on both backends (SQLite accepts PostgreSQL's `$N`
 //!   parameters), and the helpers that bind values.
@@ -36,6 +36,7 @@ mod firings;
 mod links;
 mod links_report;
 mod media;
+mod media_uses;
 mod page_index;
 mod post_columns;
 mod posts;
@@ -54,6 +55,7 @@ pub(crate) use links_report::{
     body_keys_naming, link_aliases_named, link_targets_named, placeholders_of,
     put_placeholder_slugs,
 };
+pub(crate) use media_uses::media_users;
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
 pub(crate) use post_columns::with_post_fields;

@@ -15,6 +15,7 @@ use crate::lifecycle::{deletion_event, firing_slug};
 use crate::links::CompiledBody;
 use crate::store::PostStore;
 use crate::store::connection::{Run, WriteTx};
+use crate::store::media_uses::HeldImageFields;
 use crate::store::rules::{ChangeStamp, Conflict, SlugHistory, VisibleChange};
 use crate::store::{BlogUpdate, ManagedPage};
 
@@ -41,6 +42,7 @@ sql_impl! {
                 )
                 .await?;
                 Self::write_placeholders(&mut tx, blog, None).await?;
+                Self::write_media_uses(&mut tx, blog, None).await?;
                 let change_no = Self::apply_visible_change(
                     &mut tx,
                     blog.project_id,
@@ -123,6 +125,7 @@ sql_impl! {
                 let mut blog = Self::locked_blog(&mut tx, project, id).await?;
                 let before = Derived::of(&blog);
                 let before_bodies = HeldBodies::of(&blog);
+                let before_images = HeldImageFields::of(&blog);
                 let before_snapshot = blog.state.snapshot().cloned();
                 let before_slug = blog.state.snapshot().map(|s| s.fields.slug().to_string());
                 let was_published = blog.state.snapshot().is_some();
@@ -138,6 +141,7 @@ sql_impl! {
                 let after = Derived::of(&blog);
                 Self::write_derived(&mut tx, &blog, &before, &after, compiled.as_ref()).await?;
                 Self::write_placeholders(&mut tx, &blog, Some(&before_bodies)).await?;
+                Self::write_media_uses(&mut tx, &blog, Some(&before_images)).await?;
                 let after_slug = blog.state.snapshot().map(|s| s.fields.slug().as_str());
                 let history = SlugHistory::of_blog_write(before_slug.as_deref(), after_slug);
                 let change_no = Self::apply_visible_change(&mut tx, project, visible).await?;
@@ -318,6 +322,7 @@ sql_impl! {
                     let stamp = ChangeStamp::of_blog_write(blog.state.snapshot(), None);
                     Self::stamp(&mut tx, project, id, &stamp, n, at).await?;
                 }
+                // Its rows of `media_uses` go with it (the foreign key cascades).
                 sqlx::query(queries::DELETE_BLOG)
                     .bind(DbId::from(id))
                     .execute(tx.run())
