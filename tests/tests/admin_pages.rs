@@ -2733,6 +2733,54 @@ async fn an_image_uploaded_on_the_media_page_shows_its_thumbnail_and_size_and_is
         ["Boats in the harbour"]
     );
 
+    // Used by a post (its featured image): the card names the post, linked to its page, and
+    // Delete is refused, naming it, with nothing deleted.
+    assert_eq!(
+        texts(&b, &format!("{at}//dd[@class='media-used-by']")).await,
+        ["no post"]
+    );
+    let post = app
+        .create_blog(
+            &p,
+            json!({"title": "Harbour notes", "slug": "harbour-notes", "content": "<p>Boats.</p>", "featured_image_url": item["url"]}),
+        )
+        .await;
+    b.refresh().await.unwrap();
+    let user = wait_for(&b, &format!("{at}//dd[@class='media-used-by']/a")).await;
+    assert_eq!(user.text().await.unwrap(), "Harbour notes");
+    assert_eq!(
+        user.attr("href").await.unwrap(),
+        Some(format!("/admin/projects/{}/posts/{post}", p.id))
+    );
+    click(&b, "Delete").await;
+    wait_for(&b, "//p[@id='confirm-question']").await;
+    click(&b, "Confirm").await;
+    let refusal = wait_for(&b, &format!("{at}//p[@class='error']")).await;
+    assert!(
+        refusal.text().await.unwrap().contains("Harbour notes"),
+        "{:?}",
+        refusal.text().await
+    );
+    assert_eq!(media_of(&app, &p).await["total"], 1);
+    let gone = app
+        .send(
+            Method::DELETE,
+            &p.path(&format!("/blogs/{post}")),
+            Some(&p.admin),
+            None,
+        )
+        .await;
+    assert_eq!(gone.status, 204, "{gone:?}");
+    // (The page shown is the answer to a POST: open it afresh rather than resend the form.)
+    b.goto(&app.url(&format!("/admin/projects/{}/media", p.id)))
+        .await
+        .unwrap();
+    wait_for(
+        &b,
+        &format!("{at}//dd[@class='media-used-by']/span[normalize-space()='no post']"),
+    )
+    .await;
+
     // Delete asks to confirm first, and changes nothing until then.
     click(&b, "Delete").await;
     let question = wait_for(&b, "//p[@id='confirm-question']").await;

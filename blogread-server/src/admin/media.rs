@@ -119,7 +119,8 @@ pub(super) struct MediaShown {
     pub(super) alt_typed: Option<(MediaId, String)>,
     /// The item whose `Delete` waits for `Confirm`.
     pub(super) confirm_delete: Option<MediaId>,
-    /// Errors by place: `upload` (the Upload form), or an item's id (its forms).
+    /// Errors by place: `upload` (the Upload form), an item's id (its alt form), or
+    /// `delete-{id}` (its Delete, refused while posts use it).
     pub(super) errors: BTreeMap<String, String>,
 }
 
@@ -142,7 +143,16 @@ struct MediaRow {
     /// What the alt form shows: the stored text, or what was typed and refused.
     alt_value: String,
     created_at: String,
-    // The posts using the image go here once usage is tracked (issue 44).
+    /// The posts using the image (a used image cannot be deleted).
+    used_by: Vec<UsedBy>,
+}
+
+/// A post using an image, as its card names it.
+#[derive(Debug, Serialize)]
+struct UsedBy {
+    /// The post's page.
+    path: String,
+    title: String,
 }
 
 /// The image a thumbnail shows.
@@ -185,6 +195,14 @@ impl MediaRow {
             alt,
             alt_value,
             created_at: time(item.created_at),
+            used_by: view
+                .used_by
+                .iter()
+                .map(|user| UsedBy {
+                    path: format!("/admin/projects/{}/posts/{}", item.project_id, user.id),
+                    title: user.title.clone(),
+                })
+                .collect(),
         }
     }
 }

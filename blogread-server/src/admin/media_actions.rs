@@ -224,6 +224,15 @@ pub(super) async fn delete_media(
         .await
     {
         Ok(()) => see_other(&page_path(project, offset, Some(Done::MediaDeleted))),
+        // Still used by posts: the page again, the refusal (naming them) beside its Delete.
+        Err(err @ CoreError::Conflict(_)) => {
+            let mut shown = MediaShown::default();
+            shown
+                .errors
+                .insert(format!("delete-{id}"), err.public_detail());
+            let offset = Some(offset.to_string());
+            media_page(&admin, &signed_in, project, offset, status_of(&err), shown).await
+        }
         Err(err) => admin.error_page(&err),
     }
 }
