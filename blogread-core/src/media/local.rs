@@ -35,11 +35,9 @@ type Entry = (String, FileType, SystemTime);
 /// whatever the file's size.
 pub const READ_CHUNK: usize = 256 * 1024;
 
-/// Up to [`READ_CHUNK`] bytes of `file`, of which about `left` are left to read; empty at its
-/// end.
-fn read_chunk(file: &mut std::fs::File, left: u64) -> std::io::Result<Bytes> {
-    let mut chunk =
-        Vec::with_capacity(usize::try_from(left).map_or(READ_CHUNK, |l| l.min(READ_CHUNK)));
+/// Up to [`READ_CHUNK`] bytes of `file`; empty at its end.
+fn read_chunk(file: &mut std::fs::File) -> std::io::Result<Bytes> {
+    let mut chunk = Vec::with_capacity(READ_CHUNK);
     file.take(READ_CHUNK as u64).read_to_end(&mut chunk)?;
     Ok(Bytes::from(chunk))
 }
@@ -308,13 +306,13 @@ impl Root {
             self.cache.keep(path, &whole, stamp);
             return Ok(Some(FileRead::whole(whole)));
         }
-        let first = read_chunk(&mut file, length).map_err(|e| io_error(&shown, e))?;
+        let first = read_chunk(&mut file).map_err(|e| io_error(&shown, e))?;
         let (chunks, receiver) = tokio::sync::mpsc::channel::<std::io::Result<Bytes>>(1);
         std::thread::Builder::new()
             .name("blogread-media-read".into())
             .spawn(move || {
                 loop {
-                    let chunk = read_chunk(&mut file, READ_CHUNK as u64);
+                    let chunk = read_chunk(&mut file);
                     let failed = chunk.is_err();
                     if matches!(&chunk, Ok(c) if c.is_empty()) {
                         return;

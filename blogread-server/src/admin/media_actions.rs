@@ -12,9 +12,9 @@
 use std::sync::Arc;
 
 use blogread_core::Error as CoreError;
-use blogread_core::domain::MediaId;
+use blogread_core::domain::{MediaId, ProjectId};
 use blogread_core::error::{FieldError, NotFound};
-use blogread_core::service::{MediaUpload, Uploaded};
+use blogread_core::service::{MediaUpload, SignedIn, Uploaded};
 use bytes::Bytes;
 use poem::http::StatusCode;
 use poem::web::{Data, Form, Multipart, Path};
@@ -140,6 +140,21 @@ pub(super) struct AltForm {
     offset: String,
 }
 
+/// The signed-in caller, the project and the image a form on an image's card names: or the
+/// answer already given (sign-in, a project not theirs, an id that names no image).
+async fn item_at(
+    admin: &Admin,
+    req: &Request,
+    at: &MediaAt,
+) -> Result<(SignedIn, ProjectId, MediaId), Response> {
+    let (signed_in, project) = admin.session_in(req, &at.project).await?;
+    let id = at
+        .media
+        .parse::<MediaId>()
+        .map_err(|_| admin.error_page(&CoreError::NotFound(NotFound::Media)))?;
+    Ok((signed_in, project, id))
+}
+
 /// The offset a form carries back (0 when it reads as none).
 fn offset_of(sent: &str) -> u64 {
     sent.trim().parse().unwrap_or(0)
@@ -153,12 +168,9 @@ pub(super) async fn edit_alt(
     Path(at): Path<MediaAt>,
     Form(form): Form<AltForm>,
 ) -> Response {
-    let (signed_in, project) = match admin.session_in(req, &at.project).await {
+    let (signed_in, project, id) = match item_at(&admin, req, &at).await {
         Ok(found) => found,
         Err(resp) => return resp,
-    };
-    let Ok(id) = at.media.parse::<MediaId>() else {
-        return admin.error_page(&CoreError::NotFound(NotFound::Media));
     };
     let offset = offset_of(&form.offset);
     match admin
@@ -202,12 +214,9 @@ pub(super) async fn delete_media(
     Path(at): Path<MediaAt>,
     Form(form): Form<DeleteForm>,
 ) -> Response {
-    let (signed_in, project) = match admin.session_in(req, &at.project).await {
+    let (signed_in, project, id) = match item_at(&admin, req, &at).await {
         Ok(found) => found,
         Err(resp) => return resp,
-    };
-    let Ok(id) = at.media.parse::<MediaId>() else {
-        return admin.error_page(&CoreError::NotFound(NotFound::Media));
     };
     let offset = offset_of(&form.offset);
     if form.confirm != "yes" {
