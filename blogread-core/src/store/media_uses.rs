@@ -72,6 +72,7 @@ pub(crate) struct HeldImageFields {
     copies: [Option<(Option<String>, String)>; 2],
 }
 
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
 impl HeldImageFields {
     /// The fields of `blog` as it is.
     pub(crate) fn of(blog: &Blog) -> Self {
