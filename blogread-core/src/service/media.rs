@@ -369,6 +369,35 @@ impl Service {
         self.view_of(setup, item).await
     }
 
+    /// The project's images that post `id` uses (agent or admin): those its working copy or
+    /// the version it holds for the public names as its featured image or in an `<img src>`
+    /// of its body (`docs/media.md#usage`), by upload time, newest first. An image named but
+    /// not stored is left out.
+    pub async fn blog_media(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: crate::domain::BlogId,
+    ) -> Result<Vec<MediaView>> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        let setup = self.setup()?;
+        let blog = self.store.blog(project, id).await?;
+        let blog = blog.ok_or(Error::NotFound(NotFound::Blog))?;
+        let digests: std::collections::BTreeSet<Sha256Hex> =
+            crate::store::media_uses::image_fields_of(&blog)
+                .into_iter()
+                .filter_map(|(_, fields)| fields)
+                .flat_map(|fields| fields.uses(project).into_keys())
+                .filter(|image| image.base == setup.public_url)
+                .map(|image| image.sha256)
+                .collect();
+        let digests: Vec<Sha256Hex> = digests.into_iter().collect();
+        let mut items = self.store.media_by_digests(project, &digests).await?;
+        items.sort_by_key(|m| std::cmp::Reverse((m.created_at, m.id)));
+        self.views(setup, project, items).await
+    }
+
     /// Replaces an item's alt text (agent or admin). The published posts that show the item
     /// as their featured image show the new text: they appear in the changes feed, and the
     /// deploy hook fires once (`updated`), as for any change of what the public API shows.

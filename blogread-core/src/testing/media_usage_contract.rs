@@ -270,6 +270,7 @@ pub async fn featured_images_show_their_item_and_an_alt_edit_fires_once(store: A
             .await
             .unwrap(),
     );
+    f.clock.advance(1);
     let b = created(m.upload(samples::png(300, 200, 2, 100), "").await.unwrap());
     let featuring = |slug: &str, url: &str| BlogInput {
         title: Some(slug.to_uppercase()),
@@ -293,7 +294,17 @@ pub async fn featured_images_show_their_item_and_an_alt_edit_fires_once(store: A
         f.publish(&post, None).await;
     }
     // A draft showing it changes no public answer.
-    f.draft_with(featuring("six", &a.url)).await;
+    let six = f.draft_with(featuring("six", &a.url)).await;
+    // The images a post uses: its featured image and its body's, once each, newest first.
+    let used: Vec<MediaId> = f
+        .service
+        .blog_media(&f.admin, f.project, blog_id(&six))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|v| v.item.id)
+        .collect();
+    assert_eq!(used, [b.item.id, a.item.id]);
 
     let want = FeaturedImage {
         url: a.url.clone(),
