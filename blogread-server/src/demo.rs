@@ -3,6 +3,10 @@
 //! post, a renamed post whose old slug redirects, categories, tags, featured images), and the
 //! curl commands to try it, which answer as their comments say when pasted top to bottom.
 //!
+//! When the server keeps images, the demo stores three pictures made in code at start (the
+//! repository holds no binary file) and uses them as the posts' featured images and in a body,
+//! so that the public answers show `featured_image` and a printed line fetches one.
+//!
 //! A second `demo` on the same database reuses the demo project it finds there: its posts are
 //! reset to the demo content and its public key kept, so the printed commands hold again.
 
@@ -11,6 +15,7 @@ use blogread_core::auth::Caller;
 use blogread_core::domain::{BlogId, BlogInput, ProjectId, Timestamp};
 use blogread_core::error::NotFound;
 use blogread_core::read::ListParams;
+use blogread_core::service::{MediaUpload, MediaView, Uploaded};
 
 /// The name of the demo project (how a later `demo` finds it again).
 pub const DEMO_PROJECT_NAME: &str = "Demo blog";
@@ -37,6 +42,50 @@ pub struct DemoProject {
     /// When the project was created, if this run reused a demo project already in the
     /// database (its posts reset to the demo content) rather than creating one.
     pub reused: Option<Timestamp>,
+    /// The public URL of a stored image the posts use, when the server keeps images.
+    pub image: Option<String>,
+}
+
+/// The demo's pictures, made in code: each one's seed (its colours) and alt text.
+const IMAGES: [(u32, &str); 3] = [
+    (
+        11,
+        "An orange and teal gradient, standing in for a photo of a harbour at dawn",
+    ),
+    (
+        23,
+        "A violet gradient, standing in for a photo of a team at a whiteboard",
+    ),
+    (
+        37,
+        "A green gradient, standing in for a screenshot of a build log",
+    ),
+];
+
+/// Stores the demo's pictures in `project` (each answered as already there when a former
+/// run stored it); none when the server keeps no images.
+async fn seed_images(
+    service: &Service,
+    project: ProjectId,
+) -> blogread_core::Result<Vec<MediaView>> {
+    if service.media_setup().is_none() {
+        return Ok(Vec::new());
+    }
+    let mut views = Vec::new();
+    for (seed, alt) in IMAGES {
+        let upload = MediaUpload {
+            bytes: blogread_media::samples::jpeg(1200, 675, seed).into(),
+            declared_type: Some("image/jpeg".into()),
+            alt: Some(alt.into()),
+        };
+        match service
+            .upload_media(&Caller::operator(), project, upload)
+            .await?
+        {
+            Uploaded::Created(view) | Uploaded::Existing(view) => views.push(view),
+        }
+    }
+    Ok(views)
 }
 
 struct Post {
@@ -282,7 +331,8 @@ const POSTS: &[Post] = &[
 const FIRST_UNPUBLISHED: usize = 21;
 const FIRST_DRAFT: usize = 23;
 
-fn body(i: usize) -> String {
+/// The body of post `i`; the first one shows `image` (its 960 px copy) after its lead.
+fn body(i: usize, image: Option<&MediaView>) -> String {
     let post = &POSTS[i];
     let next = &POSTS[(i + 1) % FIRST_UNPUBLISHED];
     let other = &POSTS[(i + 5) % FIRST_UNPUBLISHED];
@@ -293,6 +343,26 @@ fn body(i: usize) -> String {
         next_title = next.title,
         other = other.slug,
     );
+    if let Some(image) = image.filter(|_| i == 0) {
+        let shown = image
+            .variants
+            .iter()
+            .find(|v| v.variant.width == 960)
+            .map_or(
+                (image.url.as_str(), image.item.width, image.item.height),
+                |v| (v.url.as_str(), v.variant.width, v.variant.height),
+            );
+        html.push_str(&format!(
+            "<p><img src=\"{}\" alt=\"{}\" width=\"{}\" height=\"{}\"></p>\n",
+            shown.0,
+            blogread_markup::escape::escape(
+                image.item.alt.as_str(),
+                blogread_markup::escape::Escapes::TEXT_OR_ATTRIBUTE_VALUE
+            ),
+            shown.1,
+            shown.2
+        ));
+    }
     if i == 2 {
         html.push_str(&format!(
             "<p>We will cover the new look in <a href=\"[INTERNAL:{}]\">our redesign post</a> once it is out.</p>\n",
@@ -369,18 +439,24 @@ async fn seed_posts(
 ) -> blogread_core::Result<DemoProject> {
     let auth = &Caller::operator();
     let now = service.now().unix_seconds();
+    let images = seed_images(service, project).await?;
     let mut published = Vec::new();
     let mut draft = None;
     let mut unpublished = None;
     let mut renamed = None;
     for (i, post) in POSTS.iter().enumerate() {
         let input = BlogInput {
-            content: Some(body(i)),
+            content: Some(body(i, images.first())),
             excerpt: Some(post.excerpt.into()),
             meta_title: (i % 3 == 0).then(|| format!("{} | Demo blog", post.title)),
             meta_description: (i % 2 == 0).then(|| post.excerpt.to_owned()),
+            // Stored images where the server keeps them, and one hosted elsewhere (as an
+            // imported post's may be), whose `featured_image` is null.
             featured_image_url: (i % 4 != 3)
-                .then(|| format!("https://images.example.com/demo/{}.jpg", post.slug))
+                .then(|| match images.get(i % 5) {
+                    Some(image) => image.url.clone(),
+                    None => format!("https://images.example.com/demo/{}.jpg", post.slug),
+                })
                 .map(Some),
             categories: Some(vec![post.category.into()]),
             tags: Some(post.tags.iter().map(|t| (*t).to_owned()).collect()),
@@ -422,6 +498,7 @@ async fn seed_posts(
         unpublished: unpublished.expect("POSTS has unpublished posts"),
         renamed: renamed.expect("POSTS has a renamed post"),
         reused,
+        image: images.first().map(|image| image.url.clone()),
     })
 }
 
@@ -493,9 +570,9 @@ The public read API (docs/public-api.md):
   # the key as a query parameter, one category, with content: links resolved (expect 200)
   curl -si '{public}/blogs?api_key={key}&category=engineering&include_content=true&limit=2'
 
-  # one post by slug: content, updated_at, word_count (expect 200)
+  # one post by slug: content, updated_at, word_count, its featured image (expect 200)
   curl -si '{public}/blogs/{first}' {key_header}
-
+{image_line}
   # the sitemap: slug and dates of every published post (expect 200)
   curl -si '{public}/blogs/sitemap' {key_header}
 
@@ -546,5 +623,9 @@ Changes to the demo (last, since they change what the lines above answer):
 API reference: {base}/docs (OpenAPI document: {base}/openapi.json)
 ",
         project_id = demo.project,
+        image_line = demo.image.as_ref().map_or(String::new(), |url| format!(
+            "\n  # an image of the posts, from the service storage, no key: its headers (expect 200)\n  \
+             curl -sI '{url}'\n"
+        )),
     )
 }

@@ -528,6 +528,22 @@ fn paste_all_and_check(printed: &str) {
                 snippet.comment
             );
         }
+        if snippet.comment.contains("its featured image") {
+            // The post shows a stored image, with its size and alt text, and the image line
+            // fetches that very image.
+            let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let image = &json["featured_image"];
+            assert!(image["width"].as_u64().unwrap() > 0, "{body}");
+            assert!(!image["alt"].as_str().unwrap().is_empty(), "{body}");
+            let url = image["url"].as_str().unwrap();
+            assert!(
+                all.iter().any(|s| s
+                    .lines
+                    .iter()
+                    .any(|l| l.contains(&format!("curl -sI '{url}'")))),
+                "the image line fetches the featured image {url}"
+            );
+        }
         if url_ends("/public-key/rotate") {
             let json: serde_json::Value = serde_json::from_str(&body).unwrap();
             let new = json["key"].as_str().unwrap();
@@ -538,6 +554,7 @@ fn paste_all_and_check(printed: &str) {
     assert!(commented("ETag"), "an ETag round trip is shown");
     assert!(all.iter().any(|s| s.expect == 304));
     assert!(commented("redirects"), "the redirects are shown");
+    assert!(commented("from the service storage"), "an image is fetched");
 }
 
 #[test]

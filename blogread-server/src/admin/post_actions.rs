@@ -4,6 +4,7 @@
 use blogread_core::Error as CoreError;
 use blogread_core::domain::{BlogStatus, Timestamp};
 use blogread_core::error::{FieldError, NotFound};
+use blogread_markup::escape::{Escapes, escape};
 use poem::{Route, post};
 use serde::Deserialize;
 
@@ -97,6 +98,8 @@ impl PostAction for Save {
 
 /// The `<img>` that `Insert into body` adds for stored image `id` (as typed in the form): its
 /// public URL, its alt text and its size, so that the page keeps its place while it loads.
+/// Only `&`, `<`, `>` and `"` are escaped: a URL's `/` stays as an author would write it, so
+/// that the body names the image by its URL, as usage and exports read it.
 async fn inserted_image(on: &OnPost<'_>, id: &str) -> Result<String, CoreError> {
     let id: blogread_core::domain::MediaId = id
         .parse()
@@ -109,21 +112,11 @@ async fn inserted_image(on: &OnPost<'_>, id: &str) -> Result<String, CoreError> 
     let item = &view.item;
     Ok(format!(
         "<img src=\"{}\" alt=\"{}\" width=\"{}\" height=\"{}\">",
-        attribute(&view.url),
-        attribute(item.alt.as_str()),
+        escape(&view.url, Escapes::TEXT_OR_ATTRIBUTE_VALUE),
+        escape(item.alt.as_str(), Escapes::TEXT_OR_ATTRIBUTE_VALUE),
         item.width,
         item.height
     ))
-}
-
-/// `text` for a double-quoted attribute of the body: the four characters that could end it
-/// or start markup escaped, and nothing else (a URL's `/` stays as the author would write it,
-/// so that the body names the image by its URL, as uses and exports read it).
-fn attribute(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// `Publish`: the working copy goes public now.
