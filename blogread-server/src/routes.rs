@@ -88,6 +88,11 @@ impl RouteTable {
     /// `/admin`, the images under `/media`) by their own path;
     /// [`UNMATCHED_ROUTE`] otherwise.
     pub fn template(&self, path: &str) -> &'static str {
+        // The served images first, without splitting the path: no documented route starts
+        // with `media`, and they are the most frequent requests of a server without a CDN.
+        if path.starts_with("/media/") {
+            return "/media";
+        }
         let parts: Vec<&str> = split(path).collect();
         let documented = self
             .routes
