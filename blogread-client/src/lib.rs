@@ -156,8 +156,9 @@ pub use error::{Error, Result};
 pub use retry::{RetryEvent, RetryPolicy, is_retryable_status};
 pub use slug::{MAX_SLUG_LEN, RESERVED_SLUGS, is_valid_slug};
 pub use types::{
-    BlogDetail, BlogFields, BlogList, BlogListItem, ListParams, MAX_PAGE_SIZE, Published,
-    PublishedBlog, Redirect, Redirects, SITEMAP_MAX_ENTRIES, Sitemap, SitemapEntry,
+    BlogDetail, BlogFields, BlogList, BlogListItem, FeaturedImage, FeaturedImageVariant,
+    ListParams, MAX_PAGE_SIZE, Published, PublishedBlog, Redirect, Redirects, SITEMAP_MAX_ENTRIES,
+    Sitemap, SitemapEntry,
 };
 
 /// The date and time types of the wire types' fields (`DateTime<Utc>`).
