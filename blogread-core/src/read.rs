@@ -455,9 +455,20 @@ mod tests {
                 })
                 .expect("a valid slug")
             };
+            let image = crate::domain::FeaturedImage {
+                url: strings[5].clone(),
+                width: numbers[1] as u32,
+                height: numbers[2] as u32,
+                alt: strings[1].clone(),
+                variants: vec![crate::domain::FeaturedImageVariant {
+                    width: 480,
+                    url: strings[0].clone(),
+                }],
+            };
             let item = BlogListItem {
                 id: BlogId::generate(),
                 fields: fields(Some(strings[5].clone()), strings.clone(), vec![]),
+                featured_image: Some(image.clone()),
                 published_at: at,
                 content: content.clone(),
             };
@@ -466,6 +477,7 @@ mod tests {
                     item.clone(),
                     BlogListItem {
                         fields: fields(None, vec![], strings.clone()),
+                        featured_image: None,
                         ..item
                     },
                 ],
@@ -476,6 +488,7 @@ mod tests {
             let detail = BlogDetail {
                 id: BlogId::generate(),
                 fields: fields(None, vec![], strings.clone()),
+                featured_image: Some(image),
                 published_at: at,
                 content: content.unwrap_or_default(),
                 updated_at: at,
@@ -507,6 +520,7 @@ mod tests {
                 ..Default::default()
             })
             .unwrap(),
+            featured_image: None,
             published_at: at,
             content: "<p>words</p>".repeat(800),
             updated_at: at,

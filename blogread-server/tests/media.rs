@@ -338,6 +338,65 @@ async fn an_image_is_uploaded_served_with_its_headers_and_deleted() {
         read.json()["used_by"],
         serde_json::json!([{"id": post.json()["id"], "title": "Harbour days", "slug": "harbour-days"}])
     );
+
+    // Published, the post shows it as its featured image, with its size and alt text; an
+    // alt edit shows in the public answer at once.
+    let blog_path = format!(
+        "/api/v1/projects/{id}/blogs/{}",
+        post.json()["id"].as_str().unwrap()
+    );
+    let published = send(
+        &server,
+        &format!("POST {blog_path}/publish HTTP/1.1\r\nAuthorization: {admin}\r\nContent-Type: application/json\r\n"),
+        b"{}",
+    )
+    .await;
+    assert_eq!(published.status, 200, "{}", published.text());
+    let key = send(
+        &server,
+        &format!("POST /api/v1/projects/{id}/public-key HTTP/1.1\r\nAuthorization: {admin}\r\n"),
+        b"",
+    )
+    .await;
+    assert_eq!(key.status, 201, "{}", key.text());
+    let key = format!(
+        "Authorization: Bearer {}\r\n",
+        key.json()["key"].as_str().unwrap()
+    );
+    let public = get(
+        &server,
+        "GET",
+        "/blog/api/v1/public/blogs/harbour-days",
+        &key,
+    )
+    .await;
+    assert_eq!(public.status, 200, "{}", public.text());
+    let shown = &public.json()["featured_image"];
+    assert_eq!(shown["url"], serde_json::json!(url));
+    assert_eq!(
+        (shown["width"].clone(), shown["height"].clone()),
+        (read.json()["width"].clone(), read.json()["height"].clone())
+    );
+    assert_eq!(shown["alt"], "The harbour at dawn");
+    assert_eq!(shown["variants"][0]["url"], serde_json::json!(variant_url));
+    let edited = send(
+        &server,
+        &format!("PATCH {item_path} HTTP/1.1\r\nAuthorization: {admin}\r\nContent-Type: application/json\r\n"),
+        br#"{"alt": "The harbour at noon"}"#,
+    )
+    .await;
+    assert_eq!(edited.status, 200, "{}", edited.text());
+    let etag = public.header("etag").unwrap().to_owned();
+    let again = get(
+        &server,
+        "GET",
+        "/blog/api/v1/public/blogs/harbour-days",
+        &format!("{key}If-None-Match: {etag}\r\n"),
+    )
+    .await;
+    assert_eq!(again.status, 200, "the alt edit changed the answer");
+    assert_eq!(again.json()["featured_image"]["alt"], "The harbour at noon");
+
     let refused = get(
         &server,
         "DELETE",

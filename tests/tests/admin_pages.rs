@@ -3007,3 +3007,80 @@ async fn the_upload_form_needs_its_form_token_read_from_the_multipart_body_withi
     assert!(shown.contains("The file is too large"), "{shown}");
     assert_eq!(media_of(&app, &p).await["total"], 1);
 }
+
+/// The post editor picks its featured image from the project's images (a grid of
+/// thumbnails), adds an image to the body with its alt text and size, and the post page
+/// lists the stored images the post uses.
+#[tokio::test]
+async fn the_post_editor_picks_a_featured_image_and_inserts_an_image_into_the_body() {
+    let Some(b) = browser().await else { return };
+    let app = spawn_app().await;
+    let p = app.new_project(None).await;
+    let (_dir, jpeg) = file_of("kite.jpg", &samples::jpeg(1200, 800, 8));
+    sign_in(&b, &app, admin_token(&p)).await;
+    wait_for(&b, "//h1[normalize-space()='Projects']").await;
+    open_media_page(&b, &app, &p).await;
+    upload(&b, &jpeg, "A \"red\" kite & <sky>").await;
+    message(&b, "Image uploaded.").await;
+    let item = media_of(&app, &p).await["media"][0].clone();
+    let id = item["id"].as_str().unwrap().to_owned();
+    let post = app
+        .create_blog(
+            &p,
+            json!({"title": "Kites", "slug": "kites", "content": "<p>Wind.</p>"}),
+        )
+        .await;
+    b.goto(&app.url(&format!("/admin/projects/{}/posts/{post}", p.id)))
+        .await
+        .unwrap();
+    wait_for(
+        &b,
+        "//section[@aria-labelledby='images-heading']//p[normalize-space()='No stored image.']",
+    )
+    .await;
+
+    // The grid: the 480 px thumbnail, its alt text; picking it and saving sets the URL.
+    let radio = wait_for(&b, &format!("//input[@id='pick-{id}']")).await;
+    let thumb = wait_for(&b, &format!("//label[@for='pick-{id}']/img")).await;
+    assert_eq!(
+        thumb.attr("src").await.unwrap(),
+        Some(path_of(&item["variants"][0]["url"]))
+    );
+    assert_eq!(loaded_width(&b, &thumb).await, 480);
+    radio.click().await.unwrap();
+    click(&b, "Save").await;
+    message(&b, "Working copy saved.").await;
+    let managed = app
+        .get(&p.path(&format!("/blogs/{post}")), Some(&p.admin))
+        .await;
+    assert_eq!(
+        managed.json["featured_image_url"], item["url"],
+        "{managed:?}"
+    );
+    let radio = wait_for(&b, &format!("//input[@id='pick-{id}']")).await;
+    assert!(radio.prop("checked").await.unwrap().as_deref() == Some("true"));
+
+    // Insert into body: the image with its alt text, escaped, and its size, at the end.
+    let insert = wait_for(
+        &b,
+        &format!("//fieldset[@id='insert-images']//button[@value='{id}']"),
+    )
+    .await;
+    submit(&b, insert).await;
+    message(&b, "Image added at the end of the body").await;
+    let managed = app
+        .get(&p.path(&format!("/blogs/{post}")), Some(&p.admin))
+        .await;
+    let url = item["url"].as_str().unwrap();
+    assert_eq!(
+        managed.json["content"],
+        format!(
+            "<p>Wind.</p>\n<img src=\"{url}\" alt=\"A &quot;red&quot; kite &amp; &lt;sky&gt;\" width=\"1200\" height=\"800\">"
+        )
+    );
+    assert_eq!(managed.json["featured_image_url"], item["url"], "kept");
+
+    // The post page lists it once, as featured.
+    let listed = texts(&b, "//ul[@id='post-images']/li/span").await;
+    assert_eq!(listed, ["1200 × 800, featured"]);
+}

@@ -153,6 +153,18 @@ impl MediaItem {
     pub fn stored_bytes(&self) -> u64 {
         self.bytes + self.variants.iter().map(|v| v.bytes).sum::<u64>()
     }
+
+    /// Where its master (`width` `None`) or its variant `width` px wide is served, from the
+    /// server's root: `/media/{project}/{sha256}.{ext}` or
+    /// `/media/{project}/{sha256}/w{width}.{ext}`. Its public URL is the service's public
+    /// URL followed by this.
+    pub fn path(&self, width: Option<u32>) -> String {
+        let ext = self.content_type.extension();
+        match width {
+            None => format!("/media/{}/{}.{ext}", self.project_id, self.sha256),
+            Some(w) => format!("/media/{}/{}/w{w}.{ext}", self.project_id, self.sha256),
+        }
+    }
 }
 
 /// What storing an item's row did: inserted it, or found the project already holds an item

@@ -30,7 +30,8 @@ pub use media::{
 };
 pub use project::{Project, ProjectName, PublicProject, SiteUrl, StoredPublicKey};
 pub use public::{
-    BlogDetail, BlogList, BlogListItem, PublishedBlog, Redirect, Redirects, Sitemap, SitemapEntry,
+    BlogDetail, BlogList, BlogListItem, FeaturedImage, FeaturedImageVariant, PublishedBlog,
+    Redirect, Redirects, Sitemap, SitemapEntry,
 };
 pub use session::{ADMIN_SESSION_LIFETIME, AdminSession, FormToken, SessionCredential};
 pub use slug::{Slug, SlugError};

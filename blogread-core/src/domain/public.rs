@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::blog::BlogFields;
 use super::ids::BlogId;
+use super::media::MediaItem;
 use super::time::Timestamp;
 
 /// A published blog as a store returns it for public reads: the published snapshot's fields
@@ -28,6 +29,56 @@ pub struct PublishedBlog {
     pub template: Option<crate::links::LinkTemplate>,
 }
 
+/// A post's featured image when it is one of the project's own stored images
+/// (`docs/public-api.md#featured-image`): the master's URL and size, the item's alt text, and
+/// its smaller copies, so that a site can lay the image out before it loads and offer the
+/// right size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FeaturedImage {
+    /// The master's public URL.
+    pub url: String,
+    /// The master's width in pixels.
+    pub width: u32,
+    /// The master's height in pixels.
+    pub height: u32,
+    /// The item's alt text (`""` when none).
+    pub alt: String,
+    /// The smaller copies, narrowest first.
+    pub variants: Vec<FeaturedImageVariant>,
+}
+
+/// One smaller copy of a featured image.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FeaturedImageVariant {
+    /// Its width in pixels.
+    pub width: u32,
+    /// Its public URL.
+    pub url: String,
+}
+
+impl FeaturedImage {
+    /// The featured image of `item`, whose files are served under `public_url` (the
+    /// service's public base URL, without a trailing `/`).
+    pub fn of(item: &MediaItem, public_url: &str) -> Self {
+        Self {
+            url: format!("{public_url}{}", item.path(None)),
+            width: item.width,
+            height: item.height,
+            alt: item.alt.as_str().to_owned(),
+            variants: item
+                .variants
+                .iter()
+                .map(|v| FeaturedImageVariant {
+                    width: v.width,
+                    url: format!("{public_url}{}", item.path(Some(v.width))),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// One blog of the list endpoint (`docs/public-api.md#list-item`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -38,6 +89,10 @@ pub struct BlogListItem {
     /// (`""`, `null` or `[]` when none).
     #[serde(flatten)]
     pub fields: BlogFields,
+    /// The featured image when it is one of the project's stored images, else `None`
+    /// (`null`).
+    #[serde(default)]
+    pub featured_image: Option<FeaturedImage>,
     /// First publication time; the sort key.
     pub published_at: Timestamp,
     /// HTML body with internal links resolved; present only with `include_content=true`.
@@ -55,6 +110,10 @@ pub struct BlogDetail {
     /// The fields of the list item.
     #[serde(flatten)]
     pub fields: BlogFields,
+    /// The featured image when it is one of the project's stored images, else `None`
+    /// (`null`).
+    #[serde(default)]
+    pub featured_image: Option<FeaturedImage>,
     /// First publication time.
     pub published_at: Timestamp,
     /// HTML body with internal links resolved.

@@ -74,11 +74,12 @@ impl MediaSetup {
     /// path from its root (`/media/...`), whatever the public URL. Pages of the same server
     /// (the admin pages) show the image by it, same-origin wherever they are opened.
     pub fn path(item: &MediaItem, width: Option<u32>) -> String {
-        let ext = item.content_type.extension();
-        match width {
-            None => format!("/media/{}/{}.{ext}", item.project_id, item.sha256),
-            Some(w) => format!("/media/{}/{}/w{w}.{ext}", item.project_id, item.sha256),
-        }
+        item.path(width)
+    }
+
+    /// The public URL the items' URLs start with (no trailing `/`).
+    pub fn public_url(&self) -> &str {
+        &self.public_url
     }
 
     fn turn(&self, project: ProjectId, sha256: &Sha256Hex) -> &tokio::sync::Mutex<()> {
@@ -308,13 +309,16 @@ impl Service {
             put(setup, project, &sha256, Some(variant.width), variant).await?;
         }
         put(setup, project, &sha256, None, processed.master).await?;
-        let uploaded = match self.store.insert_media(&item).await? {
+        let uploaded = match self.store.insert_media(&item, &setup.public_url).await? {
             MediaInsert::Inserted(item) => {
                 metrics::counter!("blogread_media_uploads_total", "outcome" => "created")
                     .increment(1);
                 metrics::counter!("blogread_media_bytes_written_total")
                     .increment(item.stored_bytes());
-                // Posts may name it already: an item deleted and uploaded again.
+                // Posts may name it already (an item deleted and uploaded again): a published
+                // one showing it as its featured image changed, and the store recorded the
+                // firing with the row.
+                self.fire_recorded(project).await;
                 Uploaded::Created(self.view_of(setup, item).await?)
             }
             MediaInsert::Existing(item) => {
@@ -365,7 +369,38 @@ impl Service {
         self.view_of(setup, item).await
     }
 
-    /// Replaces an item's alt text (agent or admin).
+    /// The project's images that post `id` uses (agent or admin): those its working copy or
+    /// the version it holds for the public names as its featured image or in an `<img src>`
+    /// of its body (`docs/media.md#usage`), by upload time, newest first. An image named but
+    /// not stored is left out.
+    pub async fn blog_media(
+        &self,
+        caller: &Caller,
+        project: ProjectId,
+        id: crate::domain::BlogId,
+    ) -> Result<Vec<MediaView>> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        let setup = self.setup()?;
+        let blog = self.store.blog(project, id).await?;
+        let blog = blog.ok_or(Error::NotFound(NotFound::Blog))?;
+        let digests: std::collections::BTreeSet<Sha256Hex> =
+            crate::store::media_uses::image_fields_of(&blog)
+                .into_iter()
+                .filter_map(|(_, fields)| fields)
+                .flat_map(|fields| fields.uses(project).into_keys())
+                .filter(|image| image.base == setup.public_url)
+                .map(|image| image.sha256)
+                .collect();
+        let digests: Vec<Sha256Hex> = digests.into_iter().collect();
+        let mut items = self.store.media_by_digests(project, &digests).await?;
+        items.sort_by_key(|m| std::cmp::Reverse((m.created_at, m.id)));
+        self.views(setup, project, items).await
+    }
+
+    /// Replaces an item's alt text (agent or admin). The published posts that show the item
+    /// as their featured image show the new text: they appear in the changes feed, and the
+    /// deploy hook fires once (`updated`), as for any change of what the public API shows.
     pub async fn set_media_alt(
         &self,
         caller: &Caller,
@@ -377,8 +412,14 @@ impl Service {
             .await?;
         let setup = self.setup()?;
         let alt = AltText::new(alt)?;
-        let item = self.store.set_media_alt(project, id, &alt).await?;
+        let item = self
+            .store
+            .set_media_alt(project, id, &alt, &setup.public_url, self.now())
+            .await?;
         let item = item.ok_or(Error::NotFound(NotFound::Media))?;
+        // The published posts showing it as their featured image changed: the store recorded
+        // the firing with the new text.
+        self.fire_recorded(project).await;
         self.view_of(setup, item).await
     }
 

@@ -4,6 +4,7 @@
 //! public reads (`public`).
 
 mod blogs;
+mod featured;
 mod hooks;
 mod keys;
 mod link_answers;

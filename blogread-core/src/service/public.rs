@@ -24,6 +24,7 @@ pub const CHANGES_BODY_BUDGET: usize = 8 << 20;
 use crate::word_count::word_count;
 
 use super::Service;
+use super::featured::FeaturedImages;
 
 /// What a list request resolved to before any content is read: the project, the applied
 /// parameters and the ETag.
@@ -94,17 +95,18 @@ impl Service {
         let category = params.category.as_deref().map(category_key);
         let limit = params.limit.to_string();
         let offset = params.offset.to_string();
-        let etag = etag(
-            self.etag_epoch().await?,
-            &project,
-            &[
-                "list",
-                &limit,
-                &offset,
-                category.as_deref().unwrap_or(""),
-                if params.include_content { "1" } else { "0" },
-            ],
-        );
+        let etag = self
+            .public_etag(
+                &project,
+                &[
+                    "list",
+                    &limit,
+                    &offset,
+                    category.as_deref().unwrap_or(""),
+                    if params.include_content { "1" } else { "0" },
+                ],
+            )
+            .await?;
         Ok(ListPlan {
             project,
             params,
@@ -136,8 +138,9 @@ impl Service {
                 resolve_body(blog, &ctx);
             }
         }
+        let images = self.featured_images(plan.project.id, &blogs).await?;
         Ok(BlogList {
-            blogs: blogs.into_iter().map(list_item).collect(),
+            blogs: blogs.into_iter().map(|b| list_item(b, &images)).collect(),
             total: page.total,
             limit: plan.params.limit,
             offset: plan.params.offset,
@@ -191,9 +194,10 @@ impl Service {
                     resolve_body(blog, &ctx);
                 }
             }
+            let images = self.featured_images(project.id, &blogs).await?;
             let mut made: HashMap<BlogId, Bytes> = HashMap::with_capacity(blogs.len());
             for (post, blog) in posts.into_iter().zip(blogs) {
-                let item = to_json(&list_item(blog))?;
+                let item = to_json(&list_item(blog, &images))?;
                 fragments.insert(key(post), item.clone());
                 made.insert(post.id, item);
             }
@@ -233,7 +237,7 @@ impl Service {
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Answer<BlogDetail>>> {
         let project = self.public_project(caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["blog", slug]);
+        let etag = self.public_etag(&project, &["blog", slug]).await?;
         self.conditional(
             &etag,
             if_none_match,
@@ -251,9 +255,18 @@ impl Service {
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Answer<Sitemap>>> {
         let project = self.public_project(caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["sitemap"]);
+        let etag = self.public_etag(&project, &["sitemap"]).await?;
         self.conditional(&etag, if_none_match, None, self.compute_sitemap(&project))
             .await
+    }
+
+    /// The ETag of a public answer of `project` (see [`etag`]): the endpoint and its
+    /// parameters `parts`, and the public URL the service's images are served under, which
+    /// the featured images of the answers are made of.
+    async fn public_etag(&self, project: &PublicProject, parts: &[&str]) -> Result<String> {
+        let mut parts = parts.to_vec();
+        parts.push(self.media_public_url().unwrap_or(""));
+        Ok(etag(self.etag_epoch().await?, project, &parts))
     }
 
     /// The one conditional read every public endpoint goes through: a 304 when
@@ -357,10 +370,10 @@ impl Service {
         let Some((post, blog)) = row else {
             return self.blog_from_row(project, slug).await.map(Fresh::Value);
         };
-        let ctx = self
-            .link_context(project, std::slice::from_ref(&blog))
-            .await?;
-        let body = to_json(&detail(blog, &ctx))?;
+        let blogs = std::slice::from_ref(&blog);
+        let ctx = self.link_context(project, blogs).await?;
+        let images = self.featured_images(project.id, blogs).await?;
+        let body = to_json(&detail(blog, &ctx, &images))?;
         self.fragments().insert(key(post), body.clone());
         Ok(Fresh::Body(body))
     }
@@ -370,10 +383,10 @@ impl Service {
         let Some(blog) = self.store().published_by_slug(project.id, slug).await? else {
             return Err(self.not_published(project, slug).await);
         };
-        let ctx = self
-            .link_context(project, std::slice::from_ref(&blog))
-            .await?;
-        Ok(detail(blog, &ctx))
+        let blogs = std::slice::from_ref(&blog);
+        let ctx = self.link_context(project, blogs).await?;
+        let images = self.featured_images(project.id, blogs).await?;
+        Ok(detail(blog, &ctx, &images))
     }
 
     /// What changed in the key's project since a cursor (`docs/public-api.md#changes-feed`):
@@ -399,11 +412,12 @@ impl Service {
             .transpose()
             .map_err(|e| Error::BadRequest(e.to_string()))?;
         let limit = params.limit.to_string();
-        let etag = etag(
-            epoch,
-            &project,
-            &["changes", params.since.as_deref().unwrap_or(""), &limit],
-        );
+        let etag = self
+            .public_etag(
+                &project,
+                &["changes", params.since.as_deref().unwrap_or(""), &limit],
+            )
+            .await?;
         self.conditional(
             &etag,
             if_none_match,
@@ -463,9 +477,10 @@ impl Service {
             }
         }
         let ctx = self.link_context(project, &blogs).await?;
+        let images = self.featured_images(project.id, &blogs).await?;
         let mut details: Vec<Option<BlogDetail>> = blogs
             .into_iter()
-            .map(|blog| Some(detail(blog, &ctx)))
+            .map(|blog| Some(detail(blog, &ctx, &images)))
             .collect();
         let changes = entries
             .into_iter()
@@ -494,7 +509,7 @@ impl Service {
         if_none_match: Option<&str>,
     ) -> Result<Conditional<Answer<Redirects>>> {
         let project = self.public_project(caller).await?;
-        let etag = etag(self.etag_epoch().await?, &project, &["redirects"]);
+        let etag = self.public_etag(&project, &["redirects"]).await?;
         self.conditional(&etag, if_none_match, None, async {
             let redirects = self.store().redirects(project.id, SITEMAP_CAP).await?;
             Ok(Redirects {
@@ -617,8 +632,8 @@ fn resolve_body(blog: &mut PublishedBlog, ctx: &LinkContext) {
 }
 
 /// The single-blog answer of `blog`: its body filled from its template (with the word count
-/// the template keeps) or resolved in full and counted.
-fn detail(mut blog: PublishedBlog, ctx: &LinkContext) -> BlogDetail {
+/// the template keeps) or resolved in full and counted, and its featured image from `images`.
+fn detail(mut blog: PublishedBlog, ctx: &LinkContext, images: &FeaturedImages) -> BlogDetail {
     let (content, words) = match blog.template.take() {
         Some(template) => template.fill_counted(ctx),
         None => {
@@ -629,6 +644,7 @@ fn detail(mut blog: PublishedBlog, ctx: &LinkContext) -> BlogDetail {
         }
     };
     BlogDetail {
+        featured_image: images.of(&blog),
         id: blog.id,
         fields: blog.fields,
         published_at: blog.published_at,
@@ -655,8 +671,10 @@ fn list_json(items: &[Bytes], total: u64, limit: u32, offset: u64) -> Bytes {
     Bytes::from(out)
 }
 
-fn list_item(b: PublishedBlog) -> BlogListItem {
+/// The list item of `b`, its featured image from `images`.
+fn list_item(b: PublishedBlog, images: &FeaturedImages) -> BlogListItem {
     BlogListItem {
+        featured_image: images.of(&b),
         id: b.id,
         fields: b.fields,
         published_at: b.published_at,
@@ -689,6 +707,7 @@ mod tests {
                         ..Default::default()
                     })
                     .expect("a valid slug"),
+                    featured_image: None,
                     published_at: Timestamp::from_unix_seconds(1_700_000_000).unwrap(),
                     content: content.clone(),
                 })

@@ -18,7 +18,7 @@ mod database_url;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod faults;
 mod link_sources;
-mod media_uses;
+pub(crate) mod media_uses;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;

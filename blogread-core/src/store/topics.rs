@@ -335,7 +335,13 @@ pub trait MediaStore: Send + Sync {
     /// then that item is returned as [`MediaInsert::Existing`] and nothing is written (two
     /// identical uploads at once give one row; one of them learns it inserted it).
     /// `NotFound(Project)` when the project is absent.
-    async fn insert_media(&self, item: &MediaItem) -> Result<MediaInsert>;
+    ///
+    /// A new item can change public answers: a published post that names it under
+    /// `public_url` as its featured image (named before the item existed, or again after it
+    /// was deleted) shows it from now on. In the same step, those posts take one new number
+    /// of the project's change sequence, the content version moves once, and one firing
+    /// (`updated`, at the item's upload time) is recorded when the project has a deploy hook.
+    async fn insert_media(&self, item: &MediaItem, public_url: &str) -> Result<MediaInsert>;
     /// Item `id` of `project`.
     async fn media(&self, project: ProjectId, id: MediaId) -> Result<Option<MediaItem>>;
     /// The item of `project` whose master has this SHA-256.
@@ -349,12 +355,27 @@ pub trait MediaStore: Send + Sync {
     async fn media_page(&self, project: ProjectId, limit: u32, offset: u64) -> Result<MediaPage>;
     /// Replaces the alt text of item `id` of `project`; the item as changed, or `None` when
     /// there is no such item.
+    ///
+    /// The alt text is part of the public answer of every published post that shows the item
+    /// as its featured image under `public_url`: when it changes, in the same step, those
+    /// posts take one new number of the project's change sequence, the content version moves
+    /// once, and one firing (`updated`, at `at`) is recorded when the project has a deploy
+    /// hook. The same alt text again changes nothing.
     async fn set_media_alt(
         &self,
         project: ProjectId,
         id: MediaId,
         alt: &AltText,
+        public_url: &str,
+        at: Timestamp,
     ) -> Result<Option<MediaItem>>;
+    /// The items of `project` among `sha256s` (in no particular order; a digest no item has
+    /// is left out): what the public answers show of the featured images they name.
+    async fn media_by_digests(
+        &self,
+        project: ProjectId,
+        sha256s: &[Sha256Hex],
+    ) -> Result<Vec<MediaItem>>;
     /// Deletes item `id`'s row unless a post uses it under `public_url` (see
     /// [`MediaStore::media_users`]): then nothing is deleted and the posts are answered
     /// ([`MediaDeletion::InUse`]). `None` when there is no such item. The check and the delete

@@ -42,6 +42,8 @@ pub use super::media_contract::{
 #[cfg(all(feature = "media", unix))]
 pub use super::media_usage_contract::{
     a_used_image_is_not_deleted_and_an_unused_one_is,
+    featured_images_from_caches_are_the_answers_from_rows,
+    featured_images_show_their_item_and_an_alt_edit_fires_once,
     media_usage_follows_featured_images_and_bodies_through_every_write,
 };
 
@@ -2310,6 +2312,8 @@ macro_rules! store_contract_tests {
             the_sweep_removes_only_old_files_without_a_row,
             media_usage_follows_featured_images_and_bodies_through_every_write,
             a_used_image_is_not_deleted_and_an_unused_one_is,
+            featured_images_show_their_item_and_an_alt_edit_fires_once,
+            featured_images_from_caches_are_the_answers_from_rows,
         );
     };
     ($make:expr) => {

@@ -45,6 +45,15 @@ impl MediaFixture {
         }
     }
 
+    /// A media setup over the fixture's folder, for another instance of the service.
+    pub(super) fn setup(&self) -> MediaSetup {
+        MediaSetup::new(
+            Arc::new(self.folder.clone()),
+            ImagePool::new(1, Duration::from_secs(60)),
+            PUBLIC_URL,
+        )
+    }
+
     pub(super) async fn upload(&self, bytes: Vec<u8>, alt: &str) -> crate::error::Result<Uploaded> {
         self.upload_as(&self.f.admin, bytes, alt).await
     }

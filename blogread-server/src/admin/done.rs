@@ -54,6 +54,8 @@ pub(super) enum Done {
     DraftCreated,
     /// The editor's `Save`.
     Saved,
+    /// The editor's `Insert into body` of a stored image.
+    ImageInserted,
     /// `Publish` (or `Schedule` for a time already passed).
     Published,
     /// `Re-sync`.
@@ -77,7 +79,7 @@ pub(super) enum Done {
 }
 
 /// Every code with its value and its message.
-const ALL: [(Done, &str, &str); 28] = [
+const ALL: [(Done, &str, &str); 29] = [
     (Done::SignedIn, "signed-in", "Signed in."),
     (Done::SignedOut, "signed-out", "Signed out."),
     (Done::ProjectCreated, "project-created", "Project created."),
@@ -128,6 +130,11 @@ const ALL: [(Done, &str, &str); 28] = [
     ),
     (Done::DraftCreated, "draft-created", "Draft created."),
     (Done::Saved, "saved", "Working copy saved."),
+    (
+        Done::ImageInserted,
+        "image-inserted",
+        "Image added at the end of the body and the working copy saved.",
+    ),
     (
         Done::Published,
         "published",

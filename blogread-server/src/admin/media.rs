@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use blogread_core::domain::{MediaId, ProjectId};
+use blogread_core::domain::{MediaId, MediaItem, ProjectId};
 use blogread_core::read::RawListParams;
 use blogread_core::service::{MediaSetup, MediaView, SignedIn};
 use minijinja::context;
@@ -155,18 +155,18 @@ struct UsedBy {
     title: String,
 }
 
-/// The image a thumbnail shows.
+/// The image a thumbnail shows: the narrowest copy, by its same-origin path.
 #[derive(Debug, Serialize)]
-struct Thumb {
+pub(super) struct Thumb {
     src: String,
     width: u32,
     height: u32,
 }
 
-impl MediaRow {
-    fn of(view: &MediaView, shown: &MediaShown) -> Self {
-        let item = &view.item;
-        let thumb = match item.variants.first() {
+impl Thumb {
+    /// The thumbnail of `item`: its narrowest variant, or the master when it has none.
+    pub(super) fn of(item: &MediaItem) -> Self {
+        match item.variants.first() {
             Some(v) => Thumb {
                 src: MediaSetup::path(item, Some(v.width)),
                 width: v.width,
@@ -177,7 +177,14 @@ impl MediaRow {
                 width: item.width,
                 height: item.height,
             },
-        };
+        }
+    }
+}
+
+impl MediaRow {
+    fn of(view: &MediaView, shown: &MediaShown) -> Self {
+        let item = &view.item;
+        let thumb = Thumb::of(item);
         let alt = item.alt.as_str().to_owned();
         let alt_value = match &shown.alt_typed {
             Some((id, typed)) if *id == item.id => typed.clone(),

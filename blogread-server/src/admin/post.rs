@@ -17,7 +17,7 @@ use blogread_core::domain::{BlogFields, BlogId, BlogInput, BlogStatus, ProjectId
 use blogread_core::error::error_chain;
 use blogread_core::read::{ListParams, RawListParams};
 use blogread_core::service::{
-    BacklinkFilter, BacklinkList, LinkEntry, LinkFilter, LinkReport, SignedIn,
+    BacklinkFilter, BacklinkList, LinkEntry, LinkFilter, LinkReport, MediaView, SignedIn,
 };
 use minijinja::context;
 use poem::http::{StatusCode, header};
@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::done::Done;
 use super::http::html;
+use super::media::Thumb;
 use super::pages::{Admin, ProjectRow, me, optional_url, status_of, time};
 
 /// The path of a post's page and of its buttons.
@@ -51,8 +52,14 @@ pub(super) struct PostForm {
     pub(super) content: String,
     pub(super) meta_title: String,
     pub(super) meta_description: String,
-    /// Blank for none.
+    /// Blank for none; used when no stored image is picked.
     pub(super) featured_image_url: String,
+    /// The URL of the stored image picked as the featured image in the editor's grid; blank:
+    /// the URL typed in `featured_image_url`.
+    pub(super) featured_pick: String,
+    /// The id of a stored image to add at the end of the body (the editor's `Insert into
+    /// body` buttons); blank for none.
+    pub(super) insert_image: String,
     /// Comma-separated.
     pub(super) categories: String,
     /// Comma-separated.
@@ -66,7 +73,6 @@ pub(super) struct PostForm {
 const LINE_FIELDS: &[(&str, &str)] = &[
     ("meta_title", "Meta title"),
     ("meta_description", "Meta description"),
-    ("featured_image_url", "Featured image URL"),
     ("categories", "Categories (comma-separated)"),
     ("tags", "Tags (comma-separated)"),
 ];
@@ -85,6 +91,8 @@ impl PostForm {
             categories: fields.categories().join(", "),
             tags: fields.tags().join(", "),
             published_at: String::new(),
+            featured_pick: String::new(),
+            insert_image: String::new(),
         }
     }
 
@@ -98,7 +106,10 @@ impl PostForm {
             excerpt: Some(self.excerpt.clone()),
             meta_title: Some(self.meta_title.clone()),
             meta_description: Some(self.meta_description.clone()),
-            featured_image_url: Some(optional_url(&self.featured_image_url)),
+            featured_image_url: Some(match self.featured_pick.trim() {
+                "" => optional_url(&self.featured_image_url),
+                picked => Some(picked.to_owned()),
+            }),
             categories: Some(list(&self.categories)),
             tags: Some(list(&self.tags)),
         }
@@ -341,6 +352,78 @@ fn pager(offset: u64, shown: usize, total: u64) -> minijinja::Value {
     }
 }
 
+/// A stored image as the post page shows it: in the editor's grid (to pick as the featured
+/// image, or to insert into the body) and in the list of images the post uses.
+#[derive(Debug, Serialize)]
+struct PostImage {
+    id: String,
+    /// Its public URL, as a post names it.
+    url: String,
+    thumb: Thumb,
+    alt: String,
+    width: u32,
+    height: u32,
+    /// Whether the editor's featured image is this one (by its master's or a variant's URL).
+    picked: bool,
+}
+
+impl PostImage {
+    fn of(view: &MediaView, featured: &str) -> Self {
+        let item = &view.item;
+        PostImage {
+            id: item.id.to_string(),
+            url: view.url.clone(),
+            thumb: Thumb::of(item),
+            alt: item.alt.as_str().to_owned(),
+            width: item.width,
+            height: item.height,
+            picked: !featured.is_empty()
+                && (view.url == featured || view.variants.iter().any(|v| v.url == featured)),
+        }
+    }
+}
+
+/// The editor's grid of the project's images (the newest page) and the images post `id`
+/// uses; each `None` when it could not be read (said on the page; the rest shows), both
+/// empty when the server keeps no images.
+async fn post_images(
+    admin: &Admin,
+    caller: &Caller,
+    project: ProjectId,
+    id: BlogId,
+    form: &PostForm,
+) -> (Option<Vec<PostImage>>, Option<Vec<PostImage>>) {
+    let service = admin.service();
+    if service.media_setup().is_none() {
+        return (Some(Vec::new()), Some(Vec::new()));
+    }
+    let featured = match form.featured_pick.trim() {
+        "" => form.featured_image_url.trim(),
+        picked => picked,
+    };
+    let unread = |err: CoreError| {
+        tracing::warn!(error = %error_chain(&err), "the images of a post page could not be read");
+    };
+    let choices = service
+        .media_list(caller, project, ListParams::default())
+        .await
+        .map(|list| {
+            list.media
+                .iter()
+                .map(|v| PostImage::of(v, featured))
+                .collect()
+        })
+        .map_err(unread)
+        .ok();
+    let used = service
+        .blog_media(caller, project, id)
+        .await
+        .map(|views| views.iter().map(|v| PostImage::of(v, featured)).collect())
+        .map_err(unread)
+        .ok();
+    (choices, used)
+}
+
 /// The page of post `id` with what an action left to show.
 async fn post_page(
     admin: &Admin,
@@ -408,6 +491,7 @@ async fn post_page(
         }
     };
     let form = shown.typed.unwrap_or_else(|| PostForm::of(&blog.working));
+    let (choices, used_media) = post_images(admin, caller, project, id, &form).await;
     let s = blog.status;
     admin.render(
         status,
@@ -445,6 +529,9 @@ async fn post_page(
                 resolved => b.resolved,
             }).collect::<Vec<_>>()),
             linked_from_pager => linked_from.as_ref().map(|l| pager(l.offset, l.backlinks.len(), l.total)),
+            featured_picked => choices.as_ref().is_some_and(|c| c.iter().any(|m| m.picked)),
+            media => choices,
+            used_media => used_media,
             notice => shown.done.map(|done| notice(done, s, blog.published_at, unresolved.as_ref())),
             errors => shown.errors,
         },

@@ -60,7 +60,24 @@ impl PostAction for Save {
     }
 
     async fn run(self, on: &OnPost<'_>, shown: &mut PostShown) -> Result<Next, CoreError> {
-        let form = self.0;
+        let mut form = self.0;
+        let inserted = match form.insert_image.trim() {
+            "" => false,
+            id => {
+                let image = match inserted_image(on, id).await {
+                    Ok(image) => image,
+                    Err(err) => {
+                        shown.typed = Some(form);
+                        return Err(err);
+                    }
+                };
+                if !form.content.is_empty() && !form.content.ends_with('\n') {
+                    form.content.push('\n');
+                }
+                form.content.push_str(&image);
+                true
+            }
+        };
         let patch = form.to_input();
         let edited = on
             .admin
@@ -68,6 +85,7 @@ impl PostAction for Save {
             .edit_blog(on.caller, on.project, on.post, patch)
             .await;
         match edited {
+            Ok(_) if inserted => Ok(Next::Did(Done::ImageInserted)),
             Ok(_) => Ok(Next::Did(Done::Saved)),
             Err(err) => {
                 shown.typed = Some(form);
@@ -75,6 +93,37 @@ impl PostAction for Save {
             }
         }
     }
+}
+
+/// The `<img>` that `Insert into body` adds for stored image `id` (as typed in the form): its
+/// public URL, its alt text and its size, so that the page keeps its place while it loads.
+async fn inserted_image(on: &OnPost<'_>, id: &str) -> Result<String, CoreError> {
+    let id: blogread_core::domain::MediaId = id
+        .parse()
+        .map_err(|_| CoreError::NotFound(blogread_core::error::NotFound::Media))?;
+    let view = on
+        .admin
+        .service()
+        .media_item(on.caller, on.project, id)
+        .await?;
+    let item = &view.item;
+    Ok(format!(
+        "<img src=\"{}\" alt=\"{}\" width=\"{}\" height=\"{}\">",
+        attribute(&view.url),
+        attribute(item.alt.as_str()),
+        item.width,
+        item.height
+    ))
+}
+
+/// `text` for a double-quoted attribute of the body: the four characters that could end it
+/// or start markup escaped, and nothing else (a URL's `/` stays as the author would write it,
+/// so that the body names the image by its URL, as uses and exports read it).
+fn attribute(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// `Publish`: the working copy goes public now.

@@ -127,6 +127,9 @@ impl Example for ManagedBlog {
     }
 }
 
+/// The examples' featured image: a stored image's URL without its extension.
+pub(super) const EXAMPLE_IMAGE: &str = "https://blog.example.com/media/0192d1a4-0000-7000-8000-00000000000a/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
 /// The fields a published blog shows in the list and on its own (flattened into both).
 #[derive(Debug, Clone, Object)]
 pub struct PublicBlogFields {
@@ -140,8 +143,9 @@ pub struct PublicBlogFields {
     pub meta_title: String,
     /// Meta description; `""` when none.
     pub meta_description: String,
-    /// Featured image URL, served from the service storage and not repeated inside `content`;
-    /// `null` when the post has none.
+    /// Featured image URL, not repeated inside `content`; `null` when the post has none.
+    /// Usually one of the project's stored images (then `featured_image` describes it), or
+    /// any absolute http(s) URL (imported posts).
     pub featured_image_url: Nullable<String>,
     /// Category names, in the author's order.
     pub categories: Vec<String>,
@@ -173,7 +177,7 @@ impl Example for PublicBlogFields {
             excerpt: "What to weigh before you pick one.".into(),
             meta_title: "Choosing a static site generator in 2026".into(),
             meta_description: "Build speed, templating and content sources compared.".into(),
-            featured_image_url: Some("https://cdn.example.com/images/ssg.jpg".to_owned()).into(),
+            featured_image_url: Some(format!("{EXAMPLE_IMAGE}.jpg")).into(),
             categories: vec!["Engineering".into()],
             tags: vec!["static-sites".into(), "tooling".into()],
         }

@@ -18,8 +18,74 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 use super::auth::PublicAuth;
 pub use super::blog_shapes::PublicBlogFields;
 use super::common::ApiTags;
-use super::schema::{BoolDoc, ChangeLimitDoc, DateTime, LimitDoc, OffsetDoc, Raw, raw};
+use super::schema::{BoolDoc, ChangeLimitDoc, DateTime, LimitDoc, Nullable, OffsetDoc, Raw, raw};
 use crate::error::{self, Reply, reply};
+
+/// A post's featured image when it is one of the project's stored images: the master's URL
+/// and size (so a site can lay it out before it loads), the alt text, and the smaller copies.
+#[derive(Debug, Clone, Object)]
+#[oai(example)]
+pub struct FeaturedImage {
+    /// The master's absolute URL (`{public_url}/media/{project_id}/{sha256}.{ext}`), named by
+    /// the SHA-256 of its bytes; served with `Cache-Control: immutable`.
+    pub url: String,
+    /// The master's width in pixels (at most 2400).
+    pub width: u32,
+    /// The master's height in pixels (at most 2400).
+    pub height: u32,
+    /// The image's alt text; `""` when none.
+    pub alt: String,
+    /// The smaller copies (widths 480, 960 and 1600, each only when narrower than the
+    /// master), narrowest first.
+    pub variants: Vec<FeaturedImageVariant>,
+}
+
+/// One smaller copy of a featured image.
+#[derive(Debug, Clone, Object)]
+pub struct FeaturedImageVariant {
+    /// Its width in pixels; its height keeps the master's proportions.
+    pub width: u32,
+    /// Its absolute URL (`{public_url}/media/{project_id}/{sha256}/w{width}.{ext}`).
+    pub url: String,
+}
+
+impl From<domain::FeaturedImage> for FeaturedImage {
+    fn from(i: domain::FeaturedImage) -> Self {
+        Self {
+            url: i.url,
+            width: i.width,
+            height: i.height,
+            alt: i.alt,
+            variants: i
+                .variants
+                .into_iter()
+                .map(|v| FeaturedImageVariant {
+                    width: v.width,
+                    url: v.url,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Example for FeaturedImage {
+    fn example() -> Self {
+        let base = super::blog_shapes::EXAMPLE_IMAGE;
+        Self {
+            url: format!("{base}.jpg"),
+            width: 2400,
+            height: 1600,
+            alt: "A red kite over the ridge".into(),
+            variants: [480, 960, 1600]
+                .into_iter()
+                .map(|width| FeaturedImageVariant {
+                    width,
+                    url: format!("{base}/w{width}.jpg"),
+                })
+                .collect(),
+        }
+    }
+}
 
 /// One published blog of the list. `content` is present only with `include_content=true`.
 #[derive(Debug, Clone, Object)]
@@ -30,6 +96,10 @@ pub struct BlogListItem {
     /// The fields: title, slug, excerpt, meta title and description, image, terms.
     #[oai(flatten)]
     pub fields: PublicBlogFields,
+    /// The featured image with its size, alt text and smaller copies when
+    /// `featured_image_url` names one of the project's stored images; `null` otherwise
+    /// (no featured image, or one hosted elsewhere).
+    pub featured_image: Nullable<FeaturedImage>,
     /// First publication time (UTC); the sort key, newest first.
     pub published_at: DateTime,
     /// HTML body with internal links resolved. Present only when `include_content=true`;
@@ -43,6 +113,7 @@ impl From<domain::BlogListItem> for BlogListItem {
         Self {
             id: b.id.to_string(),
             fields: b.fields.into(),
+            featured_image: b.featured_image.map(Into::into).into(),
             published_at: b.published_at.into(),
             content: b.content,
         }
@@ -54,6 +125,7 @@ impl Example for BlogListItem {
         Self {
             id: "0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f".into(),
             fields: PublicBlogFields::example(),
+            featured_image: Some(FeaturedImage::example()).into(),
             published_at: DateTime(
                 domain::Timestamp::parse("2026-11-21T09:30:00Z").expect("valid"),
             ),
@@ -72,6 +144,8 @@ pub struct BlogDetail {
     /// The fields of the list item.
     #[oai(flatten)]
     pub fields: PublicBlogFields,
+    /// The featured image as in the list item.
+    pub featured_image: Nullable<FeaturedImage>,
     /// First publication time (UTC).
     pub published_at: DateTime,
     /// HTML body with internal links (`[INTERNAL:slug]`) resolved.
@@ -87,6 +161,7 @@ impl From<domain::BlogDetail> for BlogDetail {
         Self {
             id: b.id.to_string(),
             fields: b.fields.into(),
+            featured_image: b.featured_image.map(Into::into).into(),
             published_at: b.published_at.into(),
             content: b.content,
             updated_at: b.updated_at.into(),
@@ -101,6 +176,7 @@ impl Example for BlogDetail {
         Self {
             id: item.id,
             fields: item.fields,
+            featured_image: item.featured_image,
             published_at: item.published_at,
             content: "<h2>Start with your content</h2><p>See <a href=\"https://www.example.com/blog/markdown-vs-html/\">Markdown or HTML?</a> first.</p>".into(),
             updated_at: DateTime(domain::Timestamp::parse("2026-11-22T08:00:00Z").expect("valid")),
@@ -542,6 +618,13 @@ mod tests {
             "featured_image_url": image,
             "categories": ["Engineering", "Ops"],
             "tags": [],
+            "featured_image": image.map(|url| json!({
+                "url": url,
+                "width": 2400,
+                "height": 1600,
+                "alt": "A \"kite\" & \u{2028} \u{1F600}",
+                "variants": [{"width": 480, "url": format!("{url}/w480")}],
+            })),
             "published_at": "2026-11-21T09:30:00Z",
         });
         if let Some(c) = content {
@@ -571,7 +654,7 @@ mod tests {
 
     #[test]
     fn core_json_is_the_bytes_poem_openapi_sends_for_a_blog_and_the_sitemap() {
-        let mut blog = item(Some(CONTENT), None);
+        let mut blog = item(Some(CONTENT), Some("https://b.example/media/a.jpg"));
         blog["updated_at"] = json!("2026-11-22T08:00:00Z");
         blog["word_count"] = json!(7);
         let c: domain::BlogDetail = core(blog.clone());

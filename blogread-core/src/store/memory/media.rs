@@ -7,7 +7,7 @@ use crate::domain::{
 
 #[async_trait]
 impl MediaStore for MemoryStore {
-    async fn insert_media(&self, item: &MediaItem) -> Result<MediaInsert> {
+    async fn insert_media(&self, item: &MediaItem, public_url: &str) -> Result<MediaInsert> {
         let mut inner = self.write();
         inner.entry(item.project_id)?;
         let existing = inner
@@ -21,6 +21,7 @@ impl MediaStore for MemoryStore {
             return Err(Conflict::MediaExists.into());
         }
         inner.media.insert(item.id, item.clone());
+        inner.stamp_featuring(item.project_id, public_url, &item.sha256)?;
         Ok(MediaInsert::Inserted(item.clone()))
     }
 
@@ -69,16 +70,34 @@ impl MediaStore for MemoryStore {
         project: ProjectId,
         id: MediaId,
         alt: &AltText,
+        public_url: &str,
+        _at: Timestamp,
     ) -> Result<Option<MediaItem>> {
         let mut inner = self.write();
-        Ok(inner
+        let Some(item) = inner.media.get_mut(&id).filter(|m| m.project_id == project) else {
+            return Ok(None);
+        };
+        let changed = item.alt != *alt;
+        item.alt = alt.clone();
+        let item = item.clone();
+        if changed {
+            inner.stamp_featuring(project, public_url, &item.sha256)?;
+        }
+        Ok(Some(item))
+    }
+
+    async fn media_by_digests(
+        &self,
+        project: ProjectId,
+        sha256s: &[Sha256Hex],
+    ) -> Result<Vec<MediaItem>> {
+        Ok(self
+            .read()
             .media
-            .get_mut(&id)
-            .filter(|m| m.project_id == project)
-            .map(|m| {
-                m.alt = alt.clone();
-                m.clone()
-            }))
+            .values()
+            .filter(|m| m.project_id == project && sha256s.contains(&m.sha256))
+            .cloned()
+            .collect())
     }
 
     async fn delete_media(
@@ -124,6 +143,48 @@ impl MediaStore for MemoryStore {
 }
 
 impl Inner {
+    /// The public answers of the published posts of `project` that show the image `sha256`
+    /// (under `public_url`) as their featured image changed: they take one change number,
+    /// the content version moves, and one `updated` firing is recorded (as the SQL stores
+    /// do, see [`MediaStore::set_media_alt`]).
+    fn stamp_featuring(
+        &mut self,
+        project: ProjectId,
+        public_url: &str,
+        sha256: &Sha256Hex,
+    ) -> Result<()> {
+        let image = crate::domain::MediaRef {
+            base: public_url.to_owned(),
+            sha256: sha256.clone(),
+        };
+        let mut featuring: Vec<(String, BlogId)> = self
+            .media_uses
+            .iter()
+            .filter(|(_, copies)| {
+                copies.iter().any(|(copy, uses)| {
+                    *copy == BodyCopy::Published && uses.get(&image) == Some(&true)
+                })
+            })
+            .filter_map(|(id, _)| {
+                let blog = self.blogs.get(id).filter(|b| b.project_id == project)?;
+                let snapshot = blog.state.snapshot()?;
+                Some((snapshot.fields.slug().to_string(), *id))
+            })
+            .collect();
+        if featuring.is_empty() {
+            return Ok(());
+        }
+        featuring.sort();
+        self.entry(project)?.content_version += 1;
+        let n = self.take_change(project)?;
+        for (_, id) in &featuring {
+            self.change_nos.insert(*id, n);
+        }
+        let slug = featuring.swap_remove(0).0;
+        self.record_project_firing(project, Some(Trigger::Updated), slug);
+        Ok(())
+    }
+
     /// [`MediaStore::media_users`] under the lock.
     fn users_of(
         &self,

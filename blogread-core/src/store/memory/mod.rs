@@ -97,14 +97,19 @@ fn scheduled_go_live(blog: &Blog) -> Option<Timestamp> {
 impl Inner {
     /// Records a firing for `event` on `blog` when its project has a deploy hook.
     fn record_firing(&mut self, blog: &Blog, event: Option<Trigger>, slug: String) {
+        self.record_project_firing(blog.project_id, event, slug);
+    }
+
+    /// Records a firing for `event` in `project` when it has a deploy hook.
+    fn record_project_firing(&mut self, project: ProjectId, event: Option<Trigger>, slug: String) {
         let has_hook = self
             .projects
-            .get(&blog.project_id)
+            .get(&project)
             .is_some_and(|e| e.hook.is_some());
         if let (Some(trigger), true) = (event, has_hook) {
             let firing = PendingFiring {
                 id: FiringId::generate(),
-                project: blog.project_id,
+                project,
                 trigger,
                 slug,
             };

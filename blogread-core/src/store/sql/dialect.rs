@@ -30,6 +30,7 @@ macro_rules! list_statements {
         const LINK_ALIASES_NAMED: &'static str =
             $crate::store::sql::link_aliases_named!($texts_2, $ids_3);
         const PUBLISHED_BY_IDS: &'static str = $crate::store::sql::published_by_ids!($ids_2, $keys);
+        const MEDIA_BY_DIGESTS: &'static str = $crate::store::sql::media_by_digests!($texts_2);
         const PUBLISHED_BY_IDS_WITH_CONTENT: &'static str = $crate::store::sql::published_by_ids!(
             $ids_2,
             $keys,
@@ -104,6 +105,9 @@ pub(crate) trait SqlDialect: Debug + Clone + Send + Sync + 'static {
 
     /// `media_uses::media_users!` with the dialect's rows of a JSON array of texts (`$3`).
     const MEDIA_USERS: &'static str;
+
+    /// `media::media_by_digests!` with the dialect's rows of a JSON array of texts (`$2`).
+    const MEDIA_BY_DIGESTS: &'static str;
 
     /// `queries::change_aliases!` with the dialect's rows of a JSON array of ids.
     const CHANGE_ALIASES: &'static str;

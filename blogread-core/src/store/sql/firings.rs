@@ -110,10 +110,22 @@ sql_impl! {
             slug: String,
             at: Timestamp,
         ) -> Result<()> {
+            Self::record_project_firing(tx, blog.project_id, event, slug, at).await
+        }
+
+        /// Records the firing of `event` in `project` (naming `slug`) in the write's own
+        /// transaction, when the project has a deploy hook.
+        pub(super) async fn record_project_firing(
+            tx: &mut WriteTx<D::Db>,
+            project: ProjectId,
+            event: Option<Trigger>,
+            slug: String,
+            at: Timestamp,
+        ) -> Result<()> {
             let Some(trigger) = event else { return Ok(()) };
             sqlx::query(queries::INSERT_FIRING)
                 .bind(DbId::from(FiringId::generate()))
-                .bind(DbId::from(blog.project_id))
+                .bind(DbId::from(project))
                 .bind(trigger.as_str().to_owned())
                 .bind(slug)
                 .bind(at.unix_seconds())

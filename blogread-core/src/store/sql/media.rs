@@ -6,17 +6,18 @@ use sqlx::FromRow;
 
 use super::errors::{corrupt, storage, write_error};
 use super::media_uses::{UserRow, users_by_digest};
+use super::queries::sql_count;
 use super::rows::timestamp;
 use super::store::{SqlStore, sql_impl};
 use super::values::DbId;
 use crate::domain::{
     AltText, MediaDeletion, MediaId, MediaInsert, MediaItem, MediaPage, MediaUser, MediaVariant,
-    ProjectId, Sha256Hex, StoredImageType,
+    ProjectId, Sha256Hex, StoredImageType, Timestamp, Trigger,
 };
 use crate::error::{Error, Result};
 use crate::store::MediaStore;
-use crate::store::connection::Run;
-use crate::store::rules::Conflict;
+use crate::store::connection::{Run, WriteTx};
+use crate::store::rules::{Conflict, VisibleChange};
 
 /// The columns of an item, in `MediaRow`'s order.
 macro_rules! media_columns {
@@ -57,11 +58,38 @@ const SET_ALT: &str = concat!(
     "UPDATE media SET alt = $3 WHERE project_id = $1 AND id = $2 RETURNING ",
     media_columns!()
 );
+/// Item `$2`'s alt text.
+const ALT_OF: &str = "SELECT alt FROM media WHERE project_id = $1 AND id = $2";
 /// Deletes item `$2`, returning it.
 const DELETE: &str = concat!(
     "DELETE FROM media WHERE project_id = $1 AND id = $2 RETURNING ",
     media_columns!()
 );
+/// The items of project `$1` whose SHA-256 is among `$texts` (the dialect's rows of the JSON
+/// array `$2`).
+macro_rules! media_by_digests {
+    ($texts:expr) => {
+        concat!(
+            "SELECT ",
+            $crate::store::sql::media_columns!(),
+            " FROM media WHERE project_id = $1 AND sha256 IN (",
+            $texts,
+            ")"
+        )
+    };
+}
+pub(crate) use {media_by_digests, media_columns};
+
+/// The published posts of project `$1` whose published snapshot shows the image of digest
+/// `$3` under base `$2` as its featured image: their ids and published slugs, by slug.
+const FEATURING: &str = "SELECT b.id, b.pub_slug FROM media_uses u JOIN blogs b ON b.id = u.blog_id \
+     WHERE u.project_id = $1 AND u.base = $2 AND u.sha256 = $3 AND u.copy = 'published' \
+     AND u.featured = 1 AND b.status = 'published' ORDER BY b.pub_slug";
+/// Stamps change `$4` on the posts `FEATURING` selects with the same `$1`..`$3`.
+const STAMP_FEATURING: &str = "UPDATE blogs SET change_no = $4 WHERE status = 'published' \
+     AND id IN (SELECT blog_id FROM media_uses WHERE project_id = $1 AND base = $2 \
+     AND sha256 = $3 AND copy = 'published' AND featured = 1)";
+
 /// Every item's project and SHA-256.
 const DIGESTS: &str = "SELECT project_id, sha256, bytes, variants FROM media";
 
@@ -117,10 +145,15 @@ struct DigestRow {
 
 sql_impl! {
     impl MediaStore for SqlStore {
-        async fn insert_media(&self, item: &MediaItem) -> Result<MediaInsert> {
+        async fn insert_media(&self, item: &MediaItem, public_url: &str) -> Result<MediaInsert> {
             let variants = serde_json::to_string(&item.variants).map_err(Error::storage)?;
             let width = i32::try_from(column("width", item.width)?).unwrap_or(i32::MAX);
             let height = i32::try_from(column("height", item.height)?).unwrap_or(i32::MAX);
+            let mut tx = self.begin_write().await?;
+            let result = async {
+            // Held as every post write holds it, so that the posts naming the image are read
+            // and stamped against a settled set of uses.
+            Self::lock_project(&mut tx, item.project_id).await?;
             let done = sqlx::query(INSERT)
                 .bind(DbId::from(item.id))
                 .bind(DbId::from(item.project_id))
@@ -132,10 +165,18 @@ sql_impl! {
                 .bind(item.alt.as_str().to_owned())
                 .bind(variants)
                 .bind(item.created_at.unix_seconds())
-                .execute(&self.write)
+                .execute(tx.run())
                 .await
                 .map_err(|e| write_error(e, Conflict::MediaExists))?;
             if D::rows_affected(&done) > 0 {
+                Self::stamp_featuring(
+                    &mut tx,
+                    item.project_id,
+                    public_url,
+                    &item.sha256,
+                    item.created_at,
+                )
+                .await?;
                 return Ok(MediaInsert::Inserted(item.clone()));
             }
             // The project holds an item of these bytes (read from the writer, which saw the
@@ -144,7 +185,7 @@ sql_impl! {
             let row: Option<MediaRow> = sqlx::query_as(BY_SHA256)
                 .bind(DbId::from(item.project_id))
                 .bind(item.sha256.as_str().to_owned())
-                .fetch_optional(&self.write)
+                .fetch_optional(tx.run())
                 .await
                 .map_err(storage)?;
             match row {
@@ -153,6 +194,9 @@ sql_impl! {
                     "an identical image was deleted while this one was stored; send it again".into(),
                 )),
             }
+            }
+            .await;
+            tx.finish(result).await
         }
 
         async fn media(&self, project: ProjectId, id: MediaId) -> Result<Option<MediaItem>> {
@@ -203,15 +247,56 @@ sql_impl! {
             project: ProjectId,
             id: MediaId,
             alt: &AltText,
+            public_url: &str,
+            at: Timestamp,
         ) -> Result<Option<MediaItem>> {
-            let row: Option<MediaRow> = sqlx::query_as(SET_ALT)
+            let mut tx = self.begin_write().await?;
+            let result = async {
+                Self::lock_project(&mut tx, project).await?;
+                let before: Option<String> = sqlx::query_scalar(ALT_OF)
+                    .bind(DbId::from(project))
+                    .bind(DbId::from(id))
+                    .fetch_optional(tx.run())
+                    .await
+                    .map_err(storage)?;
+                let Some(before) = before else {
+                    return Ok(None);
+                };
+                let row: Option<MediaRow> = sqlx::query_as(SET_ALT)
+                    .bind(DbId::from(project))
+                    .bind(DbId::from(id))
+                    .bind(alt.as_str().to_owned())
+                    .fetch_optional(tx.run())
+                    .await
+                    .map_err(storage)?;
+                let item = row.map(MediaRow::into_item).transpose()?;
+                if let Some(item) = &item
+                    && before != alt.as_str()
+                {
+                    Self::stamp_featuring(&mut tx, project, public_url, &item.sha256, at).await?;
+                }
+                Ok(item)
+            }
+            .await;
+            tx.finish(result).await
+        }
+
+        async fn media_by_digests(
+            &self,
+            project: ProjectId,
+            sha256s: &[Sha256Hex],
+        ) -> Result<Vec<MediaItem>> {
+            if sha256s.is_empty() {
+                return Ok(Vec::new());
+            }
+            let digests: Vec<&str> = sha256s.iter().map(Sha256Hex::as_str).collect();
+            let rows: Vec<MediaRow> = sqlx::query_as(D::MEDIA_BY_DIGESTS)
                 .bind(DbId::from(project))
-                .bind(DbId::from(id))
-                .bind(alt.as_str().to_owned())
-                .fetch_optional(&self.write)
+                .bind(serde_json::to_string(&digests).map_err(Error::storage)?)
+                .fetch_all(&self.read)
                 .await
                 .map_err(storage)?;
-            row.map(MediaRow::into_item).transpose()
+            rows.into_iter().map(MediaRow::into_item).collect()
         }
 
         async fn delete_media(
@@ -291,6 +376,49 @@ sql_impl! {
                     Ok(((ProjectId::from_uuid(row.project_id.0), sha256), bytes))
                 })
                 .collect()
+        }
+    }
+}
+
+sql_impl! {
+    impl SqlStore {
+        /// The public answers of the published posts of `project` that show the image
+        /// `sha256` (under `public_url`) as their featured image changed, in `tx`: they take
+        /// one change number, the content version moves once, and one `updated` firing (at
+        /// `at`, naming the first of their slugs) is recorded when the project has a hook.
+        async fn stamp_featuring(
+            tx: &mut WriteTx<D::Db>,
+            project: ProjectId,
+            public_url: &str,
+            sha256: &Sha256Hex,
+            at: Timestamp,
+        ) -> Result<()> {
+            let featuring: Vec<(DbId, String)> = sqlx::query_as(FEATURING)
+                .bind(DbId::from(project))
+                .bind(public_url.to_owned())
+                .bind(sha256.as_str().to_owned())
+                .fetch_all(tx.run())
+                .await
+                .map_err(storage)?;
+            let Some((_, first)) = featuring.into_iter().next() else {
+                return Ok(());
+            };
+            let visible = VisibleChange {
+                bumps_version: true,
+                published_delta: 0,
+            };
+            let Some(n) = Self::apply_visible_change(tx, project, visible).await? else {
+                return Ok(());
+            };
+            sqlx::query(STAMP_FEATURING)
+                .bind(DbId::from(project))
+                .bind(public_url.to_owned())
+                .bind(sha256.as_str().to_owned())
+                .bind(sql_count(n))
+                .execute(tx.run())
+                .await
+                .map_err(storage)?;
+            Self::record_project_firing(tx, project, Some(Trigger::Updated), first, at).await
         }
     }
 }

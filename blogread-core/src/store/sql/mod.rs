@@ -55,6 +55,7 @@ pub(crate) use links_report::{
     body_keys_naming, link_aliases_named, link_targets_named, placeholders_of,
     put_placeholder_slugs,
 };
+pub(crate) use media::{media_by_digests, media_columns};
 pub(crate) use media_uses::media_users;
 #[doc(hidden)]
 pub use page_index::PageIndexBench;
