@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::media::files::Needed;
-use super::media::site::{MediaRule, PostImages, SiteImages};
+use super::media::site::{MediaRule, PostImages, SiteImages, Uses};
 use super::render::{Inexact, check_post, file_path, redirect_page, try_render_post};
 use super::types::{ExportError, Format};
 use super::{Manifest, guard};
@@ -36,7 +36,7 @@ pub(super) struct Plan<'a> {
     media: Option<MediaRule>,
     /// The images each post uses, by slug: masters by file name, with their size when an
     /// answer gave it. For the posts not read this run, as the manifest records them.
-    uses: BTreeMap<String, BTreeMap<String, (crate::MediaUrl, Option<(u32, u32)>)>>,
+    uses: BTreeMap<String, Uses>,
 }
 
 /// A post read this run: what to render, and which of its files to write.

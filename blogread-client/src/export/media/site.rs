@@ -13,6 +13,9 @@ use super::super::body::html::image_tags;
 use super::size::variant_height;
 use crate::{BlogDetail, MediaUrl};
 
+/// The masters a post uses, by file name, with their size when an answer gave it.
+pub(crate) type Uses = BTreeMap<String, (MediaUrl, Option<(u32, u32)>)>;
+
 /// What decides which of a post's images are the service's: the client's `{base url}/media/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct MediaRule {
@@ -42,10 +45,7 @@ impl MediaRule {
     /// The masters `blog` uses (its featured image, and the images of its body, a variant
     /// standing for its master), by file name, each once; with the size of those whose size
     /// the answer gives (the featured image's).
-    pub(crate) fn uses(
-        &self,
-        blog: &BlogDetail,
-    ) -> BTreeMap<String, (MediaUrl, Option<(u32, u32)>)> {
+    pub(crate) fn uses(&self, blog: &BlogDetail) -> Uses {
         let mut found = BTreeMap::new();
         if let (Some(url), Some(image)) = (Self::featured(blog), &blog.fields.featured_image) {
             found.insert(url.file_name(), (url, Some((image.width, image.height))));
