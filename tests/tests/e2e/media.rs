@@ -140,8 +140,7 @@ async fn a_master_whose_bytes_are_not_the_ones_its_name_says_is_an_error_naming_
 
 /// A project with two images and two published posts using them: `kite` shows image 1 as its
 /// featured image and image 2's 480 px variant in its body, `harbour` image 2's master.
-/// Returns the project, the two items and the id of `kite`.
-pub(crate) async fn seed_with_images(app: &TestApp) -> (TestProject, Value, Value, String) {
+pub(crate) async fn seed_with_images(app: &TestApp) -> Seeded {
     let p = app.new_project(Some("https://example.org")).await;
     let one = app
         .upload_image(&p, &jpeg(1200, 800, 1), "A red kite")
@@ -161,16 +160,49 @@ pub(crate) async fn seed_with_images(app: &TestApp) -> (TestProject, Value, Valu
             }),
         )
         .await;
-    app.published_blog(
-        &p,
-        "harbour",
-        "2026-02-01T10:00:00Z",
-        serde_json::json!({
-            "content": format!("<p><img src=\"{}\" alt=\"\"></p>", two["url"].as_str().unwrap()),
-        }),
-    )
-    .await;
-    (p, one, two, kite)
+    let harbour = app
+        .published_blog(
+            &p,
+            "harbour",
+            "2026-02-01T10:00:00Z",
+            serde_json::json!({
+                "content": format!("<p><img src=\"{}\" alt=\"\"></p>", two["url"].as_str().unwrap()),
+            }),
+        )
+        .await;
+    Seeded {
+        p,
+        one,
+        two,
+        kite,
+        harbour,
+    }
+}
+
+/// What [`seed_with_images`] made.
+pub(crate) struct Seeded {
+    pub(crate) p: TestProject,
+    /// The image `kite` features.
+    pub(crate) one: Value,
+    /// The image `harbour` shows, and `kite` a variant of.
+    pub(crate) two: Value,
+    /// The ids of the posts.
+    pub(crate) kite: String,
+    pub(crate) harbour: String,
+}
+
+/// Edits the post `id` with `fields` and publishes the edit.
+pub(crate) async fn edit_and_publish(app: &TestApp, p: &TestProject, id: &str, fields: Value) {
+    let r = app
+        .send(
+            reqwest::Method::PATCH,
+            &p.path(&format!("/blogs/{id}")),
+            Some(&p.admin),
+            Some(fields),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(app.publish(p, id, None).await.status, 200);
 }
 
 fn file_of(item: &Value) -> String {
@@ -189,7 +221,7 @@ async fn types_featured_images(client: &Client) -> bool {
 async fn zola_and_html_exports_bring_each_image_home_once_with_its_size() {
     use blogread_client::export::{self, ExportOptions, Format};
     let app = spawn_app().await;
-    let (p, one, two, _) = seed_with_images(&app).await;
+    let Seeded { p, one, two, .. } = seed_with_images(&app).await;
     let client = Client::new(app.base.as_str(), p.key.as_str()).unwrap();
     let typed = types_featured_images(&client).await;
     let root = blogread_tests::Scratch::folder("media-export");
@@ -276,7 +308,13 @@ async fn zola_and_html_exports_bring_each_image_home_once_with_its_size() {
 async fn a_replaced_image_is_downloaded_the_old_one_removed_and_remote_keeps_the_urls() {
     use blogread_client::export::{self, ExportOptions, Format, MediaMode};
     let app = spawn_app().await;
-    let (p, _, two, _) = seed_with_images(&app).await;
+    let Seeded {
+        p,
+        two,
+        kite,
+        harbour,
+        ..
+    } = seed_with_images(&app).await;
     let client = Client::new(app.base.as_str(), p.key.as_str()).unwrap();
     let root = blogread_tests::Scratch::folder("media-replace");
     let options = ExportOptions::new(root.join("content/blog"), Format::Hugo)
@@ -294,33 +332,8 @@ async fn a_replaced_image_is_downloaded_the_old_one_removed_and_remote_keeps_the
     // the page and removes the file no post uses any more.
     let three = app.upload_image(&p, &jpeg(640, 480, 3), "New").await;
     let new = file_of(&three);
-    let r = app
-        .send(
-            reqwest::Method::GET,
-            &p.path("/blogs?limit=100"),
-            Some(&p.admin),
-            None,
-        )
-        .await;
-    let id = r.json["blogs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["slug"] == "harbour")
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let r = app
-        .send(
-            reqwest::Method::PATCH,
-            &p.path(&format!("/blogs/{id}")),
-            Some(&p.admin),
-            Some(serde_json::json!({"content": format!("<p><img src=\"{}\"></p>", three["url"].as_str().unwrap())})),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{r:?}");
-    assert_eq!(app.publish(&p, &id, None).await.status, 200);
+    let body = format!("<p><img src=\"{}\"></p>", three["url"].as_str().unwrap());
+    edit_and_publish(&app, &p, &harbour, serde_json::json!({ "content": body })).await;
     // `kite` still shows the old image's variant: it stays.
     let report = export::export(&client, &options, &mut |_, _| {})
         .await
@@ -337,23 +350,6 @@ async fn a_replaced_image_is_downloaded_the_old_one_removed_and_remote_keeps_the
     );
 
     // Unpublish `kite`: the old image is used by no post any more and is removed.
-    let r = app
-        .send(
-            reqwest::Method::GET,
-            &p.path("/blogs?limit=100"),
-            Some(&p.admin),
-            None,
-        )
-        .await;
-    let kite = r.json["blogs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["slug"] == "kite")
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     let r = app
         .send(
             reqwest::Method::POST,
