@@ -42,6 +42,7 @@ use std::time::Duration;
 use crate::cache::{CacheStats, EtagCache};
 use crate::changes::{ChangeCursor, ChangePage, Changes};
 use crate::error::Result;
+use crate::media::MediaFile;
 use crate::retry::{RetryEvent, RetryPolicy};
 use crate::runtime::IoRuntime;
 use crate::types::{BlogDetail, BlogList, BlogListItem, ListParams, Published, Redirects, Sitemap};
@@ -238,6 +239,16 @@ impl Client {
         progress: impl FnMut(u64),
     ) -> Result<Changes> {
         self.block_on(self.inner.changes_since_with_progress(since, progress))
+    }
+
+    /// See [`crate::Client::download_media`].
+    pub fn download_media(&self, url: &str) -> Result<MediaFile> {
+        self.block_on(self.inner.download_media(url))
+    }
+
+    /// See [`crate::Client::media_prefix`].
+    pub fn media_prefix(&self) -> String {
+        self.inner.media_prefix()
     }
 
     /// See [`crate::Client::etag_cache`].

@@ -178,7 +178,7 @@ pub struct Changes {
 mod tests {
     use super::*;
 
-    const DETAIL: &str = r#"{"id":"0190a1b2-0000-7000-8000-000000000001","title":"Hello","slug":"hello","excerpt":"","meta_title":"","meta_description":"","featured_image_url":null,"categories":[],"tags":[],"published_at":"2026-11-21T09:30:00Z","content":"<p>Hi</p>","updated_at":"2026-11-22T10:00:00Z","word_count":1}"#;
+    const DETAIL: &str = r#"{"id":"0190a1b2-0000-7000-8000-000000000001","title":"Hello","slug":"hello","excerpt":"","meta_title":"","meta_description":"","featured_image_url":null,"categories":[],"tags":[],"featured_image":null,"published_at":"2026-11-21T09:30:00Z","content":"<p>Hi</p>","updated_at":"2026-11-22T10:00:00Z","word_count":1}"#;
 
     fn page(entries: &str) -> String {
         format!(r#"{{"changes":[{entries}],"cursor":"c-2","has_more":false}}"#)

@@ -14,6 +14,7 @@ use crate::cache::{CacheStats, EtagCache};
 use crate::changes::{ChangeCursor, ChangePage, Changes};
 use crate::error::{Error, Result, UrlKind};
 use crate::exchange::{AbortOnDrop, Answer, Failed, exchange};
+use crate::media::{self, MAX_MEDIA_BYTES, MediaFile, MediaUrl};
 use crate::retry::{self, RetryEvent, RetryPolicy};
 use crate::runtime::IoRuntime;
 use crate::types::{
@@ -126,7 +127,7 @@ impl std::fmt::Debug for Client {
 }
 
 /// One call of a public method: its deadline, and whether any answer differed from the cache.
-struct Call {
+pub(crate) struct Call {
     /// When the call must end, and the deadline as set (for the message).
     deadline: Option<(Instant, Duration)>,
     changed: AtomicBool,
@@ -299,7 +300,7 @@ impl Client {
         &self.inner.key_stamp
     }
 
-    fn call(&self) -> Call {
+    pub(crate) fn call(&self) -> Call {
         Call {
             deadline: self
                 .inner
@@ -327,6 +328,69 @@ impl Client {
             url.query_pairs_mut().extend_pairs(pairs);
         }
         url
+    }
+
+    /// Downloads one of the service's media files (`docs/media.md#urls-and-caching`): a
+    /// featured image's `url` or a variant's, or a media URL in a post's body. Retries,
+    /// time-outs and the deadline work as for every other call (the key is sent too, though
+    /// files need none); the ETag cache is not used (a file never changes: new bytes are a
+    /// new name).
+    ///
+    /// - A URL that is not a media URL as the server spells it ([`MediaUrl::parse`]) is
+    ///   [`Error::NotMediaUrl`], before any request.
+    /// - At most [`MAX_MEDIA_BYTES`] (40 MiB) are read: a longer answer is
+    ///   [`Error::AnswerTooLarge`].
+    /// - The answer's type must be the one the URL's extension names
+    ///   ([`Error::MediaTypeMismatch`]); a 404 is [`Error::MediaNotFound`].
+    /// - A **master**'s bytes must have the SHA-256 its name says, else
+    ///   [`Error::MediaDigestMismatch`] naming the URL and both digests. A **variant** is named
+    ///   by its master's digest, so its bytes cannot be checked by the name:
+    ///   [`MediaFile::sha256`] is then only what was received. Download masters when the bytes
+    ///   must be proven (as `blogread export` does: it downloads masters only).
+    ///
+    /// [`MediaUrl::parse`]: crate::MediaUrl::parse
+    /// [`MAX_MEDIA_BYTES`]: crate::MAX_MEDIA_BYTES
+    pub async fn download_media(&self, url: &str) -> Result<MediaFile> {
+        let not_media = |reason| Error::NotMediaUrl {
+            url: url.to_owned(),
+            reason,
+        };
+        let media = MediaUrl::parse(url).map_err(not_media)?;
+        let parsed = Url::parse(url).map_err(|_| not_media("it is not a valid URL"))?;
+        let wanted = Wanted {
+            accept: media.format().content_type(),
+            max: MAX_MEDIA_BYTES,
+        };
+        match self
+            .fetch(&self.call(), &parsed, None, UrlKind::Media, wanted)
+            .await?
+        {
+            Exchange::Body {
+                body, content_type, ..
+            } => media::checked_file(&media, body, content_type.as_deref()),
+            // `fetch` gives NotModified only to a conditional request.
+            Exchange::NotModified => Err(Error::Api {
+                status: 304,
+                detail: "not modified, to a request that was not conditional".to_owned(),
+            }),
+        }
+    }
+
+    /// Where the service's media files are, as the client's base URL gives it:
+    /// `{base url}/media/`. The files a server serves are there unless its `--public-url`
+    /// names another address.
+    pub fn media_prefix(&self) -> String {
+        let mut url = self.inner.blogs_url.clone();
+        url.set_query(None);
+        {
+            let mut segments = url.path_segments_mut().expect("the blogs URL is a base");
+            // `{base}/blog/api/v1/public/blogs`
+            for _ in 0..5 {
+                segments.pop();
+            }
+            segments.push("media").push("");
+        }
+        url.to_string()
     }
 
     /// The redirects of renamed posts: each old slug (an alias the post keeps) and the post's
@@ -592,8 +656,13 @@ impl Client {
         if let Some(cache) = self.inner.cache.as_ref().filter(|_| conditional)
             && let Some(etag) = cache.etag_for(url.as_str())
         {
-            match self.fetch(call, &url, Some(&etag), kind).await? {
-                Exchange::Body { body, etag } => return self.decode_fresh(call, &url, body, etag),
+            match self
+                .fetch(call, &url, Some(&etag), kind, self.json())
+                .await?
+            {
+                Exchange::Body { body, etag, .. } => {
+                    return self.decode_fresh(call, &url, body, etag);
+                }
                 Exchange::NotModified => {
                     let kept = cache.not_modified(url.as_str(), &etag);
                     if kept.is_some() {
@@ -609,8 +678,8 @@ impl Client {
                 }
             }
         }
-        match self.fetch(call, &url, None, kind).await? {
-            Exchange::Body { body, etag } => self.decode_fresh(call, &url, body, etag),
+        match self.fetch(call, &url, None, kind, self.json()).await? {
+            Exchange::Body { body, etag, .. } => self.decode_fresh(call, &url, body, etag),
             // `fetch` gives NotModified only to a conditional request.
             Exchange::NotModified => Err(Error::Api {
                 status: 304,
@@ -642,14 +711,24 @@ impl Client {
         Ok(value)
     }
 
+    /// What the JSON answers of the API are asked for with: `Accept: application/json`, at
+    /// most [`crate::ClientBuilder::max_answer_bytes`].
+    fn json(&self) -> Wanted {
+        Wanted {
+            accept: "application/json",
+            max: self.inner.max_answer_bytes,
+        }
+    }
+
     /// One GET with retries, within the call's deadline: a 200 body, or `NotModified` for a
     /// 304 to a conditional request.
-    async fn fetch(
+    pub(crate) async fn fetch(
         &self,
         call: &Call,
         url: &Url,
         etag: Option<&str>,
         kind: UrlKind,
+        wanted: Wanted,
     ) -> Result<Exchange> {
         let inner = &self.inner;
         let max_attempts = inner.retry.attempts();
@@ -673,21 +752,28 @@ impl Client {
                 (None, Some(r)) => (Some(r), true),
                 (t, _) => (t, false),
             };
-            let (err, retry_after) = match self.attempt(url, etag, timeout).await? {
+            let (err, retry_after) = match self.attempt(url, etag, timeout, wanted).await? {
                 // Not retried: the server would send the same.
                 Err(Failed::TooLarge { declared }) => {
                     return Err(Error::AnswerTooLarge {
                         url: url.to_string(),
-                        limit: inner.max_answer_bytes,
+                        limit: wanted.max,
                         declared,
                     });
                 }
                 Ok(Answer {
                     status: 200,
                     etag,
+                    content_type,
                     body,
                     ..
-                }) => return Ok(Exchange::Body { body, etag }),
+                }) => {
+                    return Ok(Exchange::Body {
+                        body,
+                        etag,
+                        content_type,
+                    });
+                }
                 Ok(Answer { status: 304, .. }) if etag.is_some() => {
                     return Ok(Exchange::NotModified);
                 }
@@ -742,6 +828,7 @@ impl Client {
         url: &Url,
         etag: Option<&str>,
         timeout: Option<Duration>,
+        wanted: Wanted,
     ) -> Result<Result<Answer, Failed>> {
         let inner = &self.inner;
         let mut request = inner
@@ -749,14 +836,14 @@ impl Client {
             .get(url.clone())
             .header(AUTHORIZATION, inner.auth.clone())
             .header(USER_AGENT, inner.user_agent.clone())
-            .header(ACCEPT, "application/json");
+            .header(ACCEPT, wanted.accept);
         if let Some(timeout) = timeout {
             request = request.timeout(timeout);
         }
         if let Some(etag) = etag {
             request = request.header(IF_NONE_MATCH, etag);
         }
-        let max = inner.max_answer_bytes;
+        let max = wanted.max;
         let Some(io) = &inner.io else {
             return Ok(exchange(request, max).await);
         };
@@ -773,7 +860,23 @@ impl Client {
     }
 }
 
-enum Exchange {
-    Body { body: Vec<u8>, etag: Option<String> },
+/// What a GET asks for: the type of answer it accepts and the most bytes read of one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wanted {
+    /// The `Accept` header.
+    pub(crate) accept: &'static str,
+    /// The most bytes of the answer read ([`Error::AnswerTooLarge`] past it).
+    pub(crate) max: u64,
+}
+
+/// The outcome of [`Client::fetch`].
+pub(crate) enum Exchange {
+    /// A 200 and its body.
+    Body {
+        body: Vec<u8>,
+        etag: Option<String>,
+        content_type: Option<String>,
+    },
+    /// A 304 to a conditional request.
     NotModified,
 }

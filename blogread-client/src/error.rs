@@ -191,6 +191,62 @@ pub enum Error {
         /// Why it was refused.
         reason: &'static str,
     },
+    /// [`Client::download_media`](crate::Client::download_media) was given a URL that does
+    /// not name one of the service's media files (see [`MediaUrl`](crate::MediaUrl)).
+    /// Nothing was sent.
+    #[error(
+        "refusing to download {url:?}: {reason}; only the service's media URLs \
+         ({{public url}}/media/{{project id}}/{{sha256}}.{{jpg|png}}, or a variant's \
+         .../{{sha256}}/w{{width}}.{{jpg|png}}) are downloaded, as the server spells them"
+    )]
+    NotMediaUrl {
+        /// The URL as given.
+        url: String,
+        /// Why it is not a media URL.
+        reason: &'static str,
+    },
+    /// 404 to a media URL: no file has that name (the image was deleted, or the URL is not
+    /// one the server gave); never retried.
+    #[error(
+        "no media file at {url} (404: {detail}); the image was deleted on the server, or the \
+         URL is not one the server gave: take the post's current URL from the API"
+    )]
+    MediaNotFound {
+        /// The URL asked.
+        url: String,
+        /// The server's `detail`, or the start of the body.
+        detail: String,
+    },
+    /// A master's bytes do not have the SHA-256 its name says: the file was damaged or
+    /// replaced on the way, or the server is not serving what it named (never retried).
+    #[error(
+        "the file downloaded from {url} is not the one its name says: its SHA-256 is {actual}, \
+         the name says {expected}; nothing was kept. A proxy or cache on the way may be \
+         changing images (check it), or the server's storage is damaged: report it to the \
+         server's operators"
+    )]
+    MediaDigestMismatch {
+        /// The URL asked.
+        url: String,
+        /// The digest the URL names.
+        expected: String,
+        /// The digest of the bytes received.
+        actual: String,
+    },
+    /// A media URL was answered with another type than the one its extension names (a
+    /// proxy's HTML page, say).
+    #[error(
+        "{url} answered {served}, not the {expected} its name says; nothing was kept: check \
+         the base URL and any proxy on the way"
+    )]
+    MediaTypeMismatch {
+        /// The URL asked.
+        url: String,
+        /// The type the URL names.
+        expected: &'static str,
+        /// The `Content-Type` the answer had.
+        served: String,
+    },
     /// [`Client::all_blogs`](crate::Client::all_blogs) kept seeing the list change under it
     /// (blogs published or unpublished while it paged) and gave up instead of returning
     /// duplicates or gaps.
@@ -287,7 +343,8 @@ impl Error {
             Error::InvalidCursor { .. } => Some(400),
             Error::NotFound { .. }
             | Error::EndpointNotFound { .. }
-            | Error::NoChangesFeed { .. } => Some(404),
+            | Error::NoChangesFeed { .. }
+            | Error::MediaNotFound { .. } => Some(404),
             Error::CursorExpired { .. } => Some(410),
             Error::Api { status, .. } => Some(*status),
             _ => None,
@@ -303,6 +360,7 @@ impl Error {
             | Error::InvalidCursor { detail }
             | Error::EndpointNotFound { detail, .. }
             | Error::NoChangesFeed { detail, .. }
+            | Error::MediaNotFound { detail, .. }
             | Error::Api { detail, .. } => Some(detail),
             _ => None,
         }
@@ -340,7 +398,11 @@ impl Error {
             | Error::TooManyEntries { url, .. }
             | Error::Transport { url, .. }
             | Error::Deadline { url, .. }
-            | Error::Decode { url, .. } => Some(url),
+            | Error::Decode { url, .. }
+            | Error::NotMediaUrl { url, .. }
+            | Error::MediaNotFound { url, .. }
+            | Error::MediaDigestMismatch { url, .. }
+            | Error::MediaTypeMismatch { url, .. } => Some(url),
             _ => None,
         }
     }
@@ -368,6 +430,10 @@ impl Error {
             },
             (410, UrlKind::Changes { .. }) => Error::CursorExpired { detail },
             (400, UrlKind::Changes { cursor: true }) => Error::InvalidCursor { detail },
+            (404, UrlKind::Media) => Error::MediaNotFound {
+                url: url.to_owned(),
+                detail,
+            },
             (404, _) => Error::EndpointNotFound {
                 url: url.to_owned(),
                 detail,
@@ -388,6 +454,8 @@ pub(crate) enum UrlKind {
         /// Whether the request carried a cursor.
         cursor: bool,
     },
+    /// A media file's: 404 means no file of that name.
+    Media,
     /// Anything else (list, sitemap, redirects): every 404 means no API there.
     Other,
 }

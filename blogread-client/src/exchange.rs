@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use reqwest::header::ETAG;
+use reqwest::header::{CONTENT_TYPE, ETAG};
 
 use crate::retry;
 
@@ -36,6 +36,11 @@ pub(crate) async fn exchange(request: reqwest::RequestBuilder, max: u64) -> Resu
         .get(ETAG)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let success = matches!(status, 200 | 304);
     let declared = response.content_length();
     if success && declared.is_some_and(|n| n > max) {
@@ -63,6 +68,7 @@ pub(crate) async fn exchange(request: reqwest::RequestBuilder, max: u64) -> Resu
     Ok(Answer {
         status,
         etag,
+        content_type,
         retry_after,
         body,
     })
@@ -83,6 +89,8 @@ pub(crate) struct Answer {
     pub(crate) status: u16,
     /// The `ETag`, if any.
     pub(crate) etag: Option<String>,
+    /// The `Content-Type`, if any.
+    pub(crate) content_type: Option<String>,
     /// The `Retry-After` wait, if any.
     pub(crate) retry_after: Option<Duration>,
     /// The body read.

@@ -135,6 +135,7 @@ mod changes;
 mod client;
 mod error;
 mod exchange;
+mod media;
 mod retry;
 mod runtime;
 mod slug;
@@ -153,11 +154,13 @@ pub use cache::{CacheStats, EtagCache};
 pub use changes::{Change, ChangeCursor, ChangePage, Changes, CursorError, MAX_CURSOR_LEN};
 pub use client::Client;
 pub use error::{Error, Result};
+pub use media::{MAX_MEDIA_BYTES, MediaFile, MediaFormat, MediaUrl, VARIANT_WIDTHS};
 pub use retry::{RetryEvent, RetryPolicy, is_retryable_status};
 pub use slug::{MAX_SLUG_LEN, RESERVED_SLUGS, is_valid_slug};
 pub use types::{
-    BlogDetail, BlogFields, BlogList, BlogListItem, ListParams, MAX_PAGE_SIZE, Published,
-    PublishedBlog, Redirect, Redirects, SITEMAP_MAX_ENTRIES, Sitemap, SitemapEntry,
+    BlogDetail, BlogFields, BlogList, BlogListItem, FeaturedImage, FeaturedImageVariant,
+    ListParams, MAX_PAGE_SIZE, Published, PublishedBlog, Redirect, Redirects, SITEMAP_MAX_ENTRIES,
+    Sitemap, SitemapEntry,
 };
 
 /// The date and time types of the wire types' fields (`DateTime<Utc>`).

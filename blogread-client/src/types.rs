@@ -42,6 +42,43 @@ pub struct BlogFields {
     pub categories: Vec<String>,
     /// Tags, in the author's order.
     pub tags: Vec<String>,
+    /// The featured image when it is one of the project's own media items (its master's
+    /// address and size, its alt text and its narrower variants); `None` when the post has
+    /// no featured image, names an image elsewhere (then only
+    /// [`featured_image_url`](Self::featured_image_url) says which), or the server predates
+    /// the field. Always written back (as `null` when `None`), in the server's field order.
+    #[serde(default)]
+    pub featured_image: Option<FeaturedImage>,
+}
+
+/// A featured image stored by the service (`docs/media.md`): the master and its variants.
+///
+/// The URLs are as the server sent them; [`Client::download_media`](crate::Client::download_media)
+/// checks that one is a media URL before it asks for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FeaturedImage {
+    /// The master's URL: `{public url}/media/{project id}/{sha256}.{jpg|png}`, named by the
+    /// SHA-256 of its bytes.
+    pub url: String,
+    /// The master's width in pixels (at most 2,400).
+    pub width: u32,
+    /// The master's height in pixels (at most 2,400).
+    pub height: u32,
+    /// The image's alt text (`""` when none).
+    pub alt: String,
+    /// The variants narrower than the master (480, 960 and 1,600 px wide), narrowest first.
+    pub variants: Vec<FeaturedImageVariant>,
+}
+
+/// One narrower copy of a [`FeaturedImage`], in the master's format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FeaturedImageVariant {
+    /// Its width in pixels (its height keeps the master's proportions).
+    pub width: u32,
+    /// Its URL: `{public url}/media/{project id}/{master's sha256}/w{width}.{jpg|png}`.
+    pub url: String,
 }
 
 /// One published blog as the list endpoint returns it (`docs/public-api.md#list-item`).
@@ -306,9 +343,9 @@ impl ListParams {
 mod tests {
     use super::*;
 
-    const LIST: &str = r#"{"blogs":[{"id":"0190a1b2-0000-7000-8000-000000000001","title":"Hello","slug":"hello","excerpt":"","meta_title":"","meta_description":"","featured_image_url":null,"categories":["News"],"tags":[],"published_at":"2026-11-21T09:30:00Z"}],"total":1,"limit":50,"offset":0}"#;
+    const LIST: &str = r#"{"blogs":[{"id":"0190a1b2-0000-7000-8000-000000000001","title":"Hello","slug":"hello","excerpt":"","meta_title":"","meta_description":"","featured_image_url":null,"categories":["News"],"tags":[],"featured_image":null,"published_at":"2026-11-21T09:30:00Z"}],"total":1,"limit":50,"offset":0}"#;
 
-    const DETAIL: &str = r#"{"id":"0190a1b2-0000-7000-8000-000000000001","title":"Hello","slug":"hello","excerpt":"x","meta_title":"m","meta_description":"d","featured_image_url":"https://img.example/a.png","categories":[],"tags":["t"],"published_at":"2026-11-21T09:30:00Z","content":"<p>Hi</p>","updated_at":"2026-11-22T10:00:00Z","word_count":1}"#;
+    const DETAIL: &str = r#"{"id":"0190a1b2-0000-7000-8000-000000000001","title":"Hello","slug":"hello","excerpt":"x","meta_title":"m","meta_description":"d","featured_image_url":"https://img.example/media/0190a1b2-0000-7000-8000-00000000000a/3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b.png","categories":[],"tags":["t"],"featured_image":{"url":"https://img.example/media/0190a1b2-0000-7000-8000-00000000000a/3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b.png","width":1200,"height":800,"alt":"A red kite","variants":[{"width":480,"url":"https://img.example/media/0190a1b2-0000-7000-8000-00000000000a/3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b/w480.png"}]},"published_at":"2026-11-21T09:30:00Z","content":"<p>Hi</p>","updated_at":"2026-11-22T10:00:00Z","word_count":1}"#;
 
     #[test]
     fn list_round_trips_byte_for_byte() {
@@ -329,10 +366,17 @@ mod tests {
         assert_eq!(item.categories, ["News"]);
         let mut blog: BlogDetail = serde_json::from_str(DETAIL).unwrap();
         assert_eq!(blog.meta_title, "m");
-        assert_eq!(
-            blog.featured_image_url.as_deref(),
-            Some("https://img.example/a.png")
+        assert!(
+            blog.featured_image_url
+                .as_deref()
+                .is_some_and(|url| url.ends_with("4f1b.png"))
         );
+        let image = blog.featured_image.as_ref().expect("own media");
+        assert_eq!(
+            (image.width, image.height, image.alt.as_str()),
+            (1200, 800, "A red kite")
+        );
+        assert_eq!(image.variants[0].width, 480);
         blog.title = "Renamed".to_owned();
         assert_eq!(blog.fields.title, "Renamed");
     }
@@ -361,6 +405,15 @@ mod tests {
         }
         let entry = r#"{"slug":"../../etc","published_at":"2026-11-21T09:30:00Z","updated_at":"2026-11-21T09:30:00Z"}"#;
         assert!(serde_json::from_str::<SitemapEntry>(entry).is_err());
+    }
+
+    #[test]
+    fn an_older_servers_answer_without_featured_image_still_decodes() {
+        let older = LIST.replace(r#""featured_image":null,"#, "");
+        let page: BlogList = serde_json::from_str(&older).unwrap();
+        assert_eq!(page.blogs[0].featured_image, None);
+        // Written back as the current server writes it.
+        assert_eq!(serde_json::to_string(&page).unwrap(), LIST);
     }
 
     #[test]

@@ -432,6 +432,38 @@ impl TestApp {
         TestProject { id, admin, key }
     }
 
+    /// Uploads an image to the project's media through the management API, as a
+    /// `multipart/form-data` body with its `file` and `alt` parts; returns the item (201 for a
+    /// new image, 200 for bytes the project already holds).
+    pub async fn upload_image(&self, p: &TestProject, bytes: &[u8], alt: &str) -> Value {
+        const BOUNDARY: &str = "blogread-e2e-upload-5d2c";
+        let mut body = format!(
+            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"upload\"\r\n\r\n"
+        )
+        .into_bytes();
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(
+            format!(
+                "\r\n--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"alt\"\r\n\r\n{alt}\r\n--{BOUNDARY}--\r\n"
+            )
+            .as_bytes(),
+        );
+        let r = self
+            .request(
+                self.http
+                    .post(self.url(&p.path("/media")))
+                    .header("authorization", &p.admin)
+                    .header(
+                        "content-type",
+                        format!("multipart/form-data; boundary={BOUNDARY}"),
+                    )
+                    .body(body),
+            )
+            .await;
+        assert!(matches!(r.status, 200 | 201), "{r:?}");
+        r.json
+    }
+
     /// Creates a draft through the API; returns its id.
     pub async fn create_blog(&self, p: &TestProject, body: Value) -> String {
         let r = self

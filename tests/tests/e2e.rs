@@ -21,6 +21,8 @@ mod hooks;
 mod incremental_export;
 #[path = "e2e/management.rs"]
 mod management;
+#[path = "e2e/media.rs"]
+mod media;
 #[path = "e2e/ops.rs"]
 mod ops;
 #[path = "e2e/public.rs"]

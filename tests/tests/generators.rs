@@ -43,6 +43,7 @@ fn blog_with_slug(slug: &str, content: &str) -> BlogDetail {
         "featured_image_url": null,
         "categories": [],
         "tags": [],
+        "featured_image": null,
         "published_at": "2026-11-21T09:30:00Z",
         "content": content,
         "updated_at": "2026-11-21T09:30:00Z",

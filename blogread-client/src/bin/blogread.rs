@@ -203,6 +203,16 @@ enum Command {
         /// retry included; past it the export stops, writing nothing (0 = no limit).
         #[arg(long, default_value_t = export::DEFAULT_DEADLINE.as_secs(), value_name = "SECS")]
         deadline: u64,
+        /// What to do with the service's images the posts use: `local` downloads each once
+        /// (its SHA-256 checked) into the site as media/<sha256>.<jpg|png> and names it by
+        /// its site path, with its width and height; `remote` keeps the service's URLs.
+        #[arg(long, value_enum, default_value = "local")]
+        media: export::MediaMode,
+        /// With --format zola or hugo: the site's static folder, where the images go as
+        /// media/<sha256>.<jpg|png> (default `static`, in the current directory). Plain HTML
+        /// puts them in the output folder, beside the pages.
+        #[arg(long, value_name = "DIR")]
+        static_dir: Option<PathBuf>,
     },
 }
 
@@ -275,14 +285,21 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             configure_hugo,
             full,
             deadline,
+            media,
+            static_dir,
             ..
-        } => Some(
-            ExportOptions::new(out, *format)
+        } => {
+            let options = ExportOptions::new(out, *format)
                 .state_dir(state_dir)
                 .configure_hugo(*configure_hugo)
                 .full(*full)
-                .deadline((*deadline > 0).then(|| Duration::from_secs(*deadline))),
-        ),
+                .deadline((*deadline > 0).then(|| Duration::from_secs(*deadline)))
+                .media(*media);
+            Some(match static_dir {
+                Some(dir) => options.static_dir(dir),
+                None => options,
+            })
+        }
         _ => None,
     };
     let no_cache = matches!(cli.command, Command::Export { no_cache: true, .. });
@@ -422,6 +439,16 @@ async fn export_command(client: &Client, options: &ExportOptions) -> Result<Exit
         stats.fetched,
         report.state_dir.display(),
     );
+    let media = &report.media;
+    if !(media.downloaded.is_empty() && media.kept.is_empty() && media.removed.is_empty()) {
+        eprintln!(
+            "images in {}: {} downloaded, {} kept, {} removed",
+            options.media_root().join("media").display(),
+            media.downloaded.len(),
+            media.kept.len(),
+            media.removed.len(),
+        );
+    }
     for slug in &report.gone {
         eprintln!("note: `{slug}` was unpublished while exporting; skipped");
     }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::Manifest;
+use super::media::MediaMode;
 use super::types::{ExportError, Format, FullRead, io_err};
 use crate::ChangeCursor;
 
@@ -27,14 +28,32 @@ struct CursorFile {
     format: String,
     /// SHA-256 of the manifest the export saved with it, in hex.
     manifest: String,
+    /// What that export did with the images; a cursor saved before images were brought home
+    /// is of an export that kept the service's URLs.
+    #[serde(default = "remote")]
+    media: String,
     cursor: ChangeCursor,
 }
 
+fn remote() -> String {
+    media_name(MediaMode::Remote).to_owned()
+}
+
+/// The mode's name, as `--media` spells it.
+fn media_name(media: MediaMode) -> &'static str {
+    match media {
+        MediaMode::Local => "local",
+        MediaMode::Remote => "remote",
+    }
+}
+
 /// The saved cursor, if it is one the export can start from: saved by this version, for
-/// `format`, with `manifest` as it is now. Otherwise why the export reads everything.
+/// `format` and `media`, with `manifest` as it is now. Otherwise why the export reads
+/// everything.
 pub(super) fn load(
     path: &Path,
     format: Format,
+    media: MediaMode,
     manifest: &Manifest,
 ) -> Result<ChangeCursor, FullRead> {
     let unusable = |reason: String| FullRead::CursorFile {
@@ -59,6 +78,9 @@ pub(super) fn load(
     if file.format != format_name(format) {
         return Err(FullRead::FormatChanged { was: file.format });
     }
+    if file.media != media_name(media) {
+        return Err(FullRead::MediaChanged { was: file.media });
+    }
     if file.manifest != digest(manifest) {
         return Err(FullRead::ManifestChanged);
     }
@@ -70,6 +92,7 @@ pub(super) fn load(
 pub(super) fn save(
     path: &Path,
     format: Format,
+    media: MediaMode,
     manifest: &Manifest,
     cursor: ChangeCursor,
 ) -> Result<(), ExportError> {
@@ -77,6 +100,7 @@ pub(super) fn save(
         version: VERSION,
         format: format_name(format).to_owned(),
         manifest: digest(manifest),
+        media: media_name(media).to_owned(),
         cursor,
     };
     let mut json = serde_json::to_vec_pretty(&file).expect("a cursor file serialises");

@@ -73,6 +73,18 @@ pub(super) fn read_head(out: &Path, rel: &str, max: usize) -> Result<Option<Vec<
     }
 }
 
+/// The length of the file `out/<rel>`, or `None` when there is none (or something else than a
+/// file is there). A symbolic link on the way is an error, as for every use.
+pub(super) fn size(out: &Path, rel: &str) -> Result<Option<u64>, ExportError> {
+    check(out, rel)?;
+    match std::fs::symlink_metadata(out.join(rel)) {
+        Ok(meta) if meta.is_file() => Ok(Some(meta.len())),
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_err(&out.join(rel))(e)),
+    }
+}
+
 /// Writes `out/<rel>` atomically (a new temporary file beside it, renamed over it), making
 /// its folder if missing.
 pub(super) fn write(out: &Path, rel: &str, bytes: &[u8]) -> Result<(), ExportError> {

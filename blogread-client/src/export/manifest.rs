@@ -3,7 +3,7 @@
 //! [`ExportOptions::manifest_path`](super::ExportOptions::manifest_path)), not in the output
 //! folder.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Component, Path};
 
@@ -33,6 +33,32 @@ pub struct Manifest {
     pub version: u32,
     /// The files, by path relative to the output folder, with the slug each holds.
     pub files: BTreeMap<String, String>,
+    /// The images the exported posts use, by path relative to the folder the images go in
+    /// (the site's static folder, or the output folder for plain HTML): each exactly
+    /// `media/<sha256>.<jpg|png>` ([`is_media_file`]). Not written when empty, so a manifest
+    /// without images reads and digests as an older blogread's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub media: BTreeMap<String, MediaEntry>,
+}
+
+/// One image of the site, as the manifest records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MediaEntry {
+    /// The master's URL it came from, whose name is its digest.
+    pub url: String,
+    /// Its length in bytes: a file the export wrote of this length is taken as the right one
+    /// without reading it again (its name is its digest).
+    pub bytes: u64,
+    /// Its width in pixels.
+    pub width: u32,
+    /// Its height in pixels.
+    pub height: u32,
+    /// The posts that use it, by slug.
+    pub posts: BTreeSet<String>,
+    /// The file was already there, with the right bytes, when the export first needed it: it
+    /// is not the export's, and is never removed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub found: bool,
 }
 
 impl Manifest {
@@ -41,6 +67,7 @@ impl Manifest {
         Self {
             version: VERSION,
             files: BTreeMap::new(),
+            media: BTreeMap::new(),
         }
     }
 
@@ -78,6 +105,19 @@ impl Manifest {
                  `<slug>.md`, `<slug>.html` or `<slug>/index.html`, the slug made of lower-case \
                  letters, digits and single hyphens. Remove that entry (the export then leaves \
                  that file alone), or restore the manifest from version control"
+            )));
+        }
+        if let Some((bad, why)) = manifest
+            .media
+            .iter()
+            .find_map(|(rel, entry)| media_refusal(rel, entry).map(|why| (rel, why)))
+        {
+            return Err(invalid(format!(
+                "its image entry {bad:?} {why}: every image entry must be \
+                 `media/<sha256>.<jpg|png>` (64 lower-case hex digits), with the URL of the \
+                 service's master of that name and the slugs of the posts using it. Remove that \
+                 entry (the export then leaves that file alone), or restore the manifest from \
+                 version control"
             )));
         }
         Ok((manifest, public_key))
@@ -147,6 +187,36 @@ fn refuse_link(path: &Path) -> Result<(), ManifestError> {
         }),
         _ => Ok(()),
     }
+}
+
+/// Whether `path` is an image file an export writes: exactly `media/<sha256>.jpg` or
+/// `media/<sha256>.png`, with 64 lower-case hex digits, relative to the folder images go in.
+pub fn is_media_file(path: &str) -> bool {
+    path.strip_prefix("media/")
+        .and_then(|file| file.rsplit_once('.'))
+        .is_some_and(|(stem, ext)| {
+            matches!(ext, "jpg" | "png") && crate::media::is_sha256_hex(stem)
+        })
+}
+
+/// Why a manifest's image entry cannot be taken at its word, if it cannot.
+fn media_refusal(rel: &str, entry: &MediaEntry) -> Option<&'static str> {
+    if !is_media_file(rel) {
+        return Some("is not an image file an export writes");
+    }
+    match crate::MediaUrl::parse(&entry.url) {
+        Ok(url) if url.variant_width().is_none() && rel == format!("media/{}", url.file_name()) => {
+        }
+        _ => return Some("does not name the master it came from"),
+    }
+    if entry
+        .posts
+        .iter()
+        .any(|slug| !crate::slug::is_valid_slug(slug))
+    {
+        return Some("names a post by something else than a slug");
+    }
+    None
 }
 
 /// Whether `path` is a file an export writes, the only entries a manifest may list: exactly
@@ -326,6 +396,67 @@ mod tests {
                 "says what is allowed: {message}"
             );
         }
+    }
+
+    #[test]
+    fn image_entries_are_exactly_media_sha256_jpg_or_png_naming_their_master() {
+        let sha = "3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b";
+        let project = "0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f";
+        assert!(is_media_file(&format!("media/{sha}.jpg")));
+        assert!(is_media_file(&format!("media/{sha}.png")));
+        for bad in [
+            format!("media/{sha}.gif"),
+            format!("media/{}.jpg", sha.to_uppercase()),
+            format!("media/{}.jpg", &sha[1..]),
+            format!("media/../{sha}.jpg"),
+            format!("/media/{sha}.jpg"),
+            format!("static/media/{sha}.jpg"),
+            format!("media/{sha}/w480.jpg"),
+            format!("{sha}.jpg"),
+            "media/".to_owned(),
+        ] {
+            assert!(!is_media_file(&bad), "{bad}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("export.manifest.json");
+        let url = format!("https://b.example/media/{project}/{sha}.jpg");
+        let entry = |rel: &str, url: &str, post: &str| {
+            serde_json::json!({"version": 1, "files": {}, "media": {rel: {
+                "url": url, "bytes": 10, "width": 4, "height": 3, "posts": [post]}}})
+        };
+        std::fs::write(
+            &path,
+            entry(&format!("media/{sha}.jpg"), &url, "a").to_string(),
+        )
+        .unwrap();
+        let loaded = Manifest::load(&path).unwrap();
+        assert_eq!(loaded.media[&format!("media/{sha}.jpg")].width, 4);
+        let other = "0".repeat(64);
+        for (rel, url, post) in [
+            (format!("../{sha}.jpg"), url.clone(), "a"),
+            (format!("media/{other}.jpg"), url.clone(), "a"),
+            (format!("media/{sha}.png"), url.clone(), "a"),
+            (
+                format!("media/{sha}.jpg"),
+                url.replace(".jpg", "/w480.jpg"),
+                "a",
+            ),
+            (format!("media/{sha}.jpg"), url.clone(), "../a"),
+        ] {
+            std::fs::write(&path, entry(&rel, &url, post).to_string()).unwrap();
+            let err = Manifest::load(&path).expect_err(&rel);
+            assert!(matches!(err, ManifestError::Invalid { .. }), "{err}");
+            assert!(
+                err.to_string().contains("media/<sha256>.<jpg|png>"),
+                "{err}"
+            );
+        }
+        // A manifest without images is written as an older blogread wrote it.
+        assert!(
+            !String::from_utf8(Manifest::new().to_bytes())
+                .unwrap()
+                .contains("media")
+        );
     }
 
     #[cfg(unix)]

@@ -29,6 +29,20 @@
 //! ([`is_export_file`]). Any other entry (absolute, with `.` or `..`, a backslash, empty,
 //! nested deeper, another extension) stops the export with an error naming the manifest and
 //! the entry, before any folder is made, any file written or removed, or the API asked.
+//! Its image entries ([`Manifest::media`]) must each be exactly `media/<sha256>.<jpg|png>`
+//! ([`is_media_file`]), with the URL of the service's master of that name and the slugs of
+//! the posts using it; anything else stops the export the same way.
+//!
+//! # Images
+//!
+//! With [`MediaMode::Local`] (the default) the export brings the service's images the posts use
+//! into the site: each master once, its SHA-256 checked against its name, written as
+//! `media/<sha256>.<jpg|png>` under [`ExportOptions::media_root`] (the site's `static/` for
+//! Zola and Hugo, the output folder for plain HTML), and the posts' featured images and body
+//! `<img>`s name them by their site paths, with `width` and `height`. Every image is
+//! downloaded and checked before anything is written; files already there with the right
+//! bytes are kept, and those the export wrote that no post uses any more are removed
+//! ([`ExportReport::media`]). `docs/client.md#images` has the rules.
 //!
 //! # Symbolic links
 //!
@@ -149,6 +163,7 @@ mod guard;
 pub mod hugo_config;
 mod lost;
 mod manifest;
+mod media;
 mod plan;
 pub mod render;
 mod state;
@@ -162,7 +177,10 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 pub use hugo_config::{HugoConfigError, HugoSite};
-pub use manifest::{Manifest, ManifestError, is_export_file, is_safe_relative};
+pub use manifest::{
+    Manifest, ManifestError, MediaEntry, is_export_file, is_media_file, is_safe_relative,
+};
+pub use media::MediaMode;
 pub use render::{
     Rendered, redirect_page, render, render_file, render_with_aliases, try_render_file,
 };
@@ -170,13 +188,15 @@ pub use state::DEFAULT_STATE_DIR;
 use types::io_err;
 pub use types::{
     DEFAULT_DEADLINE, ExportError, ExportOptions, ExportReport, Format, FullRead, Inexact,
-    RenderError,
+    MediaReport, RenderError,
 };
 
 use crate::client::KeyStamp;
 use crate::slug::is_valid_slug;
 use crate::{BlogDetail, Change, ChangeCursor, Client, Error};
-use plan::Plan;
+use media::files::{Gathered, gather};
+use media::site::MediaRule;
+use plan::{Plan, Unrendered};
 
 /// Reads the manifest at `manifest_path`, with the key of the export that saved it. Writes
 /// nothing. Fails if a file it lists is or is below a symbolic link in the output folder
@@ -262,25 +282,39 @@ pub async fn export(
 
     let saved = match options.full {
         true => Err(FullRead::Asked),
-        false => cursor::load(&cursor_path, options.format, old)
+        false => cursor::load(&cursor_path, options.format, options.media, old)
             .and_then(|cursor| all_files_present(out, old).map(|()| cursor)),
     };
-    let reading = read(
-        client,
-        options,
-        old,
-        saved,
-        another_key.as_ref(),
-        &mut report,
-        &mut progress,
-    );
-    let (plan, next_cursor) = match options.deadline {
+    let media_root = options.media_root();
+    let reading = async {
+        let (plan, next_cursor) = read(
+            client,
+            options,
+            old,
+            saved,
+            another_key.as_ref(),
+            &mut report,
+            &mut progress,
+        )
+        .await?;
+        // Every image the posts use, downloaded and checked, before anything is written.
+        let needed = plan.needed();
+        let gathered = gather(client, &media_root, &old.media, needed, options.concurrency).await?;
+        Ok::<(Unrendered, Gathered, Option<ChangeCursor>), ExportError>((
+            plan.unrendered(),
+            gathered,
+            next_cursor,
+        ))
+    };
+    let (unrendered, gathered, next_cursor) = match options.deadline {
         None => reading.await?,
         Some(deadline) => tokio::time::timeout(deadline, reading)
             .await
             .map_err(|_| ExportError::Deadline { deadline })??,
     };
-    let planned = plan.finish();
+    let site = media::site_images(options.format, &gathered.entries);
+    let mut planned = unrendered.finish(&site)?;
+    planned.next.media = gathered.entries;
 
     // Everything is read and every file rendered: from here on the export writes. The site's
     // configuration is changed (when asked to) first, then the output and state folders are
@@ -299,7 +333,18 @@ pub async fn export(
     // with).
     let mut union = old.clone();
     union.files.extend(planned.next.files.clone());
+    union.media.extend(planned.next.media.clone());
     union.save_stamped(&manifest_path, Some(key_now))?;
+
+    // The images first: a page is never written before the images it shows.
+    if !gathered.downloads.is_empty() {
+        std::fs::create_dir_all(&media_root).map_err(io_err(&media_root))?;
+    }
+    for (rel, bytes) in &gathered.downloads {
+        guard::write(&media_root, rel, bytes)?;
+        report.media.downloaded.push(rel.clone());
+    }
+    report.media.kept = gathered.kept;
 
     for (rel, text) in &planned.texts {
         if guard::holds(out, rel, text.as_bytes())? {
@@ -315,6 +360,16 @@ pub async fn export(
             report.removed.push(rel.to_owned());
         }
     }
+    // Images the export wrote that no exported post uses any more.
+    for (rel, _) in old
+        .media
+        .iter()
+        .filter(|(rel, entry)| !entry.found && !planned.next.media.contains_key(*rel))
+    {
+        if guard::remove(&media_root, rel)? {
+            report.media.removed.push(rel.clone());
+        }
+    }
     planned.next.save_stamped(&manifest_path, Some(key_now))?;
     report.blogs = planned.blogs;
     report.conflicts = planned.conflicts;
@@ -322,7 +377,13 @@ pub async fn export(
     // A post left unwritten by a conflict must be written by a later export once the user's
     // file is gone, which only a full read does: no cursor then.
     if let Some(cursor) = next_cursor.filter(|_| report.conflicts.is_empty()) {
-        cursor::save(&cursor_path, options.format, &planned.next, cursor)?;
+        cursor::save(
+            &cursor_path,
+            options.format,
+            options.media,
+            &planned.next,
+            cursor,
+        )?;
     }
     Ok(report)
 }
@@ -377,7 +438,7 @@ async fn read<'a>(
             .await
         {
             Ok(read) => {
-                let mut plan = Plan::from_manifest(out, format, old);
+                let mut plan = Plan::from_manifest(out, format, old, media_rule(options, client));
                 apply(&mut plan, &read.changes)?;
                 report.changes = read.changes.len();
                 return Ok((plan, Some(read.cursor)));
@@ -408,7 +469,7 @@ async fn read<'a>(
         .await
     {
         Ok(read) => {
-            let mut plan = Plan::empty(out, format, old);
+            let mut plan = Plan::empty(out, format, old, media_rule(options, client));
             apply(&mut plan, &read.changes)?;
             report.changes = read.changes.len();
             report.full_read = Some(reason);
@@ -422,6 +483,14 @@ async fn read<'a>(
             ))
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// What decides which images are the service's, when the export brings them home.
+fn media_rule(options: &ExportOptions, client: &Client) -> Option<MediaRule> {
+    match options.media {
+        MediaMode::Local => Some(MediaRule::new(client.media_prefix())),
+        MediaMode::Remote => None,
     }
 }
 
@@ -508,7 +577,12 @@ async fn read_list<'a>(
         progress(done, total);
     }
 
-    let mut plan = Plan::empty(&options.out, options.format, old);
+    let mut plan = Plan::empty(
+        &options.out,
+        options.format,
+        old,
+        media_rule(options, client),
+    );
     for blog in details.into_iter().flatten() {
         let former = aliases
             .get(&blog.slug)

@@ -11,7 +11,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::render::{Inexact, file_path, redirect_page, try_render_file};
+use super::media::files::Needed;
+use super::media::site::{MediaRule, PostImages, SiteImages, Uses};
+use super::render::{Inexact, check_post, file_path, redirect_page, try_render_post};
 use super::types::{ExportError, Format};
 use super::{Manifest, guard};
 use crate::BlogDetail;
@@ -26,12 +28,23 @@ pub(super) struct Plan<'a> {
     files: BTreeMap<String, String>,
     /// The same, by slug.
     by_slug: BTreeMap<String, BTreeSet<String>>,
-    /// The text of each file written this run (a subset of `files`).
-    texts: BTreeMap<String, String>,
+    /// The posts read this run, by slug, rendered once the images they use are known.
+    posts: BTreeMap<String, Post>,
     /// Files of posts that were not written because the user owns a file there, by slug.
     conflicts: BTreeMap<String, Vec<String>>,
-    /// What the generator cannot show exactly, by slug of the posts written this run.
-    inexact: BTreeMap<String, Vec<Inexact>>,
+    /// With the images brought home: what decides which images are the service's.
+    media: Option<MediaRule>,
+    /// The images each post uses, by slug: masters by file name, with their size when an
+    /// answer gave it. For the posts not read this run, as the manifest records them.
+    uses: BTreeMap<String, Uses>,
+}
+
+/// A post read this run: what to render, and which of its files to write.
+struct Post {
+    blog: BlogDetail,
+    aliases: Vec<String>,
+    /// Its page and (plain HTML) redirect pages not left to a user's file.
+    pages: Vec<String>,
 }
 
 /// A plan, ready to be written.
@@ -48,26 +61,65 @@ pub(super) struct Planned {
     pub(super) inexact: Vec<Inexact>,
 }
 
+/// A plan whose files are all known but not yet rendered: the images they use are gathered
+/// first.
+pub(super) struct Unrendered {
+    format: Format,
+    files: BTreeMap<String, String>,
+    posts: BTreeMap<String, Post>,
+    conflicts: BTreeMap<String, Vec<String>>,
+    media: Option<MediaRule>,
+}
+
 impl<'a> Plan<'a> {
     /// A plan for `out` with no file: a full read adds every post.
-    pub(super) fn empty(out: &'a Path, format: Format, old: &'a Manifest) -> Self {
+    /// `media` is the rule for the service's images when they are brought home.
+    pub(super) fn empty(
+        out: &'a Path,
+        format: Format,
+        old: &'a Manifest,
+        media: Option<MediaRule>,
+    ) -> Self {
         Self {
             out,
             format,
             old,
             files: BTreeMap::new(),
             by_slug: BTreeMap::new(),
-            texts: BTreeMap::new(),
+            posts: BTreeMap::new(),
             conflicts: BTreeMap::new(),
-            inexact: BTreeMap::new(),
+            media,
+            uses: BTreeMap::new(),
         }
     }
 
     /// A plan holding what the last export wrote: changes are applied to it.
-    pub(super) fn from_manifest(out: &'a Path, format: Format, old: &'a Manifest) -> Self {
-        let mut plan = Self::empty(out, format, old);
+    pub(super) fn from_manifest(
+        out: &'a Path,
+        format: Format,
+        old: &'a Manifest,
+        media: Option<MediaRule>,
+    ) -> Self {
+        let with_media = media.is_some();
+        let mut plan = Self::empty(out, format, old, media);
         for (rel, slug) in &old.files {
             plan.hold(rel.clone(), slug.clone());
+        }
+        if with_media {
+            for (rel, entry) in &old.media {
+                let (Some(file), Ok(url)) = (
+                    rel.strip_prefix("media/"),
+                    crate::MediaUrl::parse(&entry.url),
+                ) else {
+                    continue;
+                };
+                for slug in &entry.posts {
+                    plan.uses
+                        .entry(slug.clone())
+                        .or_default()
+                        .insert(file.to_owned(), (url.clone(), None));
+                }
+            }
         }
         plan
     }
@@ -76,10 +128,10 @@ impl<'a> Plan<'a> {
     pub(super) fn delete(&mut self, slug: &str) {
         for rel in self.by_slug.remove(slug).unwrap_or_default() {
             self.files.remove(&rel);
-            self.texts.remove(&rel);
         }
+        self.posts.remove(slug);
         self.conflicts.remove(slug);
-        self.inexact.remove(slug);
+        self.uses.remove(slug);
     }
 
     /// Writes `blog` at its slug, with `aliases` (its former slugs) as the format wants them,
@@ -94,17 +146,15 @@ impl<'a> Plan<'a> {
     ) -> Result<(), ExportError> {
         let slug = &blog.slug;
         self.delete(slug);
-        let rendered = try_render_file(self.format, blog, aliases)?;
-        let mut pages = vec![(rendered.path, rendered.text)];
+        // Found now, before anything is written, whatever the images turn out to be.
+        check_post(self.format, blog)?;
+        let mut pages = vec![file_path(self.format, slug)];
         if self.format == Format::Html {
             // Plain HTML has no generator to write redirect pages: one page per former slug.
-            pages.extend(
-                aliases
-                    .iter()
-                    .map(|from| (file_path(Format::Html, from), redirect_page(slug))),
-            );
+            pages.extend(aliases.iter().map(|from| file_path(Format::Html, from)));
         }
-        for (i, (rel, text)) in pages.into_iter().enumerate() {
+        let mut kept = Vec::new();
+        for rel in pages {
             debug_assert!(super::is_export_file(&rel));
             // A link on the way is an error (for every file, before any is written), not a
             // conflict.
@@ -113,11 +163,19 @@ impl<'a> Plan<'a> {
                 continue;
             }
             self.hold(rel.clone(), slug.clone());
-            self.texts.insert(rel, text);
-            if i == 0 && !rendered.inexact.is_empty() {
-                self.inexact.insert(slug.clone(), rendered.inexact.clone());
-            }
+            kept.push(rel);
         }
+        if let Some(rule) = &self.media {
+            self.uses.insert(slug.clone(), rule.uses(blog));
+        }
+        self.posts.insert(
+            slug.clone(),
+            Post {
+                blog: blog.clone(),
+                aliases: aliases.to_vec(),
+                pages: kept,
+            },
+        );
         Ok(())
     }
 
@@ -136,22 +194,80 @@ impl<'a> Plan<'a> {
         self.by_slug.entry(slug).or_default().insert(rel);
     }
 
-    /// The plan's outcome.
-    pub(super) fn finish(self) -> Planned {
+    /// The masters the exported posts use, by path (`media/<file>`), with the posts using
+    /// each; empty when the images are not brought home.
+    pub(super) fn needed(&self) -> BTreeMap<String, Needed> {
+        let mut needed: BTreeMap<String, Needed> = BTreeMap::new();
+        for (slug, uses) in &self.uses {
+            // A post whose page is left to a user's file is not exported: it uses nothing.
+            if !self.by_slug.contains_key(slug) {
+                continue;
+            }
+            for (file, (url, size)) in uses {
+                let need = needed
+                    .entry(format!("media/{file}"))
+                    .or_insert_with(|| Needed {
+                        url: url.clone(),
+                        size: None,
+                        posts: BTreeSet::new(),
+                    });
+                need.size = need.size.or(*size);
+                need.posts.insert(slug.clone());
+            }
+        }
+        needed
+    }
+
+    /// Every file known, none rendered yet.
+    pub(super) fn unrendered(self) -> Unrendered {
+        Unrendered {
+            format: self.format,
+            files: self.files,
+            posts: self.posts,
+            conflicts: self.conflicts,
+            media: self.media,
+        }
+    }
+}
+
+impl Unrendered {
+    /// The plan's outcome, its posts rendered with `site`'s images (when they are brought
+    /// home). The manifest's image entries are the caller's.
+    pub(super) fn finish(self, site: &SiteImages) -> Result<Planned, ExportError> {
+        let format = self.format;
         let blogs = self
             .files
             .iter()
-            .filter(|(rel, slug)| **rel == file_path(self.format, slug))
+            .filter(|(rel, slug)| **rel == file_path(format, slug))
             .count();
-        Planned {
+        let mut texts = BTreeMap::new();
+        let mut inexact = Vec::new();
+        for (slug, post) in &self.posts {
+            let images = self.media.as_ref().map(|rule| PostImages { rule, site });
+            let rendered = try_render_post(format, &post.blog, &post.aliases, images)?;
+            for rel in &post.pages {
+                // A redirect page another post took over is that post's.
+                if self.files.get(rel) != Some(slug) {
+                    continue;
+                }
+                let text = if *rel == rendered.path {
+                    inexact.extend(rendered.inexact.iter().cloned());
+                    rendered.text.clone()
+                } else {
+                    redirect_page(slug)
+                };
+                texts.insert(rel.clone(), text);
+            }
+        }
+        Ok(Planned {
             next: Manifest {
                 files: self.files,
                 ..Manifest::new()
             },
-            texts: self.texts,
+            texts,
             blogs,
             conflicts: self.conflicts.into_values().flatten().collect(),
-            inexact: self.inexact.into_values().flatten().collect(),
-        }
+            inexact,
+        })
     }
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::types::BlogDetail;
 
 use super::body::{self, Finding};
+use super::media::site::{FeaturedOnSite, PostImages, featured_remote};
 use super::types::Format;
 pub use super::types::{Inexact, RenderError};
 
@@ -85,6 +86,12 @@ pub fn try_render_file(
     blog: &BlogDetail,
     aliases: &[String],
 ) -> Result<Rendered, RenderError> {
+    try_render_post(format, blog, aliases, None)
+}
+
+/// The values of `blog` no file can hold, if any: a date outside the years 0000 to 9999, or
+/// (Zola, Hugo) a word count above TOML's largest integer.
+pub(crate) fn check_post(format: Format, blog: &BlogDetail) -> Result<(), RenderError> {
     for (field, date) in [
         ("published_at", &blog.published_at),
         ("updated_at", &blog.updated_at),
@@ -97,16 +104,45 @@ pub fn try_render_file(
             });
         }
     }
+    if format != Format::Html {
+        extra(blog, None)?;
+    }
+    Ok(())
+}
+
+/// [`try_render_file`], the service's images named by their site paths when `images` says
+/// where the site holds them (the export's `--media local`), or left at the service's URLs.
+pub(crate) fn try_render_post(
+    format: Format,
+    blog: &BlogDetail,
+    aliases: &[String],
+    images: Option<PostImages<'_>>,
+) -> Result<Rendered, RenderError> {
+    check_post(format, blog)?;
     let paths: Vec<String> = aliases.iter().map(|a| format!("/blog/{a}/")).collect();
+    let featured = images
+        .and_then(|images| images.featured(blog))
+        .or_else(|| featured_remote(blog));
+    // The body as the site shows it; the generator's escapes are made on it, so the page shows
+    // exactly this body.
+    let content = match images {
+        Some(images) => images.body(blog),
+        None => blog.content.clone(),
+    };
+    let post = Post {
+        blog,
+        featured: featured.as_ref(),
+        content: &content,
+    };
     let (text, findings) = match format {
-        Format::Zola => zola(blog, &paths)?,
-        Format::Hugo => hugo(blog, &paths)?,
-        Format::Html => (html(blog), Vec::new()),
+        Format::Zola => zola(&post, &paths)?,
+        Format::Hugo => hugo(&post, &paths)?,
+        Format::Html => (html(&post), Vec::new()),
     };
     let inexact = findings
         .iter()
         .map(|finding| {
-            let (line, message) = finding.message(&blog.content);
+            let (line, message) = finding.message(&content);
             Inexact {
                 slug: blog.fields.slug.clone(),
                 line,
@@ -213,33 +249,71 @@ impl Taxonomies<'_> {
     }
 }
 
+/// A post as the files show it: its fields, its featured image and its body as the site
+/// holds them.
+struct Post<'a> {
+    blog: &'a BlogDetail,
+    /// The featured image, when the service holds it (at its site path with the images
+    /// brought home, else at the service's URL).
+    featured: Option<&'a FeaturedOnSite>,
+    /// The body, its service images at their site paths when they are brought home.
+    content: &'a str,
+}
+
+impl<'a> Post<'a> {
+    /// The featured image pages show: the site's (or the service's) copy, else the post's
+    /// `featured_image_url`.
+    fn featured_src(&self) -> Option<&'a str> {
+        match self.featured {
+            Some(featured) => Some(&featured.src),
+            None => self.blog.fields.featured_image_url.as_deref(),
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct Extra<'a> {
     id: &'a str,
+    /// The image to show (a site path with the images brought home), as before the images
+    /// were typed; its size and alt text beside it when the service holds it.
     #[serde(skip_serializing_if = "Option::is_none")]
     featured_image: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    featured_image_width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    featured_image_height: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    featured_image_alt: Option<&'a str>,
     /// TOML's integers are signed 64-bit: a larger count is an error, not a panic.
     word_count: i64,
     excerpt: &'a str,
     meta_title: &'a str,
 }
 
-fn extra(blog: &BlogDetail) -> Result<Extra<'_>, RenderError> {
+fn extra<'a>(blog: &'a BlogDetail, post: Option<&Post<'a>>) -> Result<Extra<'a>, RenderError> {
     let word_count = i64::try_from(blog.word_count).map_err(|_| RenderError::NumberOutOfRange {
         slug: blog.fields.slug.clone(),
         field: "word_count",
         value: blog.word_count,
     })?;
+    let featured = post.and_then(|post| post.featured);
     Ok(Extra {
         id: &blog.id,
-        featured_image: blog.fields.featured_image_url.as_deref(),
+        featured_image: match post {
+            Some(post) => post.featured_src(),
+            None => blog.fields.featured_image_url.as_deref(),
+        },
+        featured_image_width: featured.map(|f| f.width),
+        featured_image_height: featured.map(|f| f.height),
+        featured_image_alt: featured.map(|f| f.alt.as_str()),
         word_count,
         excerpt: &blog.fields.excerpt,
         meta_title: &blog.fields.meta_title,
     })
 }
 
-fn zola(blog: &BlogDetail, aliases: &[String]) -> Result<(String, Vec<Finding>), RenderError> {
+fn zola(post: &Post<'_>, aliases: &[String]) -> Result<(String, Vec<Finding>), RenderError> {
+    let blog = post.blog;
     let front = ZolaFront {
         title: &blog.fields.title,
         description: description(blog),
@@ -251,10 +325,10 @@ fn zola(blog: &BlogDetail, aliases: &[String]) -> Result<(String, Vec<Finding>),
             categories: zola_terms(&blog.fields.categories),
             tags: zola_terms(&blog.fields.tags),
         },
-        extra: extra(blog)?,
+        extra: extra(blog, Some(post))?,
     };
     let front = front_matter(&front);
-    let (body, findings) = body::zola::body(&blog.content);
+    let (body, findings) = body::zola::body(post.content);
     Ok((format!("+++\n{front}+++\n{body}"), findings))
 }
 
@@ -355,7 +429,8 @@ struct HugoFront<'a> {
     params: Extra<'a>,
 }
 
-fn hugo(blog: &BlogDetail, aliases: &[String]) -> Result<(String, Vec<Finding>), RenderError> {
+fn hugo(post: &Post<'_>, aliases: &[String]) -> Result<(String, Vec<Finding>), RenderError> {
+    let blog = post.blog;
     let front = HugoFront {
         title: &blog.fields.title,
         description: description(blog),
@@ -365,17 +440,12 @@ fn hugo(blog: &BlogDetail, aliases: &[String]) -> Result<(String, Vec<Finding>),
         slug: &blog.fields.slug,
         categories: &blog.fields.categories,
         tags: &blog.fields.tags,
-        images: blog
-            .fields
-            .featured_image_url
-            .as_deref()
-            .into_iter()
-            .collect(),
+        images: post.featured_src().into_iter().collect(),
         aliases,
-        params: extra(blog)?,
+        params: extra(blog, Some(post))?,
     };
     let front = front_matter(&front);
-    let (body, findings) = body::hugo::body(&blog.content);
+    let (body, findings) = body::hugo::body(post.content);
     Ok((format!("+++\n{front}+++\n{body}\n"), findings))
 }
 
@@ -385,7 +455,8 @@ pub fn escape_html(s: &str) -> String {
     escape(s, Escapes::ALL).into_owned()
 }
 
-fn html(blog: &BlogDetail) -> String {
+fn html(post: &Post<'_>) -> String {
+    let blog = post.blog;
     let e = escape_html;
     let published = blog.published_at.to_rfc3339_opts(SecondsFormat::Secs, true);
     let updated = blog.updated_at.to_rfc3339_opts(SecondsFormat::Secs, true);
@@ -446,11 +517,19 @@ fn html(blog: &BlogDetail) -> String {
             cats.concat()
         ));
     }
-    if let Some(img) = &blog.fields.featured_image_url {
-        out.push_str(&format!("<img src=\"{}\" alt=\"\">\n", e(img)));
+    match (post.featured, &blog.fields.featured_image_url) {
+        (Some(featured), _) => out.push_str(&format!(
+            "<img src=\"{}\" width=\"{}\" height=\"{}\" alt=\"{}\">\n",
+            e(&featured.src),
+            featured.width,
+            featured.height,
+            e(&featured.alt)
+        )),
+        (None, Some(img)) => out.push_str(&format!("<img src=\"{}\" alt=\"\">\n", e(img))),
+        (None, None) => {}
     }
     out.push_str("</header>\n");
-    out.push_str(&blog.content);
+    out.push_str(post.content);
     out.push('\n');
     if !blog.fields.tags.is_empty() {
         let tags: Vec<String> = blog

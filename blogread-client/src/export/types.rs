@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::hugo_config::{HugoConfigError, HugoSite};
+use super::media::MediaMode;
 use super::state::{self, DEFAULT_STATE_DIR};
 use crate::Error;
 
@@ -60,6 +61,14 @@ pub struct ExportOptions {
     /// export stops with [`ExportError::Deadline`] before writing anything. Writing the files
     /// (local, and never waiting on the server) is not cut short.
     pub deadline: Option<Duration>,
+    /// What the export does with the service's images: bring them into the site
+    /// ([`MediaMode::Local`], the default) or leave the service's URLs ([`MediaMode::Remote`]).
+    /// See [`docs/client.md`, images](crate::export#images).
+    pub media: MediaMode,
+    /// The folder the images go in, as `media/<sha256>.<jpg|png>`: by default `static` (in the
+    /// current directory, the site's root) for Zola and Hugo, which copy it to the built
+    /// site's root; for plain HTML always the output folder, beside the pages.
+    pub static_dir: Option<PathBuf>,
 }
 
 impl ExportOptions {
@@ -73,6 +82,31 @@ impl ExportOptions {
             configure_hugo: false,
             full: false,
             deadline: Some(DEFAULT_DEADLINE),
+            media: MediaMode::Local,
+            static_dir: None,
+        }
+    }
+
+    /// Sets what the export does with the service's images (see
+    /// [`ExportOptions::media`](Self#structfield.media)).
+    pub fn media(mut self, media: MediaMode) -> Self {
+        self.media = media;
+        self
+    }
+
+    /// Sets the folder the images go in for Zola and Hugo (see
+    /// [`ExportOptions::static_dir`](Self#structfield.static_dir)).
+    pub fn static_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.static_dir = Some(dir.into());
+        self
+    }
+
+    /// The folder the images go in: [`ExportOptions::static_dir`](Self#structfield.static_dir)
+    /// or its default.
+    pub fn media_root(&self) -> PathBuf {
+        match (self.format, &self.static_dir) {
+            (Format::Zola | Format::Hugo, Some(dir)) => dir.clone(),
+            _ => super::media::files::default_root(self.format, &self.out),
         }
     }
 
@@ -168,9 +202,24 @@ pub struct ExportReport {
     /// by slug (each file was written so that the site still builds; warnings to show). See
     /// [`Inexact`].
     pub inexact: Vec<Inexact>,
+    /// The images of the site (see the [module docs](crate::export#images)).
+    pub media: MediaReport,
     /// The state folder the export used, as an absolute path (`.` and `..` resolved, links
     /// not followed), so that a message can say where the state is.
     pub state_dir: PathBuf,
+}
+
+/// What an export did with the images, by path relative to the folder they go in
+/// ([`ExportOptions::media_root`]), `media/<sha256>.<jpg|png>`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MediaReport {
+    /// Downloaded (their digests checked) and written.
+    pub downloaded: Vec<String>,
+    /// Already there with the right bytes: not downloaded again.
+    pub kept: Vec<String>,
+    /// Written by an earlier export and used by no exported post any more: removed.
+    pub removed: Vec<String>,
 }
 
 /// Why an export read every published blog instead of only what changed since the last
@@ -197,6 +246,12 @@ pub enum FullRead {
     },
     /// The manifest is not the one the cursor was saved with (restored or edited since).
     ManifestChanged,
+    /// The saved cursor is of an export that did the other thing with the images
+    /// (`--media local` or `remote`): every post is written again with its images.
+    MediaChanged {
+        /// What that export did (`local`, `remote`).
+        was: String,
+    },
     /// Files the last export wrote are missing from the output folder (it was cleaned, or
     /// checked out without them).
     FilesMissing {
@@ -253,6 +308,11 @@ impl std::fmt::Display for FullRead {
             FullRead::FormatChanged { was } => {
                 write!(f, "the saved cursor is of an export in the {was} format")
             }
+            FullRead::MediaChanged { was } => write!(
+                f,
+                "the saved cursor is of an export with --media {was}, so every post is written \
+                 again with its images"
+            ),
             FullRead::ManifestChanged => write!(
                 f,
                 "the manifest is not the one the saved cursor goes with (restored or edited \
@@ -391,6 +451,30 @@ pub enum ExportError {
         /// The server's explanation when it refused the saved cursor (400); `None` when no
         /// saved cursor could be asked about.
         refused: Option<String>,
+    },
+    /// A file where an image goes (`media/<sha256>.<ext>`) holds other bytes than its name
+    /// says, and no export wrote it: it is left alone, and nothing was written.
+    #[error(
+        "{} holds other bytes than the image {url} its name stands for, and no export wrote \
+         it; nothing was written. Move it away (the export then downloads the image there), \
+         or export with --media remote",
+        file.display()
+    )]
+    MediaConflict {
+        /// The file.
+        file: PathBuf,
+        /// The image it should hold.
+        url: String,
+    },
+    /// A downloaded image (its digest right) is not a JPEG or PNG whose size the export can
+    /// read, so pages could not give its `width` and `height`. Nothing was written.
+    #[error(
+        "the image {url} is not a JPEG or PNG whose size can be read from its header; nothing \
+         was written. Report it to the server's operators, or export with --media remote"
+    )]
+    MediaUnreadable {
+        /// The image's URL.
+        url: String,
     },
     /// The state folder is the output folder or inside it, where the generator would publish
     /// it.

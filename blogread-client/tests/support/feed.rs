@@ -152,7 +152,7 @@ impl Site {
             "id": format!("00000000-0000-7000-8000-{:012}", post.id),
             "title": post.title, "slug": slug, "excerpt": "", "meta_title": "",
             "meta_description": "", "featured_image_url": null,
-            "categories": ["News"], "tags": [],
+            "categories": ["News"], "tags": [], "featured_image": null,
             "published_at": format!("2026-11-{:02}T09:30:00Z", 1 + post.id % 28),
             "content": post.content,
             "updated_at": format!("2026-11-{:02}T10:00:00Z", 1 + post.seq % 28),

@@ -154,7 +154,7 @@ pub fn summary(i: u64) -> serde_json::Value {
         "slug": format!("blog-{i}"),
         "excerpt": "", "meta_title": "", "meta_description": "",
         "featured_image_url": null,
-        "categories": [], "tags": [],
+        "categories": [], "tags": [], "featured_image": null,
         "published_at": "2026-11-21T09:30:00Z"
     })
 }
@@ -163,7 +163,7 @@ pub fn detail(slug: &str) -> serde_json::Value {
     json!({
         "id": "00000000-0000-7000-8000-000000000001",
         "title": format!("Title of {slug}"), "slug": slug, "excerpt": "", "meta_title": "", "meta_description": "",
-        "featured_image_url": null, "categories": [], "tags": [],
+        "featured_image_url": null, "categories": [], "tags": [], "featured_image": null, "featured_image": null,
         "published_at": "2026-11-21T09:30:00Z", "content": "<p>x</p>",
         "updated_at": "2026-11-21T09:30:00Z", "word_count": 1
     })

@@ -644,3 +644,100 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the
         );
     }
 }
+
+#[tokio::test]
+async fn hugo_builds_the_exported_images_at_their_site_paths_with_their_sizes() {
+    let Some(hugo) = hugo() else { return };
+    let app = spawn_app().await;
+    let crate::media::Seeded {
+        p,
+        one,
+        two,
+        kite: kite_id,
+        harbour: harbour_id,
+    } = crate::media::seed_with_images(&app).await;
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let typed = client.get("kite").await.unwrap().featured_image.is_some();
+    let root = Scratch::folder("hugo-media");
+    let site = new_hugo_site(&hugo, &root).await;
+    // The site's static folder, as `blogread export` run from the site's root finds it.
+    let options = ExportOptions::new(site.join("content/blog"), Format::Hugo)
+        .state_dir(site.join(".blogread"))
+        .static_dir(site.join("static"))
+        .configure_hugo(true);
+    export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
+
+    let public = site.join("public");
+    let file = |item: &serde_json::Value| {
+        blogread_client::MediaUrl::parse(item["url"].as_str().unwrap())
+            .unwrap()
+            .file_name()
+    };
+    let f2 = file(&two);
+    let built = std::fs::read(public.join("media").join(&f2)).unwrap();
+    assert_eq!(built.len() as u64, two["bytes"].as_u64().unwrap());
+    let harbour = std::fs::read_to_string(public.join("blog/harbour/index.html")).unwrap();
+    assert!(
+        harbour.contains(&format!(
+            "<img src=\"/media/{f2}\" width=\"{}\" height=\"{}\" alt=\"\">",
+            two["width"], two["height"]
+        )),
+        "{harbour}"
+    );
+    let kite = std::fs::read_to_string(public.join("blog/kite/index.html")).unwrap();
+    assert!(
+        kite.contains(&format!(
+            "src=\"/media/{f2}\" width=\"480\" height=\"{}\"",
+            two["variants"][0]["height"]
+        )),
+        "{kite}"
+    );
+    if typed {
+        assert!(public.join("media").join(file(&one)).is_file());
+    }
+    // Every image the pages name is in the built site.
+    assert!(check_links(&public) >= 2);
+
+    // A new image replaces `harbour`'s and `kite`'s featured one: after an incremental export
+    // and a build, the page shows the new file, and the old featured image, which no post
+    // uses any more, is gone from the site.
+    let three = app
+        .upload_image(&p, &crate::media::jpeg(640, 480, 3), "New")
+        .await;
+    let url = three["url"].as_str().unwrap();
+    let body = format!("<p><img src=\"{url}\" alt=\"new\"></p>");
+    crate::media::edit_and_publish(&app, &p, &harbour_id, json!({ "content": body })).await;
+    crate::media::edit_and_publish(&app, &p, &kite_id, json!({ "featured_image_url": url })).await;
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.full_read, None, "incremental");
+    let f3 = file(&three);
+    assert_eq!(report.media.downloaded, vec![format!("media/{f3}")]);
+    run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
+    let harbour = std::fs::read_to_string(public.join("blog/harbour/index.html")).unwrap();
+    assert!(
+        harbour.contains(&format!(
+            "<img src=\"/media/{f3}\" width=\"640\" height=\"480\" alt=\"new\">"
+        )),
+        "{harbour}"
+    );
+    assert!(public.join("media").join(&f3).is_file());
+    if typed {
+        let f1 = file(&one);
+        assert_eq!(report.media.removed, vec![format!("media/{f1}")]);
+        assert!(!site.join("static/media").join(&f1).exists());
+        assert!(!public.join("media").join(&f1).exists());
+        let front = std::fs::read_to_string(site.join("content/blog/kite.html")).unwrap();
+        assert!(
+            front.contains(&format!("images = [\"/media/{f3}\"]")),
+            "{front}"
+        );
+    }
+    // `kite`'s body still shows the harbour's variant: kept.
+    assert!(public.join("media").join(&f2).is_file());
+    assert!(check_links(&public) >= 2);
+}

@@ -106,6 +106,33 @@ pub(crate) struct Places {
     spans: Vec<Span>,
 }
 
+/// An `<img>` start tag of a body (or `<image>`, which a browser's tree builder turns into
+/// one), as the browser reads it: where its first `src` value is and whether it gives a size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ImageTag {
+    /// The byte range of the first `src` attribute's value, without its quotes (character
+    /// references not decoded).
+    pub(crate) src: std::ops::Range<usize>,
+    /// Whether the value is between quotes (then the quotes are the bytes just around `src`).
+    pub(crate) quoted: bool,
+    /// Whether the tag has a `width` or a `height` attribute.
+    pub(crate) sized: bool,
+}
+
+/// The `<img>` tags of `html` that have a `src`, in body order: only those a browser reads as
+/// tags (not inside a comment, a `<script>`, a `<textarea>`...), as the server's usage rule
+/// counts them (`docs/media.md#usage`).
+pub(crate) fn image_tags(html: &str) -> Vec<ImageTag> {
+    let mut reader = Reader {
+        bytes: html.as_bytes(),
+        spans: Vec::new(),
+        tree: Tree::default(),
+        images: Some(Vec::new()),
+    };
+    reader.read();
+    reader.images.unwrap_or_default()
+}
+
 impl Places {
     /// Reads `html`.
     pub(crate) fn of(html: &str) -> Self {
@@ -113,6 +140,7 @@ impl Places {
             bytes: html.as_bytes(),
             spans: Vec::new(),
             tree: Tree::default(),
+            images: None,
         };
         reader.read();
         Places {
@@ -158,6 +186,8 @@ struct Reader<'a> {
     bytes: &'a [u8],
     spans: Vec<Span>,
     tree: Tree,
+    /// The image tags read, when they are asked for.
+    images: Option<Vec<ImageTag>>,
 }
 
 impl Reader<'_> {
@@ -294,6 +324,12 @@ impl Reader<'_> {
             return (TextState::Data, self.bytes.len());
         };
         let tag_place = Place::Tag { start: lt };
+        if kind == TagKind::Start
+            && let Some(images) = &mut self.images
+            && let Some(image) = image_tag(&tag, self.bytes)
+        {
+            images.push(image);
+        }
         match kind {
             TagKind::Start => {
                 let mut at = lt;
@@ -322,6 +358,30 @@ impl Reader<'_> {
         };
         (state, tag.end)
     }
+}
+
+/// The image `tag` is, if it is an `<img>` (or `<image>`) with a `src`.
+fn image_tag(tag: &Tag, bytes: &[u8]) -> Option<ImageTag> {
+    if !matches!(tag.name.as_slice(), b"img" | b"image") {
+        return None;
+    }
+    let name_is = |range: &std::ops::Range<usize>, name: &[u8]| {
+        bytes[range.clone()].eq_ignore_ascii_case(name)
+    };
+    // The browser keeps the first of attributes of the same name.
+    let (_, value) = tag
+        .attributes
+        .iter()
+        .find(|(name, _)| name_is(name, b"src"))?;
+    let src = value.clone()?;
+    let quoted = src.start > 0
+        && matches!(bytes[src.start - 1], b'"' | b'\'')
+        && bytes.get(src.end) == Some(&bytes[src.start - 1]);
+    let sized = tag
+        .attributes
+        .iter()
+        .any(|(name, _)| name_is(name, b"width") || name_is(name, b"height"));
+    Some(ImageTag { src, quoted, sized })
 }
 
 /// Just after the first `>` from `from` on (the end of a doctype or bogus comment), or the end.

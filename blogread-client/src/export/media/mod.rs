@@ -1,0 +1,60 @@
+//! The export brings the service's images home (`docs/client.md#images`): every master the
+//! exported posts use is downloaded once, checked against its name, and written into the
+//! site's static folder named by its content (`media/<sha256>.<jpg|png>`); the posts name the
+//! files by their site paths, with their sizes.
+//!
+//! - [`site`]: which images a post uses, and its body and featured image rewritten;
+//! - [`files`]: which files are already there, and the downloads;
+//! - [`size`]: a picture's size from its header, and a variant's as the service makes it.
+
+pub(crate) mod files;
+pub(crate) mod site;
+pub(crate) mod size;
+
+use super::types::Format;
+use site::{SiteImage, SiteImages};
+
+/// What the export does with the service's images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum MediaMode {
+    /// Download each image the exported posts use into the site, and name it by its site
+    /// path, with its size (the default).
+    #[default]
+    Local,
+    /// Keep the service's URLs in the posts, as they are (the featured image's size and alt
+    /// text are still written beside it).
+    Remote,
+}
+
+/// The path of the site file `media/<file>` as pages name it: from the site's root for Zola
+/// and Hugo (which copy `static/` there), relative to the page for plain HTML
+/// (`<slug>/index.html` beside `media/`).
+pub(crate) fn site_path(format: Format, file: &str) -> String {
+    match format {
+        Format::Zola | Format::Hugo => format!("/media/{file}"),
+        Format::Html => format!("../media/{file}"),
+    }
+}
+
+/// The site's images from the manifest's entries after this run.
+pub(crate) fn site_images(
+    format: Format,
+    entries: &std::collections::BTreeMap<String, super::manifest::MediaEntry>,
+) -> SiteImages {
+    let by_file = entries
+        .iter()
+        .filter_map(|(rel, entry)| {
+            let file = rel.strip_prefix("media/")?;
+            Some((
+                file.to_owned(),
+                SiteImage {
+                    path: site_path(format, file),
+                    width: entry.width,
+                    height: entry.height,
+                },
+            ))
+        })
+        .collect();
+    SiteImages { by_file }
+}
