@@ -91,6 +91,7 @@ async fn list_returns_only_published_blogs_newest_first_with_metadata_only() {
         [
             "categories",
             "excerpt",
+            "featured_image",
             "featured_image_url",
             "id",
             "meta_description",
@@ -254,6 +255,7 @@ async fn single_blog_has_content_updated_at_and_word_count() {
             "categories",
             "content",
             "excerpt",
+            "featured_image",
             "featured_image_url",
             "id",
             "meta_description",

@@ -741,3 +741,142 @@ async fn hugo_builds_the_exported_images_at_their_site_paths_with_their_sizes() 
     assert!(public.join("media").join(&f2).is_file());
     assert!(check_links(&public) >= 2);
 }
+
+#[tokio::test]
+async fn zola_builds_the_exported_images_at_their_site_paths_with_their_sizes() {
+    let Some(zola) = zola() else { return };
+    let app = spawn_app().await;
+    let crate::media::Seeded {
+        p,
+        one,
+        two,
+        kite: kite_id,
+        harbour: harbour_id,
+    } = crate::media::seed_with_images(&app).await;
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let site = Scratch::folder("zola-media");
+    std::fs::write(
+        site.join("config.toml"),
+        format!("base_url = \"{SITE_URL}\"\n"),
+    )
+    .unwrap();
+    let templates = site.join("templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    let empty = "<!DOCTYPE html>\n<html><head><title>x</title></head><body></body></html>\n";
+    std::fs::write(templates.join("index.html"), empty).unwrap();
+    std::fs::write(templates.join("section.html"), empty).unwrap();
+    // The featured image as a theme would show it: from the front matter's site path, size
+    // and alt text.
+    std::fs::write(
+        templates.join("page.html"),
+        "<!DOCTYPE html>\n<html><head><title>{{ page.title }}</title></head>\n<body>\
+         {% if page.extra.featured_image %}<img class=\"featured\" src=\"{{ page.extra.featured_image }}\" \
+         width=\"{{ page.extra.featured_image_width }}\" height=\"{{ page.extra.featured_image_height }}\" \
+         alt=\"{{ page.extra.featured_image_alt }}\">{% endif %}\
+         {{ page.content | safe }}</body></html>\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(site.join("content/blog")).unwrap();
+    std::fs::write(
+        site.join("content/blog/_index.md"),
+        "+++\ntitle = \"Blog\"\n+++\n",
+    )
+    .unwrap();
+    let options = ExportOptions::new(site.join("content/blog"), Format::Zola)
+        .state_dir(site.join(".blogread"))
+        .static_dir(site.join("static"));
+    export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    let build = |zola: PathBuf, site: PathBuf| async move {
+        let mut cmd = Command::new(&zola);
+        cmd.current_dir(&site).arg("build");
+        let out = tokio::task::spawn_blocking(move || cmd.output())
+            .await
+            .unwrap()
+            .expect("zola starts");
+        assert!(
+            out.status.success(),
+            "zola build failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    build(zola.clone(), site.to_path_buf()).await;
+
+    let public = site.join("public");
+    let file = |item: &serde_json::Value| {
+        blogread_client::MediaUrl::parse(item["url"].as_str().unwrap())
+            .unwrap()
+            .file_name()
+    };
+    let (f1, f2) = (file(&one), file(&two));
+    let built = std::fs::read(public.join("media").join(&f2)).unwrap();
+    assert_eq!(built.len() as u64, two["bytes"].as_u64().unwrap());
+    let harbour = std::fs::read_to_string(public.join("blog/harbour/index.html")).unwrap();
+    assert!(
+        harbour.contains(&format!(
+            "<img src=\"/media/{f2}\" width=\"{}\" height=\"{}\" alt=\"\">",
+            two["width"], two["height"]
+        )),
+        "{harbour}"
+    );
+    let kite = std::fs::read_to_string(public.join("blog/kite/index.html")).unwrap();
+    assert!(
+        kite.contains(&format!(
+            "<img class=\"featured\" src=\"/media/{f1}\" width=\"{}\" height=\"{}\"",
+            one["width"], one["height"]
+        )),
+        "{kite}"
+    );
+    assert!(
+        kite.contains(&format!(
+            "src=\"/media/{f2}\" width=\"480\" height=\"{}\"",
+            two["variants"][0]["height"]
+        )),
+        "{kite}"
+    );
+    assert!(public.join("media").join(&f1).is_file());
+    assert!(check_links(&public) >= 2);
+
+    // A new image replaces `kite`'s featured one and `harbour`'s body image: after an
+    // incremental export and a build, the pages show the new file, and the old featured
+    // image, which no post uses any more, is gone from the site.
+    let three = app
+        .upload_image(&p, &crate::media::jpeg(640, 480, 3), "New")
+        .await;
+    let url = three["url"].as_str().unwrap();
+    let body = format!("<p><img src=\"{url}\" alt=\"new\"></p>");
+    crate::media::edit_and_publish(&app, &p, &harbour_id, json!({ "content": body })).await;
+    crate::media::edit_and_publish(&app, &p, &kite_id, json!({ "featured_image_url": url })).await;
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.full_read, None, "incremental");
+    let f3 = file(&three);
+    assert_eq!(report.media.downloaded, vec![format!("media/{f3}")]);
+    assert_eq!(report.media.removed, vec![format!("media/{f1}")]);
+    let _ = std::fs::remove_dir_all(&public);
+    build(zola, site.to_path_buf()).await;
+    let harbour = std::fs::read_to_string(public.join("blog/harbour/index.html")).unwrap();
+    assert!(
+        harbour.contains(&format!(
+            "<img src=\"/media/{f3}\" width=\"640\" height=\"480\" alt=\"new\">"
+        )),
+        "{harbour}"
+    );
+    let kite = std::fs::read_to_string(public.join("blog/kite/index.html")).unwrap();
+    assert!(
+        kite.contains(&format!(
+            "<img class=\"featured\" src=\"/media/{f3}\" width=\"640\" height=\"480\" alt=\"New\">"
+        )),
+        "{kite}"
+    );
+    assert!(public.join("media").join(&f3).is_file());
+    assert!(!public.join("media").join(&f1).exists());
+    assert!(
+        public.join("media").join(&f2).is_file(),
+        "kite's body still shows it"
+    );
+    assert!(check_links(&public) >= 2);
+}
