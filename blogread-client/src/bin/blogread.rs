@@ -204,12 +204,12 @@ enum Command {
         #[arg(long, default_value_t = export::DEFAULT_DEADLINE.as_secs(), value_name = "SECS")]
         deadline: u64,
         /// What to do with the service's images the posts use: `local` downloads each once
-        /// (its SHA-256 checked) into the site as media/<sha256>.<jpg|png> and names it by
+        /// (its SHA-256 checked) into the site as `media/<sha256>.<jpg|png>` and names it by
         /// its site path, with its width and height; `remote` keeps the service's URLs.
         #[arg(long, value_enum, default_value = "local")]
         media: export::MediaMode,
         /// With --format zola or hugo: the site's static folder, where the images go as
-        /// media/<sha256>.<jpg|png> (default `static`, in the current directory). Plain HTML
+        /// `media/<sha256>.<jpg|png>` (default `static`, in the current directory). Plain HTML
         /// puts them in the output folder, beside the pages.
         #[arg(long, value_name = "DIR")]
         static_dir: Option<PathBuf>,
