@@ -766,11 +766,11 @@ async fn zola_builds_the_exported_images_at_their_site_paths_with_their_sizes() 
     std::fs::write(templates.join("index.html"), empty).unwrap();
     std::fs::write(templates.join("section.html"), empty).unwrap();
     // The featured image as a theme would show it: from the front matter's site path, size
-    // and alt text.
+    // and alt text (the path marked safe: Tera escapes `/` in text).
     std::fs::write(
         templates.join("page.html"),
         "<!DOCTYPE html>\n<html><head><title>{{ page.title }}</title></head>\n<body>\
-         {% if page.extra.featured_image %}<img class=\"featured\" src=\"{{ page.extra.featured_image }}\" \
+         {% if page.extra.featured_image %}<img class=\"featured\" src=\"{{ page.extra.featured_image | safe }}\" \
          width=\"{{ page.extra.featured_image_width }}\" height=\"{{ page.extra.featured_image_height }}\" \
          alt=\"{{ page.extra.featured_image_alt }}\">{% endif %}\
          {{ page.content | safe }}</body></html>\n",
