@@ -80,6 +80,11 @@ impl ApiError {
         )
     }
 
+    /// A 500 for a handler that panicked (logged as [`ApiError::internal`] logs).
+    pub fn panicked() -> Self {
+        Self::internal(&Panicked)
+    }
+
     /// Turns an error poem or poem-openapi produced into this shape, with a detail that says
     /// what to change.
     pub fn from_poem(err: &poem::Error) -> Self {
@@ -444,3 +449,15 @@ impl<S: ApiResponse, E: ErrorSet> ApiResponse for Reply<S, E> {
         ApiError::from_poem(&err).into()
     }
 }
+
+/// The cause of [`ApiError::panicked`].
+#[derive(Debug)]
+struct Panicked;
+
+impl fmt::Display for Panicked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a handler panicked")
+    }
+}
+
+impl std::error::Error for Panicked {}

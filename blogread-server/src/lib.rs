@@ -18,6 +18,7 @@ pub mod build_info;
 pub mod config;
 pub mod demo;
 pub mod error;
+pub mod log_writer;
 pub mod media_files;
 pub mod metrics;
 pub mod middleware;
@@ -108,10 +109,7 @@ impl Server {
             )
             .nest("/", json_api)
             .with(middleware::BodyLimit::new(self.limits.max_uploads))
-            .with(
-                CatchPanic::new()
-                    .with_handler(|_| error::ApiError::internal(&Panicked).into_response()),
-            )
+            .with(CatchPanic::new().with_handler(|_| error::ApiError::panicked().into_response()))
             .with(telemetry::RequestLog::new(api::route_table()))
             .map_to_response()
     }
@@ -141,7 +139,8 @@ impl Server {
         let upkeep = tokio::spawn(metrics::upkeep());
         let sweeping = service.clone();
         let sweep = tokio::spawn(async move { sweeping.run_media_sweep().await });
-        let served = serve::serve(listener, self.app(), self.limits, shutdown).await;
+        let media = media_files::MediaFiles::new(service.clone());
+        let served = serve::serve(listener, self.app(), Some(media), self.limits, shutdown).await;
         scheduler.abort();
         upkeep.abort();
         sweep.abort();
@@ -158,17 +157,6 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send,
     ) -> std::io::Result<()> {
         let app = metrics::metrics_app(self.service.clone());
-        serve::serve(listener, app, self.limits.clone(), shutdown).await
+        serve::serve(listener, app, None, self.limits.clone(), shutdown).await
     }
 }
-
-#[derive(Debug)]
-struct Panicked;
-
-impl std::fmt::Display for Panicked {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a handler panicked")
-    }
-}
-
-impl std::error::Error for Panicked {}

@@ -9,11 +9,17 @@
 //! Files are immutable (named by content), so an answer may be kept for a year; its ETag is
 //! the item's digest. A file is sent as it is read, a chunk at a time, never held whole.
 
+use std::panic::AssertUnwindSafe;
+
 use blogread_core::Service;
-use poem::http::{HeaderValue, Method, StatusCode, header};
+use futures_util::FutureExt;
+use poem::http::{self, HeaderMap, HeaderValue, Method, StatusCode, header};
 use poem::{Endpoint, IntoResponse, Request, Response};
 
 use crate::error::ApiError;
+use crate::request_id::REQUEST_ID;
+use crate::routes::MEDIA_ROUTE;
+use crate::telemetry::LoggedRequest;
 
 /// Where the files are served, under the server's root.
 pub const MEDIA_PREFIX: &str = "/media/";
@@ -50,9 +56,8 @@ fn not_found() -> Response {
 }
 
 /// Whether `If-None-Match` names the tag `"sha256"` (strong or weak, or `*`).
-fn matches_etag(req: &Request, sha256: &str) -> bool {
-    let Some(value) = req
-        .headers()
+fn matches_etag(headers: &HeaderMap, sha256: &str) -> bool {
+    let Some(value) = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
     else {
@@ -69,33 +74,25 @@ fn matches_etag(req: &Request, sha256: &str) -> bool {
     })
 }
 
-impl Endpoint for MediaFiles {
-    type Output = Response;
-
-    async fn call(&self, req: Request) -> poem::Result<Response> {
-        if req.method() != Method::GET && req.method() != Method::HEAD {
+impl MediaFiles {
+    /// The answer to `method` on `path` (the request's path as sent) with `headers`.
+    pub async fn answer(&self, method: &Method, path: &str, headers: &HeaderMap) -> Response {
+        if method != Method::GET && method != Method::HEAD {
             let allowed = [Method::GET, Method::HEAD];
-            return Ok(
-                ApiError::method_not_allowed(req.method(), req.uri().path(), &allowed)
-                    .into_response(),
-            );
+            return ApiError::method_not_allowed(method, path, &allowed).into_response();
         }
-        // The path as sent (not as nested routing left it): an encoded character is no name
-        // of any file.
-        let path = req.original_uri().path();
         let Some((project, rest)) = path
             .strip_prefix(MEDIA_PREFIX)
             .and_then(|tail| tail.split_once('/'))
         else {
-            return Ok(not_found());
+            return not_found();
         };
         let file = match self.service.media_file(project, rest).await {
             Ok(Some(file)) => file,
-            Ok(None) => return Ok(not_found()),
-            Err(err) => return Ok(ApiError::from(err).into_response()),
+            Ok(None) => return not_found(),
+            Err(err) => return ApiError::from(err).into_response(),
         };
-        let etag = format!("\"{}\"", file.sha256);
-        let mut resp = if matches_etag(&req, &file.sha256) {
+        let mut resp = if matches_etag(headers, &file.sha256) {
             Response::builder()
                 .status(StatusCode::NOT_MODIFIED)
                 .finish()
@@ -110,7 +107,7 @@ impl Endpoint for MediaFiles {
             resp
         };
         let headers = resp.headers_mut();
-        if let Ok(etag) = HeaderValue::from_str(&etag) {
+        if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", file.sha256)) {
             headers.insert(header::ETAG, etag);
         }
         headers.insert(
@@ -125,6 +122,237 @@ impl Endpoint for MediaFiles {
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(CONTENT_SECURITY_POLICY),
         );
-        Ok(resp)
+        resp
+    }
+
+    /// Whether the server answers `req` on the direct path ([`MediaFiles::answer_direct`]):
+    /// a `GET` or `HEAD` under [`MEDIA_PREFIX`].
+    pub fn takes<B>(req: &http::Request<B>) -> bool {
+        (req.method() == Method::GET || req.method() == Method::HEAD)
+            && req.uri().path().starts_with(MEDIA_PREFIX)
+    }
+
+    /// The answer to `req` (one [`MediaFiles::takes`]) straight from the protocol layer's
+    /// request, without the application's request conversion, routing and middleware: the
+    /// answer [`MediaFiles::answer`] gives through the application, with what the
+    /// application's middleware adds to it (the request id, the request log's line, the
+    /// metrics, a 500 for a panic). Served images are the most frequent requests of a server
+    /// without a CDN in front of it, and their answers are small: the per-request cost of the
+    /// general path was most of their cost.
+    pub async fn answer_direct<B>(&self, req: &http::Request<B>) -> Response {
+        let logged = LoggedRequest::begin(req.method(), req.uri(), MEDIA_ROUTE);
+        let answer = AssertUnwindSafe(self.answer(req.method(), req.uri().path(), req.headers()))
+            .catch_unwind();
+        let mut resp = REQUEST_ID
+            .scope(logged.id.clone(), async {
+                answer
+                    .await
+                    .unwrap_or_else(|_| ApiError::panicked().into_response())
+            })
+            .await;
+        let status = resp.status();
+        logged.end(status, resp.headers_mut());
+        resp
+    }
+}
+
+impl Endpoint for MediaFiles {
+    type Output = Response;
+
+    async fn call(&self, req: Request) -> poem::Result<Response> {
+        // The path as sent (not as nested routing left it): an encoded character is no name
+        // of any file.
+        Ok(self
+            .answer(req.method(), req.original_uri().path(), req.headers())
+            .await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use blogread_core::auth::Caller;
+    use blogread_core::media::{ImagePool, LocalFolder};
+    use blogread_core::service::{MediaSetup, MediaUpload, Uploaded};
+    use blogread_core::store::MemoryStore;
+    use poem::http::Uri;
+
+    use super::*;
+
+    const BASE: &str = "https://images.example";
+
+    /// A service keeping images in `dir`, with one project holding one uploaded photo: the
+    /// service, the project's id, and the paths of the photo's master and first variant.
+    async fn service_with_a_photo(dir: &std::path::Path) -> (Service, String, String, String) {
+        let files = Arc::new(LocalFolder::open(dir).expect("open the folder"));
+        let service = Service::new(Arc::new(MemoryStore::new())).with_media(MediaSetup::new(
+            files,
+            ImagePool::new(1, std::time::Duration::from_secs(30)),
+            BASE,
+        ));
+        let operator = Caller::operator();
+        let project = service
+            .create_project(&operator, "Photos".into(), None)
+            .await
+            .expect("a project")
+            .id;
+        let upload = MediaUpload {
+            bytes: blogread_media::samples::jpeg(1000, 600, 7).into(),
+            declared_type: None,
+            alt: Some("a photo".into()),
+        };
+        let view = match service
+            .upload_media(&operator, project, upload)
+            .await
+            .expect("stored")
+        {
+            Uploaded::Created(view) | Uploaded::Existing(view) => view,
+        };
+        let path = |url: &str| url.strip_prefix(BASE).expect("under the base").to_owned();
+        let master = path(&view.url);
+        let variant = path(&view.variants.first().expect("a variant").url);
+        (service, project.to_string(), master, variant)
+    }
+
+    /// Status, headers but the request id, and the body's length and SHA-256; and whether a
+    /// request id was there.
+    async fn parts(resp: Response) -> (StatusCode, Vec<(String, String)>, (usize, String), bool) {
+        let status = resp.status();
+        let mut headers: Vec<(String, String)> = resp
+            .headers()
+            .iter()
+            .filter(|(name, _)| name.as_str() != "x-request-id")
+            .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("?").to_owned()))
+            .collect();
+        headers.sort();
+        let has_id = resp.headers().contains_key("x-request-id");
+        let body = resp.into_body().into_vec().await.expect("the body");
+        let digest = blogread_core::domain::Sha256Hex::of(&body)
+            .as_str()
+            .to_owned();
+        (status, headers, (body.len(), digest), has_id)
+    }
+
+    #[test]
+    fn only_reads_under_the_media_prefix_take_the_direct_path() {
+        let takes = |method: Method, uri: &str| {
+            MediaFiles::takes(
+                &http::Request::builder()
+                    .method(method)
+                    .uri(uri)
+                    .body(())
+                    .unwrap(),
+            )
+        };
+        assert!(takes(Method::GET, "/media/p/x.jpg"));
+        assert!(takes(Method::HEAD, "/media/p/x.jpg"));
+        assert!(takes(Method::GET, "http://host/media/p/x.jpg"));
+        assert!(!takes(Method::POST, "/media/p/x.jpg"));
+        assert!(!takes(Method::DELETE, "/media/p/x.jpg"));
+        assert!(!takes(Method::GET, "/media"));
+        assert!(!takes(Method::GET, "/api/v1/media/p/x.jpg"));
+        assert!(!takes(Method::GET, "/mediax/p/x.jpg"));
+    }
+
+    /// The direct path is a shortcut around the application: for every request it takes, its
+    /// answer must be the application's, byte for byte (but for the request id, new each time).
+    #[tokio::test]
+    async fn the_direct_path_answers_what_the_application_answers() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let (service, project, master, variant) = service_with_a_photo(dir.path()).await;
+        let other = "0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f";
+        let digest = master
+            .rsplit('/')
+            .next()
+            .and_then(|name| name.split('.').next())
+            .expect("a digest")
+            .to_owned();
+        let app = crate::Server::new(service.clone()).app();
+        let direct = MediaFiles::new(service);
+        let cases: Vec<(Method, String, Option<String>, u16)> = vec![
+            (Method::GET, master.clone(), None, 200),
+            (Method::HEAD, master.clone(), None, 200),
+            (Method::GET, variant.clone(), None, 200),
+            (Method::HEAD, variant.clone(), None, 200),
+            (
+                Method::GET,
+                master.clone(),
+                Some(format!("\"{digest}\"")),
+                304,
+            ),
+            (
+                Method::GET,
+                variant.clone(),
+                Some(format!("W/\"{digest}\"")),
+                304,
+            ),
+            (Method::GET, master.clone(), Some("*".into()), 304),
+            (
+                Method::GET,
+                master.clone(),
+                Some("\"other\", \"tags\"".into()),
+                200,
+            ),
+            (Method::GET, format!("{master}?v=2"), None, 200),
+            (
+                Method::GET,
+                master.replace(&digest, &digest.to_uppercase()),
+                None,
+                404,
+            ),
+            (Method::GET, master.replace(&project, other), None, 404),
+            (Method::GET, master.replace(".jpg", ".png"), None, 404),
+            (Method::GET, variant.replace("/w", "/w7"), None, 404),
+            (
+                Method::GET,
+                format!("/media/%2e%2e/{project}/{digest}.jpg"),
+                None,
+                404,
+            ),
+            (Method::GET, master.replace(&digest, "%2e%2e"), None, 404),
+            (
+                Method::GET,
+                format!("/media/{project}/../{project}/x.jpg"),
+                None,
+                404,
+            ),
+            (
+                Method::GET,
+                format!("/media/{project}%2f{digest}.jpg"),
+                None,
+                404,
+            ),
+            (Method::GET, format!("/media/{project}/"), None, 404),
+            (Method::GET, "/media/".into(), None, 404),
+            (Method::GET, "/media/x".into(), None, 404),
+        ];
+        for (method, target, tag, status) in cases {
+            let build = || {
+                let mut req = http::Request::builder()
+                    .method(method.clone())
+                    .uri(target.parse::<Uri>().expect("a target"));
+                if let Some(tag) = &tag {
+                    req = req.header(header::IF_NONE_MATCH, tag);
+                }
+                req.body(()).unwrap()
+            };
+            assert!(MediaFiles::takes(&build()), "{method} {target}");
+            // As the server makes a poem request of what hyper parsed.
+            let (head, ()) = build().into_parts();
+            let addr = poem::Addr::SocketAddr(([127, 0, 0, 1], 80).into());
+            let head = poem::RequestParts::from((
+                head,
+                poem::web::LocalAddr(addr.clone()),
+                poem::web::RemoteAddr(addr),
+                http::uri::Scheme::HTTP,
+            ));
+            let req = Request::from_parts(head, poem::Body::empty());
+            let through_app = parts(app.get_response(req).await).await;
+            let direct = parts(direct.answer_direct(&build()).await).await;
+            assert_eq!(direct, through_app, "{method} {target} {tag:?}");
+            assert_eq!(direct.0, status, "{method} {target} {tag:?}");
+            assert!(direct.3, "{method} {target}: a request id");
+        }
     }
 }

@@ -57,6 +57,9 @@ impl RouteEntry {
     }
 }
 
+/// The label of the served images' requests (`/media/...`).
+pub const MEDIA_ROUTE: &str = "/media";
+
 /// The label of a request path that matches no route (logs and metrics never carry an
 /// arbitrary path).
 pub const UNMATCHED_ROUTE: &str = "unmatched";
@@ -91,7 +94,7 @@ impl RouteTable {
         // The served images first, without splitting the path: no documented route starts
         // with `media`, and they are the most frequent requests of a server without a CDN.
         if path.starts_with("/media/") {
-            return "/media";
+            return MEDIA_ROUTE;
         }
         let parts: Vec<&str> = split(path).collect();
         let documented = self
@@ -107,7 +110,7 @@ impl RouteTable {
             ["metrics"] => "/metrics",
             ["docs", ..] => "/docs",
             ["admin", ..] => "/admin",
-            ["media", ..] => "/media",
+            ["media", ..] => MEDIA_ROUTE,
             _ => UNMATCHED_ROUTE,
         }
     }

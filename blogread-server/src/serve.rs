@@ -44,6 +44,8 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+use crate::media_files::MediaFiles;
+
 /// Default for [`Limits::header_timeout`]: 10 s.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default for [`Limits::idle_timeout`]: 60 s.
@@ -116,10 +118,12 @@ impl Default for Limits {
 
 /// Serves `app` on `listener` within `limits` until `shutdown` resolves; then stops accepting,
 /// asks every connection to close once its requests are answered (HTTP/2: GOAWAY), waits for
-/// them up to [`Limits::shutdown_grace`] and returns.
+/// them up to [`Limits::shutdown_grace`] and returns. With `media`, the reads of served images
+/// take its direct path ([`MediaFiles::answer_direct`]) rather than going through `app`.
 pub async fn serve<E>(
     listener: TcpListener,
     app: E,
+    media: Option<MediaFiles>,
     limits: Limits,
     shutdown: impl Future<Output = ()> + Send,
 ) -> io::Result<()>
@@ -128,6 +132,7 @@ where
 {
     let local = listener.local_addr()?;
     let app = Arc::new(app);
+    let media = media.map(Arc::new);
     let limits = Arc::new(limits);
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let (stop, stopping) = watch::channel(false);
@@ -160,6 +165,7 @@ where
             local,
             remote,
             app: app.clone(),
+            media: media.clone(),
             limits: limits.clone(),
             stopping: stopping.clone(),
             _permit: permit,
@@ -199,6 +205,8 @@ struct Connection<E> {
     local: SocketAddr,
     remote: SocketAddr,
     app: Arc<E>,
+    /// The served images' direct path, if the server has one.
+    media: Option<Arc<MediaFiles>>,
     limits: Arc<Limits>,
     stopping: watch::Receiver<bool>,
     /// Returned to the connection cap when the task ends.
@@ -223,6 +231,7 @@ where
         local,
         remote,
         app,
+        media,
         limits,
         mut stopping,
         _permit,
@@ -235,12 +244,18 @@ where
         move |req: hyper::Request<Incoming>| {
             let request = activity.begin_request();
             let app = app.clone();
+            let media = media.clone().filter(|_| MediaFiles::takes(&req));
             let local_addr = local_addr.clone();
             let remote_addr = remote_addr.clone();
             async move {
-                let req: poem::Request = (req, local_addr, remote_addr, Scheme::HTTP).into();
-                let resp: hyper::Response<BoxBody<Bytes, io::Error>> =
-                    app.get_response(req).await.into();
+                let resp: hyper::Response<BoxBody<Bytes, io::Error>> = match media {
+                    Some(media) => media.answer_direct(&req).await.into(),
+                    None => {
+                        let req: poem::Request =
+                            (req, local_addr, remote_addr, Scheme::HTTP).into();
+                        app.get_response(req).await.into()
+                    }
+                };
                 // The request stays in progress until its answer is sent or dropped.
                 Ok::<_, Infallible>(resp.map(|body| InProgress {
                     body,

@@ -7,10 +7,12 @@
 use std::io::IsTerminal;
 use std::time::Instant;
 
-use poem::http::HeaderValue;
+use poem::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 use tracing_subscriber::EnvFilter;
 
+use crate::log_writer::Batched;
+pub use crate::log_writer::LOG_FLUSH_INTERVAL;
 use crate::request_id::{REQUEST_ID, new_request_id};
 use crate::routes::RouteTable;
 
@@ -23,7 +25,7 @@ pub const DEFAULT_FILTER: &str = "info";
 pub const LOG_BUFFER_LINES: usize = 8192;
 
 /// The bytes the writer gathers from the queue before writing them to stderr (it also writes
-/// whenever the queue is empty).
+/// when the queue is empty, at most every [`LOG_FLUSH_INTERVAL`]).
 pub const LOG_WRITE_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Keeps the log writer running: drop it at exit (after the last line), which writes every
@@ -37,7 +39,9 @@ pub struct LogGuard {
 /// Installs the global subscriber: `RUST_LOG` (default `info`), human output or JSON lines,
 /// written to stderr by a worker thread through a buffer of [`LOG_BUFFER_LINES`] lines (a
 /// request thread formats its line and queues it; it waits only when the buffer is full, so no
-/// line is dropped), in batches of what is queued (one write per batch). Calling it twice is harmless (the second call does nothing).
+/// line is dropped), in batches of what is queued (one write per batch, at most one every
+/// [`LOG_FLUSH_INTERVAL`]: a line reaches stderr within two of them). Calling it twice is
+/// harmless (the second call does nothing).
 pub fn init(json: bool) -> LogGuard {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
@@ -45,12 +49,13 @@ pub fn init(json: bool) -> LogGuard {
         .buffered_lines_limit(LOG_BUFFER_LINES)
         .lossy(false)
         .thread_name("blogread-log")
-        // Buffered: the writer empties the queue into this buffer and writes it out once the
-        // queue is empty (tracing-appender flushes after each batch), so a busy server makes
-        // one write per batch of lines instead of one per line.
-        .finish(std::io::BufWriter::with_capacity(
-            LOG_WRITE_BUFFER_BYTES,
+        // Batched: the writer empties the queue into this buffer and writes it out at most
+        // every LOG_FLUSH_INTERVAL (or when full), so a busy server makes one write per batch
+        // of lines instead of one per line.
+        .finish(Batched::new(
             std::io::stderr(),
+            LOG_WRITE_BUFFER_BYTES,
+            LOG_FLUSH_INTERVAL,
         ));
     // Colours only for a person at a terminal: escape codes in a log file or pipe are noise,
     // and writing them cost about 5% of the server's CPU per request under load.
@@ -204,30 +209,58 @@ impl<E: Endpoint> Endpoint for RequestLogEndpoint<E> {
     type Output = Response;
 
     async fn call(&self, req: Request) -> poem::Result<Response> {
-        let start = Instant::now();
-        let id = new_request_id();
-        let method = req.method().clone();
         let route = self.routes.template(req.uri().path());
-        // Only when the line is written: a server told to drop the request log (images behind
-        // a CDN, say) does not pay for it.
-        let target = tracing::enabled!(target: "blogread::http", tracing::Level::INFO)
-            .then(|| redacted_target(req.uri().path(), req.uri().query()));
-        // No span around the handler: what is logged inside a request (a 500's cause, a failed
-        // health check) names the request id itself, read from the task-local. A span with
-        // three formatted fields cost about a quarter of a cached read's CPU under load.
-        let result = REQUEST_ID.scope(id.clone(), self.inner.call(req)).await;
+        let logged = LoggedRequest::begin(req.method(), req.uri(), route);
+        let result = REQUEST_ID
+            .scope(logged.id.clone(), self.inner.call(req))
+            .await;
         let mut resp = match result {
             Ok(resp) => resp.into_response(),
             Err(err) => err.into_response(),
         };
-        if let Ok(v) = HeaderValue::from_str(&id) {
-            resp.headers_mut().insert("x-request-id", v);
+        logged.end(resp.status(), resp.headers_mut());
+        Ok(resp)
+    }
+}
+
+/// One request as the request log and the metrics see it, from its head to its answer: what
+/// [`RequestLog`] does around every request of the application, and the direct path of the
+/// stored images ([`crate::media_files::MediaFiles::answer_direct`]) around its own.
+pub(crate) struct LoggedRequest {
+    start: Instant,
+    /// The request's id, answered as `X-Request-Id`.
+    pub(crate) id: String,
+    method: Method,
+    route: &'static str,
+    /// The redacted target, when the log line will be written.
+    target: Option<String>,
+}
+
+impl LoggedRequest {
+    /// A request with this method and target, named by `route` (its template), arriving now.
+    pub(crate) fn begin(method: &Method, uri: &Uri, route: &'static str) -> Self {
+        Self {
+            start: Instant::now(),
+            id: new_request_id(),
+            method: method.clone(),
+            route,
+            target: tracing::enabled!(target: "blogread::http", tracing::Level::INFO)
+                .then(|| redacted_target(uri.path(), uri.query())),
         }
-        let seconds = start.elapsed().as_secs_f64();
-        crate::metrics::record_request(route, &method, resp.status(), seconds);
-        let status = resp.status().as_u16();
+    }
+
+    /// The request was answered `status`: its id goes into the answer's `headers`, its line
+    /// into the log, its count and duration into the metrics.
+    pub(crate) fn end(self, status: StatusCode, headers: &mut HeaderMap) {
+        if let Ok(v) = HeaderValue::from_str(&self.id) {
+            headers.insert("x-request-id", v);
+        }
+        let seconds = self.start.elapsed().as_secs_f64();
+        crate::metrics::record_request(self.route, &self.method, status, seconds);
+        let status = status.as_u16();
         let duration_ms = (seconds * 100_000.0).round() / 100.0;
-        if let Some(target) = target {
+        if let Some(target) = self.target {
+            let (id, route, method) = (self.id, self.route, self.method);
             tracing::info!(
                 target: "blogread::http",
                 request_id = %id,
@@ -238,7 +271,6 @@ impl<E: Endpoint> Endpoint for RequestLogEndpoint<E> {
                 "{method} {route} -> {status}"
             );
         }
-        Ok(resp)
     }
 }
 
