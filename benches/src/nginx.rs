@@ -33,11 +33,17 @@ pub struct Nginx {
     addr: SocketAddr,
 }
 
-/// The configuration: `workers` worker processes, no access log, `sendfile` and
+/// The configuration: `workers` worker processes, an access log only with `access_log`
+/// (`{dir}/access.log`, buffered: 64 KB, flushed at least every second), `sendfile` and
 /// `tcp_nopush` on, keep-alive connections never closed by a request count (the load client
 /// counts a closed connection as an error), and `root` the parent of the media folder, so
 /// that `/media/{project}/{file}` is the same file blogread serves.
-fn config(dir: &Path, root: &Path, addr: SocketAddr, workers: &str) -> String {
+fn config(dir: &Path, root: &Path, addr: SocketAddr, workers: &str, access_log: bool) -> String {
+    let access_log = if access_log {
+        format!("{}/access.log combined buffer=64k flush=1s", dir.display())
+    } else {
+        "off".to_owned()
+    };
     let dir = dir.display();
     let root = root.display();
     format!(
@@ -46,7 +52,7 @@ pid {dir}/nginx.pid;
 error_log {dir}/error.log warn;
 events {{ worker_connections 4096; }}
 http {{
-    access_log off;
+    access_log {access_log};
     sendfile on;
     tcp_nopush on;
     tcp_nodelay on;
@@ -82,8 +88,15 @@ fn free_addr() -> std::io::Result<SocketAddr> {
 impl Nginx {
     /// Starts `nginx` (in the foreground: `daemon off`) with its prefix, configuration and
     /// logs in `dir`, serving `media_dir` under `/media/`, with `workers` worker processes
-    /// (a number or `auto`); returns once it accepts connections.
-    pub fn start(bin: &Path, dir: &Path, media_dir: &Path, workers: &str) -> Result<Self, String> {
+    /// (a number or `auto`), with a buffered access log when `access_log`; returns once it
+    /// accepts connections.
+    pub fn start(
+        bin: &Path,
+        dir: &Path,
+        media_dir: &Path,
+        workers: &str,
+        access_log: bool,
+    ) -> Result<Self, String> {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         let root = media_dir
             .parent()
@@ -93,7 +106,8 @@ impl Nginx {
         }
         let addr = free_addr().map_err(|e| e.to_string())?;
         let conf = dir.join("nginx.conf");
-        std::fs::write(&conf, config(dir, root, addr, workers)).map_err(|e| e.to_string())?;
+        std::fs::write(&conf, config(dir, root, addr, workers, access_log))
+            .map_err(|e| e.to_string())?;
         let child = Command::new(bin)
             .arg("-p")
             .arg(dir)

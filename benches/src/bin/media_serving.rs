@@ -71,6 +71,11 @@ struct Args {
     /// it must keep the `listening on` line: `info,blogread::http=off` drops the request log.
     #[arg(long)]
     server_log: Option<String>,
+    /// Give nginx an access log too (`combined`, buffered: 64 KB, flushed at least every
+    /// second), to compare both servers with a request log (blogread's is on unless
+    /// `--server-log` turns it off).
+    #[arg(long)]
+    nginx_access_log: bool,
     /// Where the database, media folder and nginx's files go (default: a new temporary
     /// folder, removed afterwards).
     #[arg(long)]
@@ -182,6 +187,7 @@ async fn run(args: &Args, dir: &Path) -> Result<(), String> {
             &dir.join("nginx"),
             server.media_dir(),
             &args.nginx_workers,
+            args.nginx_access_log,
         )?),
         None => {
             println!(
@@ -274,6 +280,18 @@ async fn run(args: &Args, dir: &Path) -> Result<(), String> {
     println!(
         "\n{} rounds of {} s measured (after {} s of warm-up) per server, file and concurrency; medians",
         args.rounds, args.seconds, args.warmup
+    );
+    println!(
+        "request log: blogread {}, nginx {}",
+        match &args.server_log {
+            Some(filter) => format!("RUST_LOG={filter}"),
+            None => "on (its default)".to_owned(),
+        },
+        if args.nginx_access_log {
+            "on (buffered)"
+        } else {
+            "off"
+        }
     );
     println!(
         "| file | bytes | connections | blogread req/s | p50 ms | p99 ms | CPU µs/req | nginx req/s | p50 ms | p99 ms | CPU µs/req | ratio | target | met |"
