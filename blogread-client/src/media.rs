@@ -1,12 +1,15 @@
 //! The service's media files as the client sees them (`docs/media.md#urls-and-caching`):
 //! which URLs name one ([`MediaUrl`]), and what a download gives ([`MediaFile`]), its bytes
-//! checked against the name when the name says what they must be.
+//! checked against the name when the name says what they must be; and the client's download
+//! of one ([`Client::download_media`]).
 
 use std::fmt;
 
+use reqwest::Url;
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, Result};
+use crate::client::{Client, Exchange, Wanted};
+use crate::error::{Error, Result, UrlKind};
 
 /// The most bytes of one media file the client reads: 40 MiB. A master is at most 2,400 px on
 /// a side (a PNG of that size with noise in every pixel is about 23 MiB), so no file of the
@@ -277,6 +280,71 @@ pub(crate) fn checked_file(
         sha256,
         content_type: expected.to_owned(),
     })
+}
+
+impl Client {
+    /// Downloads one of the service's media files (`docs/media.md#urls-and-caching`): a
+    /// featured image's `url` or a variant's, or a media URL in a post's body. Retries,
+    /// time-outs and the deadline work as for every other call (the key is sent too, though
+    /// files need none); the ETag cache is not used (a file never changes: new bytes are a
+    /// new name).
+    ///
+    /// - A URL that is not a media URL as the server spells it ([`MediaUrl::parse`]) is
+    ///   [`Error::NotMediaUrl`], before any request.
+    /// - At most [`MAX_MEDIA_BYTES`] (40 MiB) are read: a longer answer is
+    ///   [`Error::AnswerTooLarge`].
+    /// - The answer's type must be the one the URL's extension names
+    ///   ([`Error::MediaTypeMismatch`]); a 404 is [`Error::MediaNotFound`].
+    /// - A **master**'s bytes must have the SHA-256 its name says, else
+    ///   [`Error::MediaDigestMismatch`] naming the URL and both digests. A **variant** is named
+    ///   by its master's digest, so its bytes cannot be checked by the name:
+    ///   [`MediaFile::sha256`] is then only what was received. Download masters when the bytes
+    ///   must be proven (as `blogread export` does: it downloads masters only).
+    ///
+    /// [`MediaUrl::parse`]: crate::MediaUrl::parse
+    /// [`MAX_MEDIA_BYTES`]: crate::MAX_MEDIA_BYTES
+    pub async fn download_media(&self, url: &str) -> Result<MediaFile> {
+        let not_media = |reason| Error::NotMediaUrl {
+            url: url.to_owned(),
+            reason,
+        };
+        let media = MediaUrl::parse(url).map_err(not_media)?;
+        let parsed = Url::parse(url).map_err(|_| not_media("it is not a valid URL"))?;
+        let wanted = Wanted {
+            accept: media.format().content_type(),
+            max: MAX_MEDIA_BYTES,
+        };
+        match self
+            .fetch(&self.call(), &parsed, None, UrlKind::Media, wanted)
+            .await?
+        {
+            Exchange::Body {
+                body, content_type, ..
+            } => checked_file(&media, body, content_type.as_deref()),
+            // `fetch` gives NotModified only to a conditional request.
+            Exchange::NotModified => Err(Error::Api {
+                status: 304,
+                detail: "not modified, to a request that was not conditional".to_owned(),
+            }),
+        }
+    }
+
+    /// Where the service's media files are, as the client's base URL gives it:
+    /// `{base url}/media/`. The files a server serves are there unless its `--public-url`
+    /// names another address.
+    pub fn media_prefix(&self) -> String {
+        let mut url = self.blogs_url().clone();
+        url.set_query(None);
+        {
+            let mut segments = url.path_segments_mut().expect("the blogs URL is a base");
+            // `{base}/blog/api/v1/public/blogs`
+            for _ in 0..5 {
+                segments.pop();
+            }
+            segments.push("media").push("");
+        }
+        url.to_string()
+    }
 }
 
 #[cfg(test)]

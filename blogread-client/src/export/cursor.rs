@@ -14,8 +14,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::Manifest;
-use super::media::MediaMode;
-use super::types::{ExportError, Format, FullRead, io_err};
+use super::types::{ExportError, Format, FullRead, MediaMode, io_err};
 use crate::ChangeCursor;
 
 const VERSION: u32 = 1;

@@ -180,7 +180,6 @@ pub use hugo_config::{HugoConfigError, HugoSite};
 pub use manifest::{
     Manifest, ManifestError, MediaEntry, is_export_file, is_media_file, is_safe_relative,
 };
-pub use media::MediaMode;
 pub use render::{
     Rendered, redirect_page, render, render_file, render_with_aliases, try_render_file,
 };
@@ -188,7 +187,7 @@ pub use state::DEFAULT_STATE_DIR;
 use types::io_err;
 pub use types::{
     DEFAULT_DEADLINE, ExportError, ExportOptions, ExportReport, Format, FullRead, Inexact,
-    MediaReport, RenderError,
+    MediaMode, MediaReport, RenderError,
 };
 
 use crate::client::KeyStamp;

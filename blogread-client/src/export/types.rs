@@ -7,9 +7,21 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::hugo_config::{HugoConfigError, HugoSite};
-use super::media::MediaMode;
 use super::state::{self, DEFAULT_STATE_DIR};
 use crate::Error;
+
+/// What the export does with the service's images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum MediaMode {
+    /// Download each image the exported posts use into the site, and name it by its site
+    /// path, with its size (the default).
+    #[default]
+    Local,
+    /// Keep the service's URLs in the posts, as they are (the featured image's size and alt
+    /// text are still written beside it).
+    Remote,
+}
 
 /// How long an export may take to read the server's answers unless
 /// [`ExportOptions::deadline`](ExportOptions#structfield.deadline) says otherwise: 30 minutes.
@@ -106,7 +118,8 @@ impl ExportOptions {
     pub fn media_root(&self) -> PathBuf {
         match (self.format, &self.static_dir) {
             (Format::Zola | Format::Hugo, Some(dir)) => dir.clone(),
-            _ => super::media::files::default_root(self.format, &self.out),
+            (Format::Zola | Format::Hugo, None) => PathBuf::from("static"),
+            (Format::Html, _) => self.out.clone(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! downloaded (each master once, its digest checked), before anything is written.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -169,14 +169,5 @@ fn on_disk(
         })
     } else {
         Ok(OnDisk::Wrong)
-    }
-}
-
-/// Where the images go: `static/` for Zola and Hugo (relative to the current directory, the
-/// site's root), the output folder for plain HTML, unless the options name a folder.
-pub(crate) fn default_root(format: super::super::Format, out: &Path) -> PathBuf {
-    match format {
-        super::super::Format::Html => out.to_owned(),
-        super::super::Format::Zola | super::super::Format::Hugo => PathBuf::from("static"),
     }
 }

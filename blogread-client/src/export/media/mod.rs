@@ -14,19 +14,6 @@ pub(crate) mod size;
 use super::types::Format;
 use site::{SiteImage, SiteImages};
 
-/// What the export does with the service's images.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum MediaMode {
-    /// Download each image the exported posts use into the site, and name it by its site
-    /// path, with its size (the default).
-    #[default]
-    Local,
-    /// Keep the service's URLs in the posts, as they are (the featured image's size and alt
-    /// text are still written beside it).
-    Remote,
-}
-
 /// The path of the site file `media/<file>` as pages name it: from the site's root for Zola
 /// and Hugo (which copy `static/` there), relative to the page for plain HTML
 /// (`<slug>/index.html` beside `media/`).
