@@ -573,13 +573,10 @@ fn zola() -> Option<PathBuf> {
     }
 }
 
-#[tokio::test]
-async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the_apis_html() {
-    let Some(zola) = zola() else { return };
-    let app = spawn_app().await;
-    let p = seed_look_alikes(&app).await;
-    let client = Client::new(&app.base, &p.key).unwrap();
-    let site = Scratch::folder("zola-look-alikes");
+/// A new Zola site in the scratch folder `name`: its configuration, empty index and section
+/// templates, `page_template` for pages, and the `blog` section the export writes into.
+fn new_zola_site(name: &str, page_template: &str) -> Scratch {
+    let site = Scratch::folder(name);
     std::fs::write(
         site.join("config.toml"),
         format!("base_url = \"{SITE_URL}\"\n"),
@@ -590,27 +587,20 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the
     let empty = "<!DOCTYPE html>\n<html><head><title>x</title></head><body></body></html>\n";
     std::fs::write(templates.join("index.html"), empty).unwrap();
     std::fs::write(templates.join("section.html"), empty).unwrap();
-    std::fs::write(
-        templates.join("page.html"),
-        "<!DOCTYPE html>\n<html><head><title>{{ page.title }}</title></head>\n\
-         <body><h1>{{ page.title }}</h1>{{ page.content | safe }}</body></html>\n",
-    )
-    .unwrap();
+    std::fs::write(templates.join("page.html"), page_template).unwrap();
     std::fs::create_dir_all(site.join("content/blog")).unwrap();
     std::fs::write(
         site.join("content/blog/_index.md"),
         "+++\ntitle = \"Blog\"\n+++\n",
     )
     .unwrap();
-    let options = ExportOptions::new(site.join("content/blog"), Format::Zola)
-        .state_dir(site.join(".blogread"));
-    let report = export::export(&client, &options, &mut |_, _| {})
-        .await
-        .unwrap();
-    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len() + 1);
-    assert!(report.inexact.is_empty(), "{:?}", report.inexact);
-    let mut cmd = Command::new(&zola);
-    cmd.current_dir(&site).arg("build");
+    site
+}
+
+/// Runs `zola build` in `site`; fails the test with Zola's output if the build fails.
+async fn run_zola(zola: &Path, site: &Path) {
+    let mut cmd = Command::new(zola);
+    cmd.current_dir(site).arg("build");
     let out = tokio::task::spawn_blocking(move || cmd.output())
         .await
         .unwrap()
@@ -621,6 +611,34 @@ async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The file name (`<sha256>.<ext>`) of a media item's master, as the export writes it.
+fn media_file(item: &serde_json::Value) -> String {
+    blogread_client::MediaUrl::parse(item["url"].as_str().unwrap())
+        .unwrap()
+        .file_name()
+}
+
+#[tokio::test]
+async fn posts_with_look_alikes_of_generator_syntax_build_with_zola_and_show_the_apis_html() {
+    let Some(zola) = zola() else { return };
+    let app = spawn_app().await;
+    let p = seed_look_alikes(&app).await;
+    let client = Client::new(&app.base, &p.key).unwrap();
+    let site = new_zola_site(
+        "zola-look-alikes",
+        "<!DOCTYPE html>\n<html><head><title>{{ page.title }}</title></head>\n\
+         <body><h1>{{ page.title }}</h1>{{ page.content | safe }}</body></html>\n",
+    );
+    let options = ExportOptions::new(site.join("content/blog"), Format::Zola)
+        .state_dir(site.join(".blogread"));
+    let report = export::export(&client, &options, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(report.blogs, LOOK_ALIKE_POSTS.len() + 1);
+    assert!(report.inexact.is_empty(), "{:?}", report.inexact);
+    run_zola(&zola, &site).await;
     let public = site.join("public");
     let plus_signs = std::fs::read_to_string(public.join("blog/plus-signs/index.html")).unwrap();
     assert_eq!(
@@ -657,7 +675,6 @@ async fn hugo_builds_the_exported_images_at_their_site_paths_with_their_sizes() 
         harbour: harbour_id,
     } = crate::media::seed_with_images(&app).await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let typed = client.get("kite").await.unwrap().featured_image.is_some();
     let root = Scratch::folder("hugo-media");
     let site = new_hugo_site(&hugo, &root).await;
     // The site's static folder, as `blogread export` run from the site's root finds it.
@@ -671,12 +688,7 @@ async fn hugo_builds_the_exported_images_at_their_site_paths_with_their_sizes() 
     run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
 
     let public = site.join("public");
-    let file = |item: &serde_json::Value| {
-        blogread_client::MediaUrl::parse(item["url"].as_str().unwrap())
-            .unwrap()
-            .file_name()
-    };
-    let f2 = file(&two);
+    let f2 = media_file(&two);
     let built = std::fs::read(public.join("media").join(&f2)).unwrap();
     assert_eq!(built.len() as u64, two["bytes"].as_u64().unwrap());
     let harbour = std::fs::read_to_string(public.join("blog/harbour/index.html")).unwrap();
@@ -695,9 +707,7 @@ async fn hugo_builds_the_exported_images_at_their_site_paths_with_their_sizes() 
         )),
         "{kite}"
     );
-    if typed {
-        assert!(public.join("media").join(file(&one)).is_file());
-    }
+    assert!(public.join("media").join(media_file(&one)).is_file());
     // Every image the pages name is in the built site.
     assert!(check_links(&public) >= 2);
 
@@ -715,7 +725,7 @@ async fn hugo_builds_the_exported_images_at_their_site_paths_with_their_sizes() 
         .await
         .unwrap();
     assert_eq!(report.full_read, None, "incremental");
-    let f3 = file(&three);
+    let f3 = media_file(&three);
     assert_eq!(report.media.downloaded, vec![format!("media/{f3}")]);
     run_hugo(&hugo, &site, &["--cleanDestinationDir"]).await;
     let harbour = std::fs::read_to_string(public.join("blog/harbour/index.html")).unwrap();
@@ -726,17 +736,15 @@ async fn hugo_builds_the_exported_images_at_their_site_paths_with_their_sizes() 
         "{harbour}"
     );
     assert!(public.join("media").join(&f3).is_file());
-    if typed {
-        let f1 = file(&one);
-        assert_eq!(report.media.removed, vec![format!("media/{f1}")]);
-        assert!(!site.join("static/media").join(&f1).exists());
-        assert!(!public.join("media").join(&f1).exists());
-        let front = std::fs::read_to_string(site.join("content/blog/kite.html")).unwrap();
-        assert!(
-            front.contains(&format!("images = [\"/media/{f3}\"]")),
-            "{front}"
-        );
-    }
+    let f1 = media_file(&one);
+    assert_eq!(report.media.removed, vec![format!("media/{f1}")]);
+    assert!(!site.join("static/media").join(&f1).exists());
+    assert!(!public.join("media").join(&f1).exists());
+    let front = std::fs::read_to_string(site.join("content/blog/kite.html")).unwrap();
+    assert!(
+        front.contains(&format!("images = [\"/media/{f3}\"]")),
+        "{front}"
+    );
     // `kite`'s body still shows the harbour's variant: kept.
     assert!(public.join("media").join(&f2).is_file());
     assert!(check_links(&public) >= 2);
@@ -754,63 +762,26 @@ async fn zola_builds_the_exported_images_at_their_site_paths_with_their_sizes() 
         harbour: harbour_id,
     } = crate::media::seed_with_images(&app).await;
     let client = Client::new(&app.base, &p.key).unwrap();
-    let site = Scratch::folder("zola-media");
-    std::fs::write(
-        site.join("config.toml"),
-        format!("base_url = \"{SITE_URL}\"\n"),
-    )
-    .unwrap();
-    let templates = site.join("templates");
-    std::fs::create_dir_all(&templates).unwrap();
-    let empty = "<!DOCTYPE html>\n<html><head><title>x</title></head><body></body></html>\n";
-    std::fs::write(templates.join("index.html"), empty).unwrap();
-    std::fs::write(templates.join("section.html"), empty).unwrap();
     // The featured image as a theme would show it: from the front matter's site path, size
     // and alt text (the path marked safe: Tera escapes `/` in text).
-    std::fs::write(
-        templates.join("page.html"),
+    let site = new_zola_site(
+        "zola-media",
         "<!DOCTYPE html>\n<html><head><title>{{ page.title }}</title></head>\n<body>\
          {% if page.extra.featured_image %}<img class=\"featured\" src=\"{{ page.extra.featured_image | safe }}\" \
          width=\"{{ page.extra.featured_image_width }}\" height=\"{{ page.extra.featured_image_height }}\" \
          alt=\"{{ page.extra.featured_image_alt }}\">{% endif %}\
          {{ page.content | safe }}</body></html>\n",
-    )
-    .unwrap();
-    std::fs::create_dir_all(site.join("content/blog")).unwrap();
-    std::fs::write(
-        site.join("content/blog/_index.md"),
-        "+++\ntitle = \"Blog\"\n+++\n",
-    )
-    .unwrap();
+    );
     let options = ExportOptions::new(site.join("content/blog"), Format::Zola)
         .state_dir(site.join(".blogread"))
         .static_dir(site.join("static"));
     export::export(&client, &options, &mut |_, _| {})
         .await
         .unwrap();
-    let build = |zola: PathBuf, site: PathBuf| async move {
-        let mut cmd = Command::new(&zola);
-        cmd.current_dir(&site).arg("build");
-        let out = tokio::task::spawn_blocking(move || cmd.output())
-            .await
-            .unwrap()
-            .expect("zola starts");
-        assert!(
-            out.status.success(),
-            "zola build failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    build(zola.clone(), site.to_path_buf()).await;
+    run_zola(&zola, &site).await;
 
     let public = site.join("public");
-    let file = |item: &serde_json::Value| {
-        blogread_client::MediaUrl::parse(item["url"].as_str().unwrap())
-            .unwrap()
-            .file_name()
-    };
-    let (f1, f2) = (file(&one), file(&two));
+    let (f1, f2) = (media_file(&one), media_file(&two));
     let built = std::fs::read(public.join("media").join(&f2)).unwrap();
     assert_eq!(built.len() as u64, two["bytes"].as_u64().unwrap());
     let harbour = std::fs::read_to_string(public.join("blog/harbour/index.html")).unwrap();
@@ -853,11 +824,11 @@ async fn zola_builds_the_exported_images_at_their_site_paths_with_their_sizes() 
         .await
         .unwrap();
     assert_eq!(report.full_read, None, "incremental");
-    let f3 = file(&three);
+    let f3 = media_file(&three);
     assert_eq!(report.media.downloaded, vec![format!("media/{f3}")]);
     assert_eq!(report.media.removed, vec![format!("media/{f1}")]);
     let _ = std::fs::remove_dir_all(&public);
-    build(zola, site.to_path_buf()).await;
+    run_zola(&zola, &site).await;
     let harbour = std::fs::read_to_string(public.join("blog/harbour/index.html")).unwrap();
     assert!(
         harbour.contains(&format!(
