@@ -1,8 +1,16 @@
 //! What the end-to-end benchmark binaries share: a work folder and a runtime to run in, the
-//! real server on loopback, and the vacuum and seeding mark of a PostgreSQL database.
+//! real server on loopback, the vacuum and seeding mark of a PostgreSQL database, and the
+//! median of timed runs.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The median of `times` (the upper one of an even count); `times` must not be empty.
+pub fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
 
 /// Runs `run` on a two-thread runtime with `work_dir`, or with a new folder of the temporary
 /// directory named after `name` and the process (removed afterwards).

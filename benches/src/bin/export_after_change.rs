@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use blogread_benches::data;
-use blogread_benches::harness;
+use blogread_benches::harness::{self, median};
 use blogread_client::export::{self, ExportOptions, Format};
 use blogread_core::Service;
 use blogread_core::auth::Caller;
@@ -41,11 +41,6 @@ struct Run {
     time: Duration,
     downloaded: u64,
     changes: usize,
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
 }
 
 async fn export_once(base: &str, key: &str, out: &Path, state: &Path) -> Run {

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use blogread_benches::data;
+use blogread_benches::harness::median;
 use blogread_client::export::{self, ExportOptions, Format, MediaMode};
 use blogread_core::Service;
 use blogread_core::auth::Caller;
@@ -135,11 +136,6 @@ async fn export_once(base: &str, key: &str, site: &Path) -> Run {
         images_downloaded: report.media.downloaded.len(),
         images_kept: report.media.kept.len(),
     }
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
 }
 
 fn main() {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use blogread_benches::data;
-use blogread_benches::harness;
+use blogread_benches::harness::{self, median};
 use blogread_core::Service;
 use blogread_core::auth::Caller;
 use blogread_core::domain::BlogInput;
@@ -46,11 +46,6 @@ struct Cli {
     /// Where the SQLite database goes (default: a new temporary folder).
     #[arg(long)]
     work_dir: Option<PathBuf>,
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
 }
 
 /// One build's read of the whole project: its time and the posts it read.

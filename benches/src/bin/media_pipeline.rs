@@ -12,8 +12,9 @@
 //! photo, each variant from the master, each written as a JPEG at the same quality with no
 //! metadata. Without `vipsthumbnail` on the PATH only the pipeline is timed.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use blogread_benches::harness::median;
 use blogread_benches::{libvips, photo};
 use clap::Parser;
 
@@ -29,11 +30,6 @@ struct Args {
     /// Height of the photo.
     #[arg(long, default_value_t = 3_000)]
     height: u32,
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
 }
 
 /// The peak resident memory of this process so far (`VmHWM`), in MiB.

@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use blogread_benches::client::{self, Load, Stats, Target};
+use blogread_benches::harness::median;
 use blogread_benches::management::{self, Management};
 use blogread_benches::server_process::{self, ServerOptions, ServerProcess};
 use blogread_benches::{harness, libvips, photo, procfs};
@@ -81,11 +82,6 @@ struct Args {
     /// removed afterwards).
     #[arg(long)]
     work_dir: Option<PathBuf>,
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
 }
 
 fn ms(d: Duration) -> f64 {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use blogread_benches::harness;
+use blogread_benches::harness::{self, median};
 use blogread_core::Service;
 use blogread_core::auth::Caller;
 use blogread_core::domain::{BlogInput, ProjectId, Timestamp};
@@ -165,11 +165,6 @@ async fn create_publish(
         .await
         .expect("publish");
     started.elapsed()
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
 }
 
 async fn distinct_slugs(service: &Service, counts: &[usize], repeat: usize) {
