@@ -233,6 +233,24 @@ pub enum Error {
         /// The digest of the bytes received.
         actual: String,
     },
+    /// A media file was larger than [`MAX_MEDIA_BYTES`](crate::MAX_MEDIA_BYTES) (40 MiB, twice
+    /// the largest upload a server keeps): the client stopped reading it there, or did not
+    /// start when its `Content-Length` said so (never retried).
+    #[error(
+        "the file at {url} is larger than {} ({limit} bytes), the most the client downloads of \
+         one image{}; nothing was kept. No image a blogread server stores comes near that: the \
+         URL may lead through a proxy or to another server; check the base URL",
+        mib(*.limit),
+        declared_length(.declared)
+    )]
+    MediaTooLarge {
+        /// The URL asked.
+        url: String,
+        /// The limit, in bytes.
+        limit: u64,
+        /// The length the answer declared (`Content-Length`), if it declared one.
+        declared: Option<u64>,
+    },
     /// A media URL was answered with another type than the one its extension names (a
     /// proxy's HTML page, say).
     #[error(
@@ -394,6 +412,7 @@ impl Error {
             | Error::NoChangesFeed { url, .. }
             | Error::FeedStalled { url }
             | Error::AnswerTooLarge { url, .. }
+            | Error::MediaTooLarge { url, .. }
             | Error::TooManyPages { url, .. }
             | Error::TooManyEntries { url, .. }
             | Error::Transport { url, .. }

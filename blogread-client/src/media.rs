@@ -13,7 +13,7 @@ use crate::error::{Error, Result, UrlKind};
 
 /// The most bytes of one media file the client reads: 40 MiB. A master is at most 2,400 px on
 /// a side (a PNG of that size with noise in every pixel is about 23 MiB), so no file of the
-/// service comes near it; a longer answer is [`Error::AnswerTooLarge`].
+/// service comes near it; a longer answer is [`Error::MediaTooLarge`].
 pub const MAX_MEDIA_BYTES: u64 = 40 * 1024 * 1024;
 
 /// The widths of the variants the server makes, narrowest first (each only when narrower than
@@ -292,7 +292,7 @@ impl Client {
     /// - A URL that is not a media URL as the server spells it ([`MediaUrl::parse`]) is
     ///   [`Error::NotMediaUrl`], before any request.
     /// - At most [`MAX_MEDIA_BYTES`] (40 MiB) are read: a longer answer is
-    ///   [`Error::AnswerTooLarge`].
+    ///   [`Error::MediaTooLarge`].
     /// - The answer's type must be the one the URL's extension names
     ///   ([`Error::MediaTypeMismatch`]); a 404 is [`Error::MediaNotFound`].
     /// - A **master**'s bytes must have the SHA-256 its name says, else
@@ -314,10 +314,23 @@ impl Client {
             accept: media.format().content_type(),
             max: MAX_MEDIA_BYTES,
         };
-        match self
+        let fetched = self
             .fetch(&self.call(), &parsed, None, UrlKind::Media, wanted)
-            .await?
-        {
+            .await
+            .map_err(|err| match err {
+                // The client's answer limit does not apply here: say so, not to raise it.
+                Error::AnswerTooLarge {
+                    url,
+                    limit,
+                    declared,
+                } => Error::MediaTooLarge {
+                    url,
+                    limit,
+                    declared,
+                },
+                other => other,
+            })?;
+        match fetched {
             Exchange::Body {
                 body, content_type, ..
             } => checked_file(&media, body, content_type.as_deref()),

@@ -83,6 +83,11 @@ async fn what_is_not_a_media_url_is_refused_unsent_and_a_missing_file_is_named()
 /// A server on loopback that answers every request with `body` as a PNG, whatever was asked;
 /// its address.
 async fn lying_server(body: Vec<u8>) -> String {
+    lying_server_declaring(None, body).await
+}
+
+/// [`lying_server`], but declaring `length` (when given) as the body's `Content-Length`.
+async fn lying_server_declaring(length: Option<u64>, body: Vec<u8>) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -96,7 +101,7 @@ async fn lying_server(body: Vec<u8>) -> String {
                 let _ = stream.read(&mut request).await;
                 let head = format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
+                    length.unwrap_or(body.len() as u64)
                 );
                 let _ = stream.write_all(head.as_bytes()).await;
                 let _ = stream.write_all(&body).await;
@@ -136,6 +141,34 @@ async fn a_master_whose_bytes_are_not_the_ones_its_name_says_is_an_error_naming_
     // A variant is named by its master: its bytes are returned as served.
     let variant = format!("{base}/media/0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f/{named}/w480.png");
     assert!(client.download_media(&variant).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_media_file_over_40_mib_is_refused_with_an_error_of_its_own() {
+    let declared = blogread_client::MAX_MEDIA_BYTES + 1;
+    let base = lying_server_declaring(Some(declared), b"not that long".to_vec()).await;
+    let client = Client::new(base.as_str(), "pk_live_irrelevant").unwrap();
+    let url = format!(
+        "{base}/media/0192d1a4-7b1c-7cc3-9f7e-2b6a0c1d2e3f/{}.png",
+        "ab".repeat(32)
+    );
+    let err = client.download_media(&url).await.unwrap_err();
+    match &err {
+        Error::MediaTooLarge {
+            url: said,
+            limit,
+            declared: Some(length),
+        } => {
+            assert_eq!(said, &url);
+            assert_eq!(*limit, blogread_client::MAX_MEDIA_BYTES);
+            assert_eq!(*length, declared);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The client's answer limit is not this one: the message does not send the user to it.
+    let message = err.to_string();
+    assert!(!message.contains("max-answer"), "{message}");
+    assert_eq!(err.url(), Some(url.as_str()));
 }
 
 /// A project with two images and two published posts using them: `kite` shows image 1 as its
