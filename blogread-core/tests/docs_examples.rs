@@ -9,8 +9,14 @@ use blogread_core::word_count::word_count;
 
 /// `docs/content.md`.
 fn content_md() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/content.md");
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+    // When it runs, not where it was built: a shared target folder may hold a binary built
+    // from another checkout.
+    let path = std::path::Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR")
+            .expect("cargo sets CARGO_MANIFEST_DIR when it runs a test"),
+    )
+    .join("../docs/content.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
 /// The context the examples state: the site URL is `https://example.com`, `hello-world` is a

@@ -18,7 +18,13 @@ struct Context {
 }
 
 fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/links");
+    // When it runs, not where it was built: a shared target folder may hold a binary built
+    // from another checkout.
+    let root = Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR")
+            .expect("cargo sets CARGO_MANIFEST_DIR when it runs a test"),
+    )
+    .join("tests/fixtures/links");
     let mut cases: Vec<PathBuf> = fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("reading {}: {e}", root.display()))
         .map(|entry| entry.expect("directory entry").path())

@@ -85,7 +85,11 @@ async fn a_database_from_before_scheduling_upgrades_with_its_posts_slugs_and_cat
     let path = dir.path().join("old.db");
     let old_migrations = dir.path().join("migrations");
     std::fs::create_dir(&old_migrations).unwrap();
-    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
+    let source = std::path::Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR")
+            .expect("cargo sets CARGO_MANIFEST_DIR when it runs a test"),
+    )
+    .join("migrations/sqlite");
     for name in [
         "0001_initial.sql",
         "0002_etag_epoch.sql",

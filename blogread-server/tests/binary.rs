@@ -8,7 +8,12 @@ use std::process::Command;
 fn source_commit() -> String {
     let out = Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        // When it runs, not where it was built: a shared target folder may hold a binary
+        // built from another checkout.
+        .current_dir(
+            std::env::var("CARGO_MANIFEST_DIR")
+                .expect("cargo sets CARGO_MANIFEST_DIR when it runs a test"),
+        )
         .output();
     match out {
         Ok(out) if out.status.success() => String::from_utf8(out.stdout).unwrap().trim().to_owned(),

@@ -27,6 +27,15 @@ use tokio::task::JoinHandle;
 
 pub use blogread_core::testing::OPERATOR_TOKEN;
 
+/// This crate's folder when the test runs (cargo sets `CARGO_MANIFEST_DIR` then too), not the
+/// one it was built in: a target folder shared between checkouts may hold a test binary built
+/// from another one, whose folder is gone.
+pub fn package_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .expect("cargo sets CARGO_MANIFEST_DIR when it runs a test")
+}
+
 /// A path for one test's files under the temporary directory, in a folder named
 /// `blogread-e2e-{name}-…` that is removed, with everything in it, when this is dropped (when
 /// the test fails too), so that runs leave nothing behind. Derefs to the path.

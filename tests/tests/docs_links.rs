@@ -19,7 +19,7 @@ const OUTSIDE_REFERENCES: [&str; 3] = [
 
 /// The repository's root (the parent of this crate's folder).
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    blogread_tests::package_dir()
         .parent()
         .expect("the tests crate lives in the repository")
         .to_path_buf()

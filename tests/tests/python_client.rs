@@ -44,7 +44,7 @@ async fn a_generated_python_client_parses_every_answer_into_its_model() {
             .with_hook_resolver(loopback_resolver(), AddressPolicy::GlobalAndLoopback)
     })
     .await;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/python_client/check.py");
+    let script = blogread_tests::package_dir().join("python_client/check.py");
     let hook = receiver.url_string("/build_hooks/python-client");
     let base = app.base.clone();
     let out = tokio::task::spawn_blocking(move || {

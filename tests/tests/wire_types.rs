@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 fn document() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/openapi.json");
+    let path = blogread_tests::package_dir().join("../openapi/openapi.json");
     serde_json::from_str(&std::fs::read_to_string(path).expect("the checked-in document"))
         .expect("JSON")
 }
