@@ -157,6 +157,13 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send,
     ) -> std::io::Result<()> {
         let app = metrics::metrics_app(self.service.clone());
-        serve::serve(listener, app, None, self.limits.clone(), shutdown).await
+        serve::serve(
+            listener,
+            app,
+            None::<media_files::MediaFiles>,
+            self.limits.clone(),
+            shutdown,
+        )
+        .await
     }
 }

@@ -13,12 +13,14 @@ use std::panic::AssertUnwindSafe;
 
 use blogread_core::Service;
 use futures_util::FutureExt;
+use hyper::body::Incoming;
 use poem::http::{self, HeaderMap, HeaderValue, Method, StatusCode, header};
 use poem::{Endpoint, IntoResponse, Request, Response};
 
 use crate::error::ApiError;
 use crate::request_id::REQUEST_ID;
 use crate::routes::MEDIA_ROUTE;
+use crate::serve::Shortcut;
 use crate::telemetry::LoggedRequest;
 
 /// Where the files are served, under the server's root.
@@ -124,22 +126,35 @@ impl MediaFiles {
         );
         resp
     }
+}
 
-    /// Whether the server answers `req` on the direct path ([`MediaFiles::answer_direct`]):
-    /// a `GET` or `HEAD` under [`MEDIA_PREFIX`].
-    pub fn takes<B>(req: &http::Request<B>) -> bool {
-        (req.method() == Method::GET || req.method() == Method::HEAD)
-            && req.uri().path().starts_with(MEDIA_PREFIX)
+/// The direct path: reads under [`MEDIA_PREFIX`], answered straight from the protocol layer's
+/// request, without the application's request conversion, routing and middleware, with what
+/// that middleware adds (the request id, the request log's line, the metrics, a 500 for a
+/// panic). Served images are the most frequent requests of a server without a CDN in front of
+/// it, and their answers are small: the per-request cost of the general path was most of
+/// their cost.
+impl Shortcut for MediaFiles {
+    /// A `GET` or `HEAD` under [`MEDIA_PREFIX`].
+    fn takes(&self, req: &http::Request<Incoming>) -> bool {
+        takes(req)
     }
 
-    /// The answer to `req` (one [`MediaFiles::takes`]) straight from the protocol layer's
-    /// request, without the application's request conversion, routing and middleware: the
-    /// answer [`MediaFiles::answer`] gives through the application, with what the
-    /// application's middleware adds to it (the request id, the request log's line, the
-    /// metrics, a 500 for a panic). Served images are the most frequent requests of a server
-    /// without a CDN in front of it, and their answers are small: the per-request cost of the
-    /// general path was most of their cost.
-    pub async fn answer_direct<B>(&self, req: &http::Request<B>) -> Response {
+    /// [`MediaFiles::answer`], with what the application's middleware would add.
+    async fn answer(&self, req: &http::Request<Incoming>) -> Response {
+        self.answer_direct(req).await
+    }
+}
+
+/// Whether the direct path takes `req`: a `GET` or `HEAD` under [`MEDIA_PREFIX`].
+fn takes<B>(req: &http::Request<B>) -> bool {
+    (req.method() == Method::GET || req.method() == Method::HEAD)
+        && req.uri().path().starts_with(MEDIA_PREFIX)
+}
+
+impl MediaFiles {
+    /// The direct path's answer to `req` (see the [`Shortcut`] implementation).
+    async fn answer_direct<B>(&self, req: &http::Request<B>) -> Response {
         let logged = LoggedRequest::begin(req.method(), req.uri(), MEDIA_ROUTE);
         let answer = AssertUnwindSafe(self.answer(req.method(), req.uri().path(), req.headers()))
             .catch_unwind();
@@ -237,7 +252,7 @@ mod tests {
     #[test]
     fn only_reads_under_the_media_prefix_take_the_direct_path() {
         let takes = |method: Method, uri: &str| {
-            MediaFiles::takes(
+            super::takes(
                 &http::Request::builder()
                     .method(method)
                     .uri(uri)
@@ -337,7 +352,7 @@ mod tests {
                 }
                 req.body(()).unwrap()
             };
-            assert!(MediaFiles::takes(&build()), "{method} {target}");
+            assert!(takes(&build()), "{method} {target}");
             // As the server makes a poem request of what hyper parsed.
             let (head, ()) = build().into_parts();
             let addr = poem::Addr::SocketAddr(([127, 0, 0, 1], 80).into());

@@ -44,8 +44,6 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::media_files::MediaFiles;
-
 /// Default for [`Limits::header_timeout`]: 10 s.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default for [`Limits::idle_timeout`]: 60 s.
@@ -116,23 +114,36 @@ impl Default for Limits {
     }
 }
 
+/// A way around the application for some requests, taken before a request becomes a poem
+/// request (the server's is the served images' direct path,
+/// `media_files::MediaFiles`): what it takes skips poem's request conversion, routing and
+/// middleware, so it must give its answers what that middleware would.
+pub trait Shortcut: Send + Sync + 'static {
+    /// Whether this answers `req` rather than the application.
+    fn takes(&self, req: &hyper::Request<Incoming>) -> bool;
+
+    /// The answer to `req`, one [`Shortcut::takes`].
+    fn answer(&self, req: &hyper::Request<Incoming>) -> impl Future<Output = Response> + Send;
+}
+
 /// Serves `app` on `listener` within `limits` until `shutdown` resolves; then stops accepting,
 /// asks every connection to close once its requests are answered (HTTP/2: GOAWAY), waits for
-/// them up to [`Limits::shutdown_grace`] and returns. With `media`, the reads of served images
-/// take its direct path ([`MediaFiles::answer_direct`]) rather than going through `app`.
-pub async fn serve<E>(
+/// them up to [`Limits::shutdown_grace`] and returns. With a `shortcut`, the requests it takes
+/// are answered by it rather than by `app`.
+pub async fn serve<E, S>(
     listener: TcpListener,
     app: E,
-    media: Option<MediaFiles>,
+    shortcut: Option<S>,
     limits: Limits,
     shutdown: impl Future<Output = ()> + Send,
 ) -> io::Result<()>
 where
     E: Endpoint<Output = Response> + 'static,
+    S: Shortcut,
 {
     let local = listener.local_addr()?;
     let app = Arc::new(app);
-    let media = media.map(Arc::new);
+    let shortcut = shortcut.map(Arc::new);
     let limits = Arc::new(limits);
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let (stop, stopping) = watch::channel(false);
@@ -165,7 +176,7 @@ where
             local,
             remote,
             app: app.clone(),
-            media: media.clone(),
+            shortcut: shortcut.clone(),
             limits: limits.clone(),
             stopping: stopping.clone(),
             _permit: permit,
@@ -200,13 +211,13 @@ async fn accept_failed(err: &io::Error) {
 }
 
 /// What one connection's task holds.
-struct Connection<E> {
+struct Connection<E, S> {
     stream: TcpStream,
     local: SocketAddr,
     remote: SocketAddr,
     app: Arc<E>,
-    /// The served images' direct path, if the server has one.
-    media: Option<Arc<MediaFiles>>,
+    /// The way around `app`, if the server has one.
+    shortcut: Option<Arc<S>>,
     limits: Arc<Limits>,
     stopping: watch::Receiver<bool>,
     /// Returned to the connection cap when the task ends.
@@ -222,16 +233,17 @@ enum Expiry {
     Idle,
 }
 
-async fn serve_connection<E>(connection: Connection<E>)
+async fn serve_connection<E, S>(connection: Connection<E, S>)
 where
     E: Endpoint<Output = Response> + 'static,
+    S: Shortcut,
 {
     let Connection {
         stream,
         local,
         remote,
         app,
-        media,
+        shortcut,
         limits,
         mut stopping,
         _permit,
@@ -244,12 +256,12 @@ where
         move |req: hyper::Request<Incoming>| {
             let request = activity.begin_request();
             let app = app.clone();
-            let media = media.clone().filter(|_| MediaFiles::takes(&req));
+            let shortcut = shortcut.clone().filter(|s| s.takes(&req));
             let local_addr = local_addr.clone();
             let remote_addr = remote_addr.clone();
             async move {
-                let resp: hyper::Response<BoxBody<Bytes, io::Error>> = match media {
-                    Some(media) => media.answer_direct(&req).await.into(),
+                let resp: hyper::Response<BoxBody<Bytes, io::Error>> = match shortcut {
+                    Some(shortcut) => shortcut.answer(&req).await.into(),
                     None => {
                         let req: poem::Request =
                             (req, local_addr, remote_addr, Scheme::HTTP).into();

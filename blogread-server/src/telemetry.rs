@@ -225,7 +225,7 @@ impl<E: Endpoint> Endpoint for RequestLogEndpoint<E> {
 
 /// One request as the request log and the metrics see it, from its head to its answer: what
 /// [`RequestLog`] does around every request of the application, and the direct path of the
-/// stored images ([`crate::media_files::MediaFiles::answer_direct`]) around its own.
+/// stored images (`media_files`) around its own.
 pub(crate) struct LoggedRequest {
     start: Instant,
     /// The request's id, answered as `X-Request-Id`.
