@@ -325,7 +325,7 @@ impl ClientBuilder {
                 max_answer_bytes: self.max_answer_bytes,
                 max_pages: self.max_pages,
                 max_entries: self.max_entries,
-                key_stamp: crate::client::KeyStamp::of(&self.key),
+                key_stamp: crate::key_stamp::KeyStamp::of(&self.key),
                 io: self.io,
                 answers: Default::default(),
             }),

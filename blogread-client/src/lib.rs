@@ -135,6 +135,7 @@ mod changes;
 mod client;
 mod error;
 mod exchange;
+mod key_stamp;
 mod media;
 mod retry;
 mod runtime;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::types::ManifestError;
 use super::types::parse_file_path;
-use crate::client::KeyStamp;
+use crate::key_stamp::KeyStamp;
 
 const VERSION: u32 = 1;
 

@@ -190,7 +190,7 @@ pub use types::{
     MediaMode, MediaReport, RenderError,
 };
 
-use crate::client::KeyStamp;
+use crate::key_stamp::KeyStamp;
 use crate::slug::is_valid_slug;
 use crate::{BlogDetail, Change, ChangeCursor, Client, Error};
 use media::files::{Gathered, gather};
