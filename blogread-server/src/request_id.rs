@@ -2,6 +2,10 @@
 //! by whatever logs inside it (a 500's cause, a failed health check), answered as
 //! `X-Request-Id`.
 
+/// The header answering the request's id.
+pub(crate) const X_REQUEST_ID: poem::http::HeaderName =
+    poem::http::HeaderName::from_static("x-request-id");
+
 tokio::task_local! {
     /// The id of the request this task serves.
     pub(crate) static REQUEST_ID: String;

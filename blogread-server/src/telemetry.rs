@@ -13,7 +13,7 @@ use tracing_subscriber::EnvFilter;
 
 use crate::log_writer::Batched;
 pub use crate::log_writer::LOG_FLUSH_INTERVAL;
-use crate::request_id::{REQUEST_ID, new_request_id};
+use crate::request_id::{REQUEST_ID, X_REQUEST_ID, new_request_id};
 use crate::routes::RouteTable;
 
 /// The default filter when `RUST_LOG` is not set.
@@ -253,7 +253,7 @@ impl LoggedRequest {
     /// into the log, its count and duration into the metrics.
     pub(crate) fn end(self, status: StatusCode, headers: &mut HeaderMap) {
         if let Ok(v) = HeaderValue::from_str(&self.id) {
-            headers.insert("x-request-id", v);
+            headers.insert(X_REQUEST_ID, v);
         }
         let seconds = self.start.elapsed().as_secs_f64();
         crate::metrics::record_request(self.route, &self.method, status, seconds);

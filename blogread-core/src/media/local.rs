@@ -238,13 +238,7 @@ impl Root {
             use rustix::fs::ResolveFlags;
             let resolve =
                 ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-            match rustix::fs::openat2(
-                &self.folder,
-                path.to_string(),
-                flags,
-                Mode::empty(),
-                resolve,
-            ) {
+            match rustix::fs::openat2(&self.folder, path.as_str(), flags, Mode::empty(), resolve) {
                 Ok(file) => return Ok(Some(file)),
                 Err(Errno::NOENT) => return Ok(None),
                 Err(Errno::LOOP | Errno::XDEV | Errno::NOTDIR) => return Err(link_refused(path)),

@@ -14,10 +14,15 @@ use crate::domain::ProjectId;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MediaPath {
     project: ProjectId,
-    sha256: String,
     width: Option<u32>,
     kind: OutputKind,
+    /// The whole path, rendered once when the path is made (serving one names it in a system
+    /// call): the digest is at [`SHA256_AT`].
+    relative: Box<str>,
 }
+
+/// Where the digest is in a rendered path: after the project id (36 characters) and its `/`.
+const SHA256_AT: std::ops::Range<usize> = 37..37 + 64;
 
 /// Whether `text` is a SHA-256 as stored: 64 lower-case hex digits.
 fn is_sha256(text: &str) -> bool {
@@ -29,29 +34,30 @@ impl MediaPath {
     pub fn master(project: ProjectId, sha256: &str, kind: OutputKind) -> Option<Self> {
         is_sha256(sha256).then(|| Self {
             project,
-            sha256: sha256.to_owned(),
             width: None,
             kind,
+            relative: format!("{project}/{sha256}.{}", kind.extension()).into(),
         })
     }
 
     /// The variant `width` px wide (one the pipeline makes) of the item `sha256` of `project`.
     pub fn variant(project: ProjectId, sha256: &str, width: u32, kind: OutputKind) -> Option<Self> {
-        let master = Self::master(project, sha256, kind)?;
-        VARIANT_WIDTHS.contains(&width).then_some(Self {
+        (is_sha256(sha256) && VARIANT_WIDTHS.contains(&width)).then(|| Self {
+            project,
             width: Some(width),
-            ..master
+            kind,
+            relative: format!("{project}/{sha256}/w{width}.{}", kind.extension()).into(),
         })
     }
 
-    /// The path a served URL names after `/media/`: `project` then `rest`, `rest` being
-    /// `{sha256}.{ext}` or `{sha256}/w{width}.{ext}`. Anything else, in any other spelling
-    /// (upper-case hex, a width the pipeline does not make, a `0` before a width, another
-    /// extension, an encoded character), is `None`: a 404 without image work.
+    /// The path a request names: `project` (a project id) and `rest` (`{sha256}.{ext}` or
+    /// `{sha256}/w{width}.{ext}`), as sent; `None` for anything but the one spelling of a
+    /// stored file (no `..`, no encoded character, no upper case, no other width).
     pub fn parse(project: &str, rest: &str) -> Option<Self> {
         let id: ProjectId = project.parse().ok()?;
         // One spelling only: the canonical one (hyphenated, lower case).
-        if id.to_string() != project {
+        let mut canonical = [0; uuid::fmt::Hyphenated::LENGTH];
+        if id.as_uuid().hyphenated().encode_lower(&mut canonical) != project {
             return None;
         }
         let project = id;
@@ -69,6 +75,11 @@ impl MediaPath {
         }
     }
 
+    /// The path relative to the root, `/`-separated (what [`fmt::Display`] writes).
+    pub fn as_str(&self) -> &str {
+        &self.relative
+    }
+
     /// The project the file is of.
     pub fn project(&self) -> ProjectId {
         self.project
@@ -76,7 +87,7 @@ impl MediaPath {
 
     /// The item's digest (of its master).
     pub fn sha256(&self) -> &str {
-        &self.sha256
+        &self.relative[SHA256_AT]
     }
 
     /// The variant's width, `None` for the master.
@@ -93,7 +104,7 @@ impl MediaPath {
     pub(crate) fn folders(&self) -> Vec<String> {
         let mut folders = vec![self.project.to_string()];
         if self.width.is_some() {
-            folders.push(self.sha256.clone());
+            folders.push(self.sha256().to_owned());
         }
         folders
     }
@@ -101,7 +112,7 @@ impl MediaPath {
     /// The file's own name in its folder.
     pub(crate) fn file_name(&self) -> String {
         match self.width {
-            None => format!("{}.{}", self.sha256, self.kind.extension()),
+            None => format!("{}.{}", self.sha256(), self.kind.extension()),
             Some(w) => format!("w{w}.{}", self.kind.extension()),
         }
     }
@@ -110,10 +121,7 @@ impl MediaPath {
 impl fmt::Display for MediaPath {
     /// The path relative to the root, `/`-separated.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for folder in self.folders() {
-            write!(f, "{folder}/")?;
-        }
-        f.write_str(&self.file_name())
+        f.write_str(&self.relative)
     }
 }
 
@@ -132,6 +140,12 @@ mod tests {
         let variant = MediaPath::parse(PROJECT, &format!("{SHA}/w480.png")).unwrap();
         assert_eq!(variant.to_string(), format!("{PROJECT}/{SHA}/w480.png"));
         assert_eq!(variant.kind(), OutputKind::Png);
+        // The rendered path is the walk's: its folders, then the file's name.
+        for path in [&master, &variant] {
+            let walked = format!("{}/{}", path.folders().join("/"), path.file_name());
+            assert_eq!(path.as_str(), walked);
+            assert_eq!(path.sha256(), SHA);
+        }
     }
 
     #[test]
