@@ -45,6 +45,9 @@ struct Args {
     /// Concurrent keep-alive connections, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [16, 64])]
     connections: Vec<usize>,
+    /// Which files to measure, comma-separated: `master`, `w480` (default: both).
+    #[arg(long, value_delimiter = ',', default_values_t = [String::from("master"), String::from("w480")])]
+    files: Vec<String>,
     /// Seconds measured per server, file and concurrency in each round.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
@@ -176,10 +179,19 @@ async fn run(args: &Args, dir: &Path) -> Result<(), String> {
         variant.height,
         variant.bytes
     );
-    let files = [
+    let files: Vec<_> = [
         ("master", api.path_of(&item.url).to_owned(), item.bytes),
         ("w480", api.path_of(&variant.url).to_owned(), variant.bytes),
-    ];
+    ]
+    .into_iter()
+    .filter(|(name, _, _)| args.files.iter().any(|f| f == name))
+    .collect();
+    if files.is_empty() {
+        return Err(format!(
+            "--files {}: no such file; the files are master and w480",
+            args.files.join(",")
+        ));
+    }
 
     let nginx = match nginx::binary() {
         Some(bin) => Some(Nginx::start(
