@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod middleware;
 pub mod request_id;
 pub mod routes;
+mod send_file;
 pub mod serve;
 pub mod telemetry;
 

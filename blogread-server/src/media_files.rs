@@ -22,6 +22,7 @@ use crate::request_id::REQUEST_ID;
 use crate::routes::MEDIA_ROUTE;
 use crate::serve::Shortcut;
 use crate::telemetry::LoggedRequest;
+use blogread_core::media::SameFile;
 
 /// Where the files are served, under the server's root.
 pub const MEDIA_PREFIX: &str = "/media/";
@@ -79,20 +80,32 @@ fn matches_etag(headers: &HeaderMap, sha256: &str) -> bool {
 impl MediaFiles {
     /// The answer to `method` on `path` (the request's path as sent) with `headers`.
     pub async fn answer(&self, method: &Method, path: &str, headers: &HeaderMap) -> Response {
+        self.answer_with_file(method, path, headers).await.0
+    }
+
+    /// [`MediaFiles::answer`], and when it is a `GET` answered with a file read whole from
+    /// the disk, that file (see [`SameFile`]).
+    async fn answer_with_file(
+        &self,
+        method: &Method,
+        path: &str,
+        headers: &HeaderMap,
+    ) -> (Response, Option<SameFile>) {
         if method != Method::GET && method != Method::HEAD {
             let allowed = [Method::GET, Method::HEAD];
-            return ApiError::method_not_allowed(method, path, &allowed).into_response();
+            let refused = ApiError::method_not_allowed(method, path, &allowed);
+            return (refused.into_response(), None);
         }
         let Some((project, rest)) = path
             .strip_prefix(MEDIA_PREFIX)
             .and_then(|tail| tail.split_once('/'))
         else {
-            return not_found();
+            return (not_found(), None);
         };
         let file = match self.service.media_file(project, rest).await {
             Ok(Some(file)) => file,
-            Ok(None) => return not_found(),
-            Err(err) => return ApiError::from(err).into_response(),
+            Ok(None) => return (not_found(), None),
+            Err(err) => return (ApiError::from(err).into_response(), None),
         };
         // The answer's headers, in a map made large enough for them and the request id at
         // once (growing it was a visible part of a served image's cost).
@@ -112,11 +125,15 @@ impl MediaFiles {
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(CONTENT_SECURITY_POLICY),
         );
+        let mut same_file = None;
         let mut resp = if matches_etag(headers, &file.sha256) {
             Response::builder()
                 .status(StatusCode::NOT_MODIFIED)
                 .finish()
         } else {
+            if method == Method::GET {
+                same_file = file.file.same_file;
+            }
             answer.insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(file.content_type.media_type()),
@@ -127,7 +144,7 @@ impl MediaFiles {
                 .body(poem::Body::from_bytes_stream(file.file.chunks))
         };
         *resp.headers_mut() = answer;
-        resp
+        (resp, same_file)
     }
 }
 
@@ -157,8 +174,9 @@ impl Shortcut for MediaFiles {
         takes(req)
     }
 
-    /// [`MediaFiles::answer`], with what the application's middleware would add.
-    async fn answer(&self, req: &http::Request<Incoming>) -> Response {
+    /// [`MediaFiles::answer`], with what the application's middleware would add, and the
+    /// file a `GET`'s body is.
+    async fn answer(&self, req: &http::Request<Incoming>) -> (Response, Option<SameFile>) {
         self.answer_direct(req).await
     }
 }
@@ -171,20 +189,21 @@ fn takes<B>(req: &http::Request<B>) -> bool {
 
 impl MediaFiles {
     /// The direct path's answer to `req` (see the [`Shortcut`] implementation).
-    async fn answer_direct<B>(&self, req: &http::Request<B>) -> Response {
+    async fn answer_direct<B>(&self, req: &http::Request<B>) -> (Response, Option<SameFile>) {
         let logged = LoggedRequest::begin(req.method(), req.uri(), MEDIA_ROUTE);
-        let answer = AssertUnwindSafe(self.answer(req.method(), req.uri().path(), req.headers()))
-            .catch_unwind();
-        let mut resp = REQUEST_ID
+        let answer =
+            AssertUnwindSafe(self.answer_with_file(req.method(), req.uri().path(), req.headers()))
+                .catch_unwind();
+        let (mut resp, same_file) = REQUEST_ID
             .scope(logged.id.clone(), async {
                 answer
                     .await
-                    .unwrap_or_else(|_| ApiError::panicked().into_response())
+                    .unwrap_or_else(|_| (ApiError::panicked().into_response(), None))
             })
             .await;
         let status = resp.status();
         logged.end(status, resp.headers_mut());
-        resp
+        (resp, same_file)
     }
 }
 
@@ -302,6 +321,7 @@ mod tests {
             .to_owned();
         let app = crate::Server::new(service.clone()).app();
         let direct = MediaFiles::new(service);
+        let mut sent_from_file = 0;
         let cases: Vec<(Method, String, Option<String>, u16)> = vec![
             (Method::GET, master.clone(), None, 200),
             (Method::HEAD, master.clone(), None, 200),
@@ -381,10 +401,28 @@ mod tests {
             ));
             let req = Request::from_parts(head, poem::Body::empty());
             let through_app = parts(app.get_response(req).await).await;
-            let direct = parts(direct.answer_direct(&build()).await).await;
+            let (resp, same_file) = direct.answer_direct(&build()).await;
+            let direct = parts(resp).await;
             assert_eq!(direct, through_app, "{method} {target} {tag:?}");
             assert_eq!(direct.0, status, "{method} {target} {tag:?}");
             assert!(direct.3, "{method} {target}: a request id");
+            // The file a body is sent from: given with every GET of a large file read whole,
+            // and holding exactly the body's bytes.
+            let (length, digest) = &direct.2;
+            let large = *length as u64 >= blogread_core::media::SEND_FROM_FILE;
+            let expected = method == Method::GET && status == 200 && large;
+            assert_eq!(same_file.is_some(), expected, "{method} {target} {tag:?}");
+            if let Some(same) = same_file {
+                assert_eq!(
+                    blogread_core::domain::Sha256Hex::of(&same.bytes).as_str(),
+                    digest
+                );
+                sent_from_file += 1;
+            }
         }
+        assert!(
+            sent_from_file > 0,
+            "the photo's master is sent from its file"
+        );
     }
 }

@@ -18,6 +18,9 @@
 //! - **Connections** ([`Limits::max_connections`], 10,000): past the cap, new connections are
 //!   not accepted and wait in the kernel's backlog until one closes.
 //!
+//! A [`Shortcut`] answers some requests before they become poem requests (the served images),
+//! and an HTTP/1 answer whose body is a file read whole is sent from that file (`send_file`).
+//!
 //! Request bodies are capped by the application ([`BODY_LIMIT`], enforced by
 //! [`crate::middleware::BodyLimit`]), for every protocol and framing.
 
@@ -30,6 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use blogread_core::media::SameFile;
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use hyper::body::{Frame, Incoming, SizeHint};
@@ -43,6 +47,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
+
+use crate::send_file::SendSlot;
 
 /// Default for [`Limits::header_timeout`]: 10 s.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -122,8 +128,12 @@ pub trait Shortcut: Send + Sync + 'static {
     /// Whether this answers `req` rather than the application.
     fn takes(&self, req: &hyper::Request<Incoming>) -> bool;
 
-    /// The answer to `req`, one [`Shortcut::takes`].
-    fn answer(&self, req: &hyper::Request<Incoming>) -> impl Future<Output = Response> + Send;
+    /// The answer to `req`, one [`Shortcut::takes`], and when its body is a file's bytes
+    /// read whole, that file (an HTTP/1 answer is then sent from it: see `send_file`).
+    fn answer(
+        &self,
+        req: &hyper::Request<Incoming>,
+    ) -> impl Future<Output = (Response, Option<SameFile>)> + Send;
 }
 
 /// Serves `app` on `listener` within `limits` until `shutdown` resolves; then stops accepting,
@@ -249,19 +259,30 @@ where
         _permit,
     } = connection;
     let activity = Arc::new(Activity::new());
+    let send_slot = Arc::new(SendSlot::default());
     let local_addr = LocalAddr(Addr::SocketAddr(local));
     let remote_addr = RemoteAddr(Addr::SocketAddr(remote));
     let service = hyper::service::service_fn({
         let activity = activity.clone();
+        let send_slot = send_slot.clone();
         move |req: hyper::Request<Incoming>| {
             let request = activity.begin_request();
             let app = app.clone();
             let shortcut = shortcut.clone().filter(|s| s.takes(&req));
             let local_addr = local_addr.clone();
             let remote_addr = remote_addr.clone();
+            let send_slot = send_slot.clone();
             async move {
                 let resp: hyper::Response<BoxBody<Bytes, io::Error>> = match shortcut {
-                    Some(shortcut) => shortcut.answer(&req).await.into(),
+                    Some(shortcut) => {
+                        let (resp, same_file) = shortcut.answer(&req).await;
+                        if let Some(same_file) = same_file
+                            && req.version() <= hyper::Version::HTTP_11
+                        {
+                            send_slot.set(same_file);
+                        }
+                        resp.into()
+                    }
                     None => {
                         let req: poem::Request =
                             (req, local_addr, remote_addr, Scheme::HTTP).into();
@@ -285,9 +306,15 @@ where
         .http2()
         .max_concurrent_streams(limits.http2_max_streams)
         .max_header_list_size(u32::try_from(limits.max_head_bytes).unwrap_or(u32::MAX));
+    // As nginx's `tcp_nodelay`: an answer's last segment leaves at once, without waiting for
+    // the acknowledgement of the one before (which a client may delay by 40 ms).
+    if let Err(e) = stream.set_nodelay(true) {
+        tracing::debug!(%remote, error = %e, "TCP_NODELAY not set");
+    }
     let io = TokioIo::new(Watched {
         inner: stream,
         activity: activity.clone(),
+        send_slot,
     });
     let conn = builder.serve_connection(io, service);
     tokio::pin!(conn);
@@ -483,6 +510,8 @@ impl hyper::body::Body for InProgress {
 struct Watched {
     inner: TcpStream,
     activity: Arc<Activity>,
+    /// The file the answer being written can be sent from.
+    send_slot: Arc<SendSlot>,
 }
 
 impl AsyncRead for Watched {
@@ -520,7 +549,10 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        let polled = match self.send_slot.poll_write(&self.inner, cx, bufs) {
+            Some(polled) => polled,
+            None => Pin::new(&mut self.inner).poll_write_vectored(cx, bufs),
+        };
         if let Poll::Ready(Ok(n)) = polled
             && n > 0
         {

@@ -445,6 +445,73 @@ async fn an_image_is_uploaded_served_with_its_headers_and_deleted() {
     );
 }
 
+/// A served file of 64 KiB or more is sent from the file on disk (`sendfile`), its head
+/// before it: what arrives must be the stored file, byte for byte, the first time it is read
+/// and from the server's cache after, several answers on one keep-alive connection, and over
+/// HTTP/2 (which sends from memory).
+#[tokio::test]
+async fn a_large_file_sent_from_disk_arrives_whole_on_keep_alive_and_http2() {
+    let server = Server::start_as_operator(&[]);
+    let (id, admin) = project(&server).await;
+    let photo = blogread_media::samples::jpeg(1800, 1200, 11);
+    let made = upload(&server, &id, &admin, &multipart(&photo, None, None)).await;
+    assert_eq!(made.status, 201, "{}", made.text());
+    let item = made.json();
+    let sha = item["sha256"].as_str().unwrap().to_owned();
+    let bytes = item["bytes"].as_u64().unwrap();
+    assert!(
+        bytes >= 64 * 1024,
+        "a master of {bytes} bytes is large enough"
+    );
+    let path = path_of(item["url"].as_str().unwrap()).to_owned();
+
+    // Three answers on one connection, the last closing it: read until the server closes,
+    // then cut by their lengths.
+    let mut stream = server.connect().await;
+    let get = format!("GET {path} HTTP/1.1\r\nHost: blogread\r\n\r\n");
+    let last = format!("GET {path} HTTP/1.1\r\nHost: blogread\r\nConnection: close\r\n\r\n");
+    stream.write_all(get.as_bytes()).await.unwrap();
+    stream.write_all(get.as_bytes()).await.unwrap();
+    stream.write_all(last.as_bytes()).await.unwrap();
+    let mut received = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut received))
+        .await
+        .expect("the answers")
+        .expect("read the answers");
+    let mut rest = &received[..];
+    for n in 0..3 {
+        let end = rest
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or_else(|| panic!("answer {n} has a head"));
+        let head = String::from_utf8_lossy(&rest[..end]).to_lowercase();
+        assert!(head.starts_with("http/1.1 200"), "answer {n}: {head}");
+        assert!(head.contains(&format!("content-length: {bytes}")), "{head}");
+        let body = &rest[end + 4..end + 4 + bytes as usize];
+        assert_eq!(hex::encode(sha2::Sha256::digest(body)), sha, "answer {n}");
+        rest = &rest[end + 4 + bytes as usize..];
+    }
+    assert!(rest.is_empty(), "nothing after the three answers");
+
+    let (client, connection) = server.h2().await;
+    tokio::spawn(connection);
+    let mut client = client.ready().await.expect("ready");
+    let request = http::Request::get(format!("http://{}{path}", server.addr))
+        .body(())
+        .unwrap();
+    let (response, _) = client.send_request(request, true).expect("send");
+    let response = response.await.expect("an answer");
+    assert_eq!(response.status(), 200);
+    let mut body = response.into_body();
+    let mut served = Vec::new();
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.expect("a chunk");
+        let _ = body.flow_control().release_capacity(chunk.len());
+        served.extend_from_slice(&chunk);
+    }
+    assert_eq!(hex::encode(sha2::Sha256::digest(&served)), sha);
+}
+
 #[tokio::test]
 async fn hostile_uploads_answer_their_4xx_store_nothing_and_the_server_serves_on() {
     let server = Server::start_as_operator(&[]);

@@ -35,6 +35,11 @@ type Entry = (String, FileType, SystemTime);
 /// whatever the file's size.
 pub const READ_CHUNK: usize = 256 * 1024;
 
+/// The smallest file served with its open file ([`super::SameFile`]), so that a server can
+/// send it with `sendfile`: 64 KiB. A smaller one is checked without being opened for reading
+/// (cheaper than what sending it from the file would save).
+pub const SEND_FROM_FILE: u64 = 64 * 1024;
+
 /// Up to [`READ_CHUNK`] bytes of `file`; empty at its end.
 fn read_chunk(file: &mut std::fs::File) -> std::io::Result<Bytes> {
     let mut chunk = Vec::with_capacity(READ_CHUNK);
@@ -274,20 +279,36 @@ impl Root {
 
     /// The file at `path` as [`MediaFiles::read`] gives it: whole when it is at most
     /// [`READ_CHUNK`], else its first chunk now and the rest read on a thread of its own, a
-    /// chunk at a time, as the answer is sent.
+    /// chunk at a time, as the answer is sent. A file read whole of at least
+    /// [`SEND_FROM_FILE`] comes with the file, open ([`super::SameFile`]).
     ///
     /// A file read whole is kept in the cache; a kept copy is served only while its file is
-    /// still there.
+    /// still there: the same file, reached without a link.
     fn read(&self, path: &MediaPath) -> Result<Option<FileRead>> {
-        if let Some((kept, stamp)) = self.cache.get(path) {
-            if self.still_there(path, stamp)? {
-                return Ok(Some(FileRead::whole(kept)));
+        let kept = self.cache.get(path);
+        if let Some((bytes, stamp)) = &kept
+            && (bytes.len() as u64) < SEND_FROM_FILE
+        {
+            if self.still_there(path, *stamp)? {
+                return Ok(Some(FileRead::whole(bytes.clone())));
             }
             self.cache.forget(path);
         }
         let Some((mut file, stamp)) = self.open(path)? else {
+            if kept.is_some() {
+                self.cache.forget(path);
+            }
             return Ok(None);
         };
+        // A large kept copy: the file opened to check it is the one sent from.
+        if let Some((bytes, kept_stamp)) = kept
+            && bytes.len() as u64 >= SEND_FROM_FILE
+        {
+            if kept_stamp == stamp {
+                return Ok(Some(FileRead::whole_from(bytes, file)));
+            }
+            self.cache.forget(path);
+        }
         let length = stamp.length;
         let shown = path.to_string();
         if length <= READ_CHUNK as u64 {
@@ -298,7 +319,11 @@ impl Root {
                 .map_err(|e| io_error(&shown, e))?;
             let whole = Bytes::from(whole);
             self.cache.keep(path, &whole, stamp);
-            return Ok(Some(FileRead::whole(whole)));
+            return Ok(Some(if length >= SEND_FROM_FILE {
+                FileRead::whole_from(whole, file)
+            } else {
+                FileRead::whole(whole)
+            }));
         }
         let first = read_chunk(&mut file).map_err(|e| io_error(&shown, e))?;
         let (chunks, receiver) = tokio::sync::mpsc::channel::<std::io::Result<Bytes>>(1);
@@ -325,6 +350,7 @@ impl Root {
         Ok(Some(FileRead {
             length,
             chunks: Box::pin(chunks),
+            same_file: None,
         }))
     }
 
@@ -612,8 +638,22 @@ mod tests {
         use futures_util::TryStreamExt;
         match folder.read(path).await {
             Ok(Some(read)) => {
+                let same_file = read.same_file;
                 let chunks: Vec<Bytes> = read.chunks.try_collect().await.map_err(|_| ())?;
-                Ok(Some(chunks.concat()))
+                let bytes = chunks.concat();
+                // A file given with the bytes holds exactly them, and is given for every
+                // large file read whole.
+                if let Some(same) = same_file {
+                    use std::os::unix::fs::FileExt;
+                    assert_eq!(same.bytes, bytes);
+                    let mut in_file = vec![0; bytes.len() + 1];
+                    let n = same.file.read_at(&mut in_file, 0).unwrap();
+                    assert_eq!(&in_file[..n], &bytes[..], "{path}");
+                } else {
+                    let whole = (SEND_FROM_FILE as usize..=READ_CHUNK).contains(&bytes.len());
+                    assert!(!whole, "{path}: {} bytes, and no file", bytes.len());
+                }
+                Ok(Some(bytes))
             }
             Ok(None) => Ok(None),
             Err(_) => Err(()),
@@ -645,6 +685,9 @@ mod tests {
         ]
     }
 
+    /// The capacity of the cache in the property below: two large files, not three.
+    const CAPACITY: usize = 160 * 1024;
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
@@ -662,12 +705,13 @@ mod tests {
                 let root = dir.path().join("media");
                 let secret = dir.path().join("secret");
                 std::fs::write(&secret, b"secret outside").unwrap();
-                let keeping = LocalFolder::open_keeping(&root, 4096).unwrap();
+                let keeping = LocalFolder::open_keeping(&root, CAPACITY).unwrap();
                 let plain = LocalFolder::open_keeping(&root, 0).unwrap();
                 let project = ProjectId::generate();
                 let paths = [master(project), variant(project), MediaPath::variant(project, SHA, 480, OutputKind::Jpeg).unwrap()];
-                // Sizes up to 600 × 7 bytes: some kept, some over the 4096-byte capacity.
-                let bytes = |p: usize| -> Vec<u8> { (0..sizes[p] * 7).map(|i| ((i + p) % 251) as u8).collect() };
+                // Sizes up to 600 × 170 bytes: some sent from their file (64 KiB and more),
+                // some not; some kept, some dropped to stay within the capacity.
+                let bytes = |p: usize| -> Vec<u8> { (0..sizes[p] * 170).map(|i| ((i + p) % 251) as u8).collect() };
                 for step in steps {
                     match step {
                         Step::Put(p) => { let _ = keeping.put(&paths[p], Bytes::from(bytes(p))).await; }
@@ -691,7 +735,7 @@ mod tests {
                             let kept = served(&keeping, &paths[p]).await;
                             let read = served(&plain, &paths[p]).await;
                             assert_eq!(kept, read, "{}", paths[p]);
-                            assert!(keeping.inner.cache.bytes() <= 4096);
+                            assert!(keeping.inner.cache.bytes() <= CAPACITY);
                         }
                     }
                 }

@@ -18,13 +18,15 @@ mod pool;
 #[cfg(unix)]
 mod local;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use bytes::Bytes;
 
 use crate::error::Result;
 
 #[cfg(unix)]
-pub use local::{LocalFolder, READ_CHUNK};
+pub use local::{LocalFolder, READ_CHUNK, SEND_FROM_FILE};
 #[cfg(feature = "media-s3")]
 pub use object::{ObjectStorage, S3Access};
 pub use path::MediaPath;
@@ -50,6 +52,23 @@ pub struct FileRead {
     pub length: u64,
     /// Its bytes.
     pub chunks: futures_util::stream::BoxStream<'static, std::io::Result<Bytes>>,
+    /// When the file was read whole from a file of the server's disk, that file, open: the
+    /// same bytes can be sent from it without copying them (see [`SameFile`]).
+    pub same_file: Option<SameFile>,
+}
+
+/// A stored file's bytes in memory, and the file they are, open for reading: the file was
+/// opened after the bytes were read from it, and had the same inode, length and last write,
+/// and a stored file is never written in place (a new one is renamed over it). So a server
+/// may send any part of the bytes from the file instead (`sendfile`, which copies nothing
+/// through the process), and must send the rest from memory when the file gives fewer
+/// bytes than asked (someone truncated it since).
+#[derive(Debug, Clone)]
+pub struct SameFile {
+    /// The file's bytes, whole: the answer's body holds this very buffer.
+    pub bytes: Bytes,
+    /// The file, open for reading.
+    pub file: Arc<std::fs::File>,
 }
 
 impl FileRead {
@@ -58,6 +77,19 @@ impl FileRead {
         Self {
             length: bytes.len() as u64,
             chunks: Box::pin(futures_util::stream::once(async move { Ok(bytes) })),
+            same_file: None,
+        }
+    }
+
+    /// A file read whole, `bytes`, that is `file` (see [`SameFile`]).
+    pub fn whole_from(bytes: Bytes, file: std::fs::File) -> Self {
+        let same_file = SameFile {
+            bytes: bytes.clone(),
+            file: Arc::new(file),
+        };
+        Self {
+            same_file: Some(same_file),
+            ..Self::whole(bytes)
         }
     }
 }

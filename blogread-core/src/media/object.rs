@@ -262,6 +262,7 @@ impl MediaFiles for ObjectStorage {
             Ok(found) => Ok(Some(FileRead {
                 length: found.meta.size,
                 chunks: Box::pin(found.into_stream().map_err(std::io::Error::other)),
+                same_file: None,
             })),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(failure(&self.bucket, format_args!("reading {path}"), &e)),
