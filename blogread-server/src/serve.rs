@@ -258,7 +258,7 @@ where
         mut stopping,
         _permit,
     } = connection;
-    let activity = Arc::new(Activity::new());
+    let activity = Arc::new(Activity::new(limits.header_timeout));
     let send_slot = Arc::new(SendSlot::default());
     let local_addr = LocalAddr(Addr::SocketAddr(local));
     let remote_addr = RemoteAddr(Addr::SocketAddr(remote));
@@ -321,10 +321,14 @@ where
 
     let mut closing = false;
     let mut hard_deadline: Option<Instant> = None;
+    // One timer for the connection, moved only when its deadline changes.
+    let sleep = tokio::time::sleep_until(activity.arm(&limits));
+    tokio::pin!(sleep);
     loop {
-        let mut deadline = activity.deadline(&limits);
-        if let Some(hard) = hard_deadline {
-            deadline = deadline.min(hard);
+        // Closing after the idle time-out, only the hard deadline is left to watch.
+        let deadline = hard_deadline.unwrap_or_else(|| activity.arm(&limits));
+        if sleep.deadline() != deadline {
+            sleep.as_mut().reset(deadline);
         }
         tokio::select! {
             served = conn.as_mut() => {
@@ -340,7 +344,7 @@ where
                 }
             }
             () = activity.changed() => {}
-            () = tokio::time::sleep_until(deadline) => {
+            () = sleep.as_mut() => {
                 let now = Instant::now();
                 if hard_deadline.is_some_and(|hard| hard <= now) {
                     tracing::debug!(%remote, "closing a connection that did not close after GOAWAY");
@@ -365,27 +369,39 @@ where
 
 /// What a connection's watch knows: requests in progress, when the bytes of a head started,
 /// the last traffic.
+///
+/// The watch sleeps until the deadline it last set ([`Activity::arm`]), then looks again: a
+/// deadline that moved later since costs nothing but that look (it sets the new one), so the
+/// watch is woken only when a deadline moves earlier than the one set: a head starting while
+/// the watch sleeps until the idle time-out. On a busy keep-alive connection that is at most
+/// once per header time-out, not twice per request (each wake re-polled the connection).
 struct Activity {
     state: Mutex<ActivityState>,
-    /// Wakes the watch when its deadline may have moved earlier.
+    /// Wakes the watch when a deadline moved earlier than the one it set.
     wake: Notify,
+    /// The header time-out (a head's deadline).
+    header_timeout: Duration,
 }
 
 struct ActivityState {
     in_progress: usize,
     head_since: Option<Instant>,
     last_traffic: Instant,
+    /// The deadline the watch sleeps until, once it has set one.
+    armed: Option<Instant>,
 }
 
 impl Activity {
-    fn new() -> Self {
+    fn new(header_timeout: Duration) -> Self {
         Activity {
             state: Mutex::new(ActivityState {
                 in_progress: 0,
                 head_since: None,
                 last_traffic: Instant::now(),
+                armed: None,
             }),
             wake: Notify::new(),
+            header_timeout,
         }
     }
 
@@ -406,8 +422,13 @@ impl Activity {
         state.last_traffic = now;
         if state.in_progress == 0 && state.head_since.is_none() {
             state.head_since = Some(now);
+            let earlier = state
+                .armed
+                .is_none_or(|armed| now + self.header_timeout < armed);
             drop(state);
-            self.wake.notify_one();
+            if earlier {
+                self.wake.notify_one();
+            }
         }
     }
 
@@ -427,15 +448,19 @@ impl Activity {
         }
     }
 
+    /// A request was answered (or dropped). The idle deadline it may start is later than any
+    /// the watch has set, so the watch is not woken.
     fn end_request(&self) {
         let mut state = self.state();
         state.in_progress = state.in_progress.saturating_sub(1);
         state.last_traffic = Instant::now();
-        let idle = state.in_progress == 0;
-        drop(state);
-        if idle {
-            self.wake.notify_one();
-        }
+    }
+
+    /// When the watch should look again, set as the deadline it sleeps until.
+    fn arm(&self, limits: &Limits) -> Instant {
+        let deadline = self.deadline(limits);
+        self.state().armed = Some(deadline);
+        deadline
     }
 
     /// When the watch should look again.
@@ -588,7 +613,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_head_must_arrive_within_the_header_timeout_of_its_first_byte() {
-        let activity = Activity::new();
+        let activity = Activity::new(HEADER_TIMEOUT);
         activity.received(1);
         let start = Instant::now();
         assert_eq!(activity.deadline(&limits()), start + HEADER_TIMEOUT);
@@ -606,7 +631,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_quiet_connection_between_requests_waits_for_the_idle_timeout_not_the_header_timeout()
     {
-        let activity = Arc::new(Activity::new());
+        let activity = Arc::new(Activity::new(HEADER_TIMEOUT));
         activity.received(100);
         drop(activity.begin_request());
         tokio::time::advance(Duration::from_secs(30)).await;
@@ -618,9 +643,42 @@ mod tests {
         );
     }
 
+    /// Whether the watch was woken since it last looked.
+    fn woken(activity: &Activity) -> bool {
+        use futures_util::FutureExt;
+        activity.changed().now_or_never().is_some()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_watch_is_woken_only_when_a_deadline_moves_earlier_than_the_one_it_set() {
+        let activity = Arc::new(Activity::new(HEADER_TIMEOUT));
+        // Asleep until the idle time-out: a head starting needs it sooner.
+        assert_eq!(activity.arm(&limits()), Instant::now() + IDLE_TIMEOUT);
+        activity.received(1);
+        assert!(woken(&activity));
+        let head_deadline = activity.arm(&limits());
+        assert_eq!(head_deadline, Instant::now() + HEADER_TIMEOUT);
+        // Requests answered and heads started later, while the watch sleeps until the first
+        // head's deadline: nothing to wake it for.
+        for _ in 0..3 {
+            drop(activity.begin_request());
+            tokio::time::advance(Duration::from_secs(1)).await;
+            activity.received(1);
+            assert!(!woken(&activity));
+        }
+        // When it looks, nothing has expired, and it sets the deadline of the latest head.
+        tokio::time::advance(Duration::from_secs(7)).await;
+        assert_eq!(Instant::now(), head_deadline);
+        assert_eq!(activity.expired(&limits(), Instant::now()), None);
+        assert_eq!(
+            activity.arm(&limits()),
+            head_deadline + Duration::from_secs(3)
+        );
+    }
+
     #[tokio::test(start_paused = true)]
     async fn nothing_expires_while_a_request_is_in_progress() {
-        let activity = Arc::new(Activity::new());
+        let activity = Arc::new(Activity::new(HEADER_TIMEOUT));
         activity.received(100);
         let request = activity.begin_request();
         activity.received(100); // its body
