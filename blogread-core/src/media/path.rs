@@ -24,6 +24,29 @@ pub struct MediaPath {
 /// Where the digest is in a rendered path: after the project id (36 characters) and its `/`.
 const SHA256_AT: std::ops::Range<usize> = 37..37 + 64;
 
+/// The path of a file: `{project}/{sha256}.{ext}`, or `{project}/{sha256}/w{width}.{ext}`
+/// for a variant. Written piece by piece into a string of its exact length (the formatting
+/// machinery was a visible part of serving a file).
+fn rendered(project: ProjectId, sha256: &str, width: Option<u32>, kind: OutputKind) -> Box<str> {
+    let mut id = [0; uuid::fmt::Hyphenated::LENGTH];
+    let id = project.as_uuid().hyphenated().encode_lower(&mut id);
+    let mut digits = itoa::Buffer::new();
+    let width = width.map(|w| digits.format(w));
+    let ext = kind.extension();
+    let length = id.len() + 1 + sha256.len() + width.map_or(0, |w| 2 + w.len()) + 1 + ext.len();
+    let mut path = String::with_capacity(length);
+    path.push_str(id);
+    path.push('/');
+    path.push_str(sha256);
+    if let Some(width) = width {
+        path.push_str("/w");
+        path.push_str(width);
+    }
+    path.push('.');
+    path.push_str(ext);
+    path.into_boxed_str()
+}
+
 /// Whether `text` is a SHA-256 as stored: 64 lower-case hex digits.
 fn is_sha256(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -36,7 +59,7 @@ impl MediaPath {
             project,
             width: None,
             kind,
-            relative: format!("{project}/{sha256}.{}", kind.extension()).into(),
+            relative: rendered(project, sha256, None, kind),
         })
     }
 
@@ -46,7 +69,7 @@ impl MediaPath {
             project,
             width: Some(width),
             kind,
-            relative: format!("{project}/{sha256}/w{width}.{}", kind.extension()).into(),
+            relative: rendered(project, sha256, Some(width), kind),
         })
     }
 
@@ -145,6 +168,24 @@ mod tests {
             let walked = format!("{}/{}", path.folders().join("/"), path.file_name());
             assert_eq!(path.as_str(), walked);
             assert_eq!(path.sha256(), SHA);
+        }
+    }
+
+    #[test]
+    fn a_path_is_rendered_as_formatting_would_render_it() {
+        let project: ProjectId = PROJECT.parse().unwrap();
+        for kind in [OutputKind::Jpeg, OutputKind::Png] {
+            let ext = kind.extension();
+            assert_eq!(
+                &*rendered(project, SHA, None, kind),
+                format!("{project}/{SHA}.{ext}")
+            );
+            for width in [0, 7, 10, 480, 1_000_000, u32::MAX] {
+                assert_eq!(
+                    &*rendered(project, SHA, Some(width), kind),
+                    format!("{project}/{SHA}/w{width}.{ext}")
+                );
+            }
         }
     }
 
