@@ -105,6 +105,18 @@ pub struct ServeArgs {
     #[arg(long, env = "BLOGREAD_HEADER_TIMEOUT", value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
     pub header_timeout: Duration,
 
+    /// Seconds the server waits for more of a request body before answering 408 and closing
+    /// the connection; also the start of every body's allowance of waiting time (see
+    /// --min-body-rate).
+    #[arg(long, env = "BLOGREAD_BODY_TIMEOUT", value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    pub body_timeout: Duration,
+
+    /// Bytes a second a request body must average: each this many bytes received add a
+    /// second to the --body-timeout the body may spend arriving; a slower one is answered
+    /// 408. 0 checks only the pauses.
+    #[arg(long, env = "BLOGREAD_MIN_BODY_RATE", value_name = "BYTES", default_value_t = crate::body_pace::MIN_BODY_RATE)]
+    pub min_body_rate: u32,
+
     /// Seconds a connection may stay open with no request in progress and no traffic.
     #[arg(long, env = "BLOGREAD_IDLE_TIMEOUT", value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
     pub idle_timeout: Duration,
@@ -135,8 +147,9 @@ pub struct ServeArgs {
     #[arg(long, env = "BLOGREAD_MEDIA_URL", value_name = "URL")]
     pub media_url: Option<String>,
 
-    /// Image uploads in progress at once (default: two per core); past it an upload is
-    /// answered 503 with Retry-After. Each holds at most 20 MiB of body.
+    /// Image uploads in progress at once (default: two per core), at most half of them
+    /// (rounded up) for one project; past it an upload is answered 503 with Retry-After. Each
+    /// holds at most 20 MiB of body.
     #[arg(long, env = "BLOGREAD_MAX_UPLOADS", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub max_uploads: Option<u32>,
 
@@ -221,6 +234,10 @@ impl ServeArgs {
         crate::Limits {
             header_timeout: self.header_timeout,
             idle_timeout: self.idle_timeout,
+            body_pace: crate::body_pace::BodyPace {
+                timeout: self.body_timeout,
+                min_rate: self.min_body_rate,
+            },
             max_connections: self.max_connections as usize,
             max_uploads: self
                 .max_uploads
@@ -434,14 +451,27 @@ mod tests {
             "30",
             "--max-connections",
             "7",
+            "--body-timeout",
+            "5",
+            "--min-body-rate",
+            "0",
         ])
         .limits();
         assert_eq!(limits.header_timeout, Duration::from_millis(2500));
         assert_eq!(limits.idle_timeout, Duration::from_secs(30));
         assert_eq!(limits.max_connections, 7);
+        assert_eq!(
+            limits.body_pace,
+            crate::body_pace::BodyPace {
+                timeout: Duration::from_secs(5),
+                min_rate: 0
+            }
+        );
         for bad in [
             &["--header-timeout", "0"][..],
             &["--header-timeout", "soon"],
+            &["--body-timeout", "0"],
+            &["--min-body-rate", "-1"],
             &["--max-connections", "0"],
         ] {
             let mut argv = vec!["blogread-server", "serve"];

@@ -143,6 +143,12 @@ impl ApiError {
         )
     }
 
+    /// 408: the request body stopped arriving, or arrived too slowly
+    /// ([`crate::body_pace`]).
+    pub fn body_too_slow(pace: &crate::body_pace::BodyPace) -> Self {
+        Self::new(StatusCode::REQUEST_TIMEOUT, pace.detail())
+    }
+
     /// 503 with `Retry-After`: the server is too busy for this request now.
     pub fn busy(detail: impl Into<String>, retry_after: u32) -> Self {
         let mut err = Self::new(StatusCode::SERVICE_UNAVAILABLE, detail);
@@ -295,7 +301,7 @@ error_sets! {
     /// older than the deletions kept.
     PublicChanges: [400, 401, 410, 500, 503];
     /// Operator-only creation with a JSON body.
-    OperatorCreate: [400, 401, 403, 413, 422, 500, 503, 507];
+    OperatorCreate: [400, 401, 403, 408, 413, 422, 500, 503, 507];
     /// Operator-only list with query parameters.
     OperatorList: [400, 401, 403, 500, 503];
     /// Operator-only action on a project (no body).
@@ -307,12 +313,13 @@ error_sets! {
     /// A list with query parameters.
     ProjectList: [400, 401, 403, 404, 500, 503];
     /// A write with a JSON body.
-    ProjectWrite: [400, 401, 403, 404, 409, 413, 422, 500, 503, 507];
+    ProjectWrite: [400, 401, 403, 404, 408, 409, 413, 422, 500, 503, 507];
     /// A save with a JSON body, no state conflict.
-    ProjectSave: [400, 401, 403, 404, 413, 422, 500, 503, 507];
-    /// An image upload: a multipart body (400), over its cap (413), of a type not taken
-    /// (415), a picture that cannot be taken (422), too many uploads at once (503).
-    MediaUpload: [400, 401, 403, 404, 413, 415, 422, 500, 503, 507];
+    ProjectSave: [400, 401, 403, 404, 408, 413, 422, 500, 503, 507];
+    /// An image upload: a multipart body (400), too slow to arrive (408), over its cap
+    /// (413), of a type not taken (415), a picture that cannot be taken (422), too many
+    /// uploads at once (503).
+    MediaUpload: [400, 401, 403, 404, 408, 413, 415, 422, 500, 503, 507];
     /// Health check.
     Health: [503];
 }
@@ -329,6 +336,9 @@ fn status_description(status: u16) -> &'static str {
             "A valid credential that may not do this (another project's, or not the operator's)."
         }
         404 => "The resource does not exist (a malformed id in the path included).",
+        408 => {
+            "The request body stopped arriving (no byte for 30 s by default) or arrived too slowly (under 4 KiB a second on average); nothing was written. Send the body without pausing."
+        }
         409 => "The request conflicts with the current state.",
         410 => {
             "The cursor is older than the deletions the server keeps (or ahead of this database): omit `since` to sync from the start."

@@ -14,6 +14,7 @@
 
 pub mod admin;
 pub mod api;
+pub mod body_pace;
 pub mod build_info;
 pub mod config;
 pub mod demo;
@@ -27,6 +28,7 @@ pub mod routes;
 mod send_file;
 pub mod serve;
 pub mod telemetry;
+pub mod upload_places;
 
 use std::future::Future;
 
@@ -109,7 +111,10 @@ impl Server {
                 media_files::MediaFiles::new(service),
             )
             .nest("/", json_api)
-            .with(middleware::BodyLimit::new(self.limits.max_uploads))
+            .with(middleware::BodyLimit::new(
+                self.limits.max_uploads,
+                self.service.clone(),
+            ))
             .with(CatchPanic::new().with_handler(|_| error::ApiError::panicked().into_response()))
             .with(telemetry::RequestLog::new(api::route_table()))
             .map_to_response()

@@ -4,20 +4,23 @@
 //! of [`crate::error`].
 
 use std::fmt;
-use std::sync::Arc;
 
-use poem::http::{Method, StatusCode, header};
+use poem::http::{HeaderValue, Method, StatusCode, Version, header};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 
+use blogread_core::Service;
+use blogread_core::auth::Caller;
 use blogread_core::domain::ProjectId;
+use blogread_core::error::{Error as CoreError, NotFound, Unauthorized};
 use http_body_util::BodyExt;
 use http_body_util::combinators::BoxBody;
 
 use crate::admin;
+use crate::body_pace::SlowBody;
 use crate::error::{ApiError, describe_status};
 use crate::routes::RouteTable;
 use crate::serve::{BODY_LIMIT, MEDIA_BODY_LIMIT};
-use tokio::sync::Semaphore;
+use crate::upload_places::{NoPlace, UploadPlaces};
 
 /// Wraps the whole app: every error poem produces, and every error response that is not
 /// already JSON, becomes `{"detail": "..."}`; unknown routes and wrong methods get a detail
@@ -131,21 +134,35 @@ fn is_json(resp: &Response) -> bool {
 /// read.) The cap given goes on in the request's extensions ([`BodyCap`]), for whoever reads
 /// the body further in.
 ///
+/// Before an upload's body is read, its caller must be one who may upload to its project
+/// ([`Service::may_upload_media`]: the `Authorization` header for the API, the session cookie
+/// for the admin page), so that nobody else holds a place or any memory while sending a body;
+/// a refused API upload gets the API's answer (401, 403, 404), an admin page's upload the Media
+/// page, which says what to do (sign in, ...).
+///
 /// Uploads also take a place among the uploads in progress before their body is read: at
 /// most [`Limits::max_uploads`](crate::Limits::max_uploads) at once, each holding at most
-/// its cap, so that a flood of uploads cannot hold more memory than that; past it an upload
-/// is answered 503 with `Retry-After` without its body being read. The admin pages' upload
+/// its cap, so that a flood of uploads cannot hold more memory than that, and at most half of
+/// them (rounded up) for one project ([`crate::upload_places`]); past either an upload is
+/// answered 503 with `Retry-After` without its body being read. The admin pages' upload
 /// is refused the same way, but answered as a page is: a redirect to the Media page that
 /// says what to do, once its body has been read and dropped ([`REFUSED_UPLOAD_DRAIN`]).
+///
+/// A body cut off for its pace ([`crate::body_pace`]) is answered 408 here, whatever its
+/// reader made of the error, with `Connection: close` on HTTP/1 (the rest of the body may
+/// still be on its way); an upload's place is given back before the answer is sent.
 pub struct BodyLimit {
-    uploads: Arc<Semaphore>,
+    places: UploadPlaces,
+    service: Service,
 }
 
 impl BodyLimit {
-    /// The limit, with `max_uploads` uploads in progress at once (at least 1).
-    pub fn new(max_uploads: usize) -> Self {
+    /// The limit, with `max_uploads` uploads in progress at once (at least 1), uploads'
+    /// callers checked by `service`.
+    pub fn new(max_uploads: usize, service: Service) -> Self {
         Self {
-            uploads: Arc::new(Semaphore::new(max_uploads.max(1))),
+            places: UploadPlaces::new(max_uploads),
+            service,
         }
     }
 }
@@ -158,7 +175,8 @@ impl<E: Endpoint> Middleware<E> for BodyLimit {
     fn transform(&self, ep: E) -> Self::Output {
         BodyLimitEndpoint {
             inner: ep,
-            uploads: Arc::clone(&self.uploads),
+            places: self.places.clone(),
+            service: self.service.clone(),
         }
     }
 }
@@ -166,15 +184,17 @@ impl<E: Endpoint> Middleware<E> for BodyLimit {
 /// The endpoint of [`BodyLimit`].
 pub struct BodyLimitEndpoint<E> {
     inner: E,
-    uploads: Arc<Semaphore>,
+    places: UploadPlaces,
+    service: Service,
 }
 
 /// Where an image upload is sent: the requests that get [`MEDIA_BODY_LIMIT`] and an upload
 /// place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum UploadRoute {
-    /// `POST /api/v1/projects/{project_id}/media`: refusals are the API's JSON errors.
-    Api,
+    /// `POST /api/v1/projects/{project_id}/media` (`None`: an id that does not read as one):
+    /// refusals are the API's JSON errors.
+    Api(Option<ProjectId>),
     /// `POST /admin/projects/{project_id}/media` (a project id that reads as one): the Media
     /// page's Upload form; refusals send the browser back to that page.
     Admin(ProjectId),
@@ -192,10 +212,10 @@ fn upload_route(req: &Request) -> Option<UploadRoute> {
             Some("api"),
             Some("v1"),
             Some("projects"),
-            Some(_),
+            Some(project),
             Some("media"),
             None,
-        ] => Some(UploadRoute::Api),
+        ] => Some(UploadRoute::Api(project.parse().ok())),
         [
             Some("admin"),
             Some("projects"),
@@ -209,10 +229,12 @@ fn upload_route(req: &Request) -> Option<UploadRoute> {
 }
 
 /// Why an upload was refused before its body was read.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 enum Refused {
-    /// Every upload place is taken.
-    Busy,
+    /// Its caller may not upload to its project (or the project does not exist).
+    NotAllowed(CoreError),
+    /// Every upload place is taken, or the project holds its share.
+    Busy(NoPlace),
     /// The body is over the cap.
     TooLarge(usize),
 }
@@ -259,22 +281,37 @@ impl Refused {
     /// The answer to an upload sent to `route`, counted as a refused upload.
     fn answer(self, route: Option<UploadRoute>) -> Response {
         let reason = match self {
-            Refused::Busy => "busy",
-            Refused::TooLarge(_) => "body_too_large",
+            Refused::NotAllowed(_) => None,
+            Refused::Busy(NoPlace::Full) => Some("busy"),
+            Refused::Busy(NoPlace::ProjectFull(_)) => Some("project_busy"),
+            Refused::TooLarge(_) => Some("body_too_large"),
         };
-        if route.is_some() {
+        if let (Some(reason), Some(_)) = (reason, route) {
             metrics::counter!("blogread_media_uploads_refused_total", "reason" => reason)
                 .increment(1);
         }
         match (self, route) {
-            (Refused::Busy, Some(UploadRoute::Admin(project))) => {
+            // The page shows what this session may see: the sign-in page, the project's
+            // errors, or the page itself.
+            (Refused::NotAllowed(_), Some(UploadRoute::Admin(project))) => {
+                admin::upload_not_allowed(project)
+            }
+            (Refused::NotAllowed(err), _) => ApiError::from(err).into_response(),
+            (Refused::Busy(_), Some(UploadRoute::Admin(project))) => {
                 admin::upload_refused(project, admin::UploadRefusal::Busy)
             }
             (Refused::TooLarge(_), Some(UploadRoute::Admin(project))) => {
                 admin::upload_refused(project, admin::UploadRefusal::TooLarge)
             }
-            (Refused::Busy, _) => ApiError::busy(
+            (Refused::Busy(NoPlace::Full), _) => ApiError::busy(
                 "too many image uploads are in progress; nothing was stored: retry in a moment",
+                1,
+            )
+            .into_response(),
+            (Refused::Busy(NoPlace::ProjectFull(share)), _) => ApiError::busy(
+                format!(
+                    "this project has {share} image upload(s) in progress, the most one project may have at once; nothing was stored: retry when one is done"
+                ),
                 1,
             )
             .into_response(),
@@ -286,18 +323,89 @@ impl Refused {
 impl<E: Endpoint> Endpoint for BodyLimitEndpoint<E> {
     type Output = Response;
 
-    async fn call(&self, mut req: Request) -> poem::Result<Response> {
+    async fn call(&self, req: Request) -> poem::Result<Response> {
+        let slow = req.extensions().get::<SlowBody>().cloned();
+        let http1 = req.version() <= Version::HTTP_11;
         let route = upload_route(&req);
+        let response = self.limited(req, route).await;
+        match slow {
+            // Whatever the reader made of the body's error (a multipart or JSON error, say),
+            // the answer says why it really failed.
+            Some(slow) if slow.cut_off() => {
+                if route.is_some() {
+                    metrics::counter!("blogread_media_uploads_refused_total", "reason" => "body_too_slow")
+                        .increment(1);
+                }
+                let mut resp = ApiError::body_too_slow(&slow.pace()).into_response();
+                // The rest of the body may still be on its way: the connection cannot be
+                // used again (HTTP/2 resets the stream alone).
+                if http1 {
+                    resp.headers_mut()
+                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                }
+                Ok(resp)
+            }
+            _ => response,
+        }
+    }
+}
+
+impl<E: Endpoint> BodyLimitEndpoint<E> {
+    /// Whether the caller of `req`, an upload sent to `route`, may upload there.
+    async fn may_upload(&self, req: &Request, route: UploadRoute) -> Result<ProjectId, Refused> {
+        let (caller, project) = match route {
+            UploadRoute::Api(None) => {
+                return Err(Refused::NotAllowed(CoreError::NotFound(NotFound::Project)));
+            }
+            UploadRoute::Api(Some(project)) => (
+                Caller::from_authorization(
+                    req.headers()
+                        .get(header::AUTHORIZATION)
+                        .map(|v| v.as_bytes()),
+                ),
+                project,
+            ),
+            UploadRoute::Admin(project) => {
+                let Some(session) = admin::http::session_cookie(req.headers()) else {
+                    return Err(Refused::NotAllowed(CoreError::Unauthorized(
+                        Unauthorized::SessionEnded,
+                    )));
+                };
+                let signed_in = self
+                    .service
+                    .admin_session(&session)
+                    .await
+                    .map_err(Refused::NotAllowed)?;
+                (signed_in.caller, project)
+            }
+        };
+        self.service
+            .may_upload_media(&caller, project)
+            .await
+            .map_err(Refused::NotAllowed)?;
+        Ok(project)
+    }
+
+    /// [`BodyLimit`]'s work on `req`, sent to `route`.
+    async fn limited(
+        &self,
+        mut req: Request,
+        route: Option<UploadRoute>,
+    ) -> poem::Result<Response> {
         let declared = req
             .headers()
             .get(header::CONTENT_LENGTH)
             .map(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
-        let (limit, place) = if route.is_some() {
-            match Arc::clone(&self.uploads).try_acquire_owned() {
+        let (limit, place) = if let Some(route) = route {
+            let place = match self.may_upload(&req, route).await {
+                Ok(project) => self.places.take(project).map_err(Refused::Busy),
+                Err(refused) => Err(refused),
+            };
+            match place {
                 Ok(place) => (MEDIA_BODY_LIMIT, Some(place)),
-                Err(_) => {
-                    return Ok(Refused::Busy
-                        .answer_after_drain(route, &mut req, declared.flatten())
+                Err(refused) => {
+                    return Ok(refused
+                        .answer_after_drain(Some(route), &mut req, declared.flatten())
                         .await);
                 }
             }
@@ -355,7 +463,7 @@ mod tests {
     fn the_api_upload_is_an_upload() {
         assert_eq!(
             route(Method::POST, &format!("/api/v1/projects/{PROJECT}/media")),
-            Some(UploadRoute::Api)
+            Some(UploadRoute::Api(PROJECT.parse().ok()))
         );
     }
 

@@ -17,6 +17,9 @@
 //!   `SETTINGS_MAX_CONCURRENT_STREAMS`.
 //! - **Connections** ([`Limits::max_connections`], 10,000): past the cap, new connections are
 //!   not accepted and wait in the kernel's backlog until one closes.
+//! - **Request body pace** ([`Limits::body_pace`]: no pause over 30 s, at least 4 KiB/s on
+//!   average): a body that stops or trickles is cut off, its request answered 408
+//!   ([`crate::body_pace`]).
 //!
 //! A [`Shortcut`] answers some requests before they become poem requests (the served images),
 //! and an HTTP/1 answer whose body is a file read whole is sent from that file (`send_file`).
@@ -48,6 +51,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+use crate::body_pace::{BodyPace, PacedBody, SlowBody};
 use crate::send_file::SendSlot;
 
 /// Default for [`Limits::header_timeout`]: 10 s.
@@ -96,9 +100,12 @@ pub struct Limits {
     /// How long requests in progress may take to finish once shutdown starts.
     pub shutdown_grace: Duration,
     /// Image uploads in progress at once (reading their body, waiting for or taking their
-    /// turn at processing); past it an upload is answered 503 with `Retry-After`. At least 1.
+    /// turn at processing), at most half of them (rounded up) for one project; past it an
+    /// upload is answered 503 with `Retry-After`. At least 1.
     /// Each holds at most [`MEDIA_BODY_LIMIT`] of body, so this bounds uploads' memory.
     pub max_uploads: usize,
+    /// The pace every request body must keep, or be cut off (408).
+    pub body_pace: BodyPace,
 }
 
 /// Default for [`Limits::max_uploads`]: two per core (one processing, one waiting).
@@ -116,6 +123,7 @@ impl Default for Limits {
             max_connections: MAX_CONNECTIONS,
             shutdown_grace: SHUTDOWN_GRACE,
             max_uploads: default_max_uploads(),
+            body_pace: BodyPace::default(),
         }
     }
 }
@@ -208,6 +216,14 @@ where
     Ok(())
 }
 
+/// Holds `req`'s body to `pace`, with its [`SlowBody`] in the request's extensions.
+fn paced(req: &mut poem::Request, pace: BodyPace) {
+    let slow = SlowBody::new(pace);
+    let body = PacedBody::new(req.take_body().into(), slow.clone());
+    req.set_body(poem::Body::from(BoxBody::new(body)));
+    req.extensions_mut().insert(slow);
+}
+
 /// An accept that failed: out of file descriptors (wait a little, other connections will
 /// close) or a connection reset before it was accepted (go on).
 async fn accept_failed(err: &io::Error) {
@@ -262,6 +278,7 @@ where
     let send_slot = Arc::new(SendSlot::default());
     let local_addr = LocalAddr(Addr::SocketAddr(local));
     let remote_addr = RemoteAddr(Addr::SocketAddr(remote));
+    let pace = limits.body_pace;
     let service = hyper::service::service_fn({
         let activity = activity.clone();
         let send_slot = send_slot.clone();
@@ -284,8 +301,12 @@ where
                         resp.into()
                     }
                     None => {
-                        let req: poem::Request =
+                        let has_body = !hyper::body::Body::is_end_stream(req.body());
+                        let mut req: poem::Request =
                             (req, local_addr, remote_addr, Scheme::HTTP).into();
+                        if has_body {
+                            paced(&mut req, pace);
+                        }
                         app.get_response(req).await.into()
                     }
                 };

@@ -143,6 +143,119 @@ async fn a_request_head_trickled_a_byte_at_a_time_is_cut_off_at_the_header_timeo
     assert!(get_healthz(&mut stream).await.starts_with("HTTP/1.1 200"));
 }
 
+/// The head of a project creation (a body the handler reads) on HTTP/1.1, with `framing`.
+fn create_project_head(framing: &str) -> String {
+    format!(
+        "POST /api/v1/projects HTTP/1.1\r\nHost: blogread\r\nAuthorization: Bearer {OPERATOR_TOKEN}\r\n\
+         Content-Type: application/json\r\n{framing}\r\n"
+    )
+}
+
+/// Asserts that `body` is JSON whose `detail` says a body was cut off for its pace.
+fn assert_too_slow(body: &str) {
+    let body: serde_json::Value = serde_json::from_str(body).expect("a JSON body");
+    let detail = body["detail"].as_str().expect("a detail");
+    assert!(detail.contains("too slowly"), "{detail}");
+}
+
+/// Asserts that `head` and `body` are the 408 of a body cut off for its pace, its connection
+/// closed.
+fn assert_cut_off(head: &str, body: &str) {
+    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("connection: close"),
+        "{head}"
+    );
+    assert_too_slow(body);
+}
+
+#[tokio::test]
+async fn a_request_body_that_stops_is_answered_408_and_its_connection_closed() {
+    let server = Server::start_as_operator(&["--body-timeout", "1"]);
+    let mut stream = server.connect().await;
+    // 1,000 bytes declared, 11 sent, then nothing.
+    let head = create_project_head("Content-Length: 1000\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(br#"{"name": "a"#).await.unwrap();
+    let (head, body) = read_response(&mut stream).await;
+    assert_cut_off(&head, &body);
+    assert!(
+        closed_by_peer(&mut stream).await,
+        "the connection is closed"
+    );
+    server.log_when(|log| log.contains("-> 408"));
+    let mut other = server.connect().await;
+    assert!(get_healthz(&mut other).await.starts_with("HTTP/1.1 200"));
+}
+
+#[tokio::test]
+async fn a_chunked_body_trickled_under_the_minimum_rate_is_cut_off_though_it_never_pauses_long() {
+    // A byte every 100 ms (10 a second) against at least 1,000 a second: never a pause near
+    // the 1 s time-out, so only the rate can cut it off, once its allowance (the time-out
+    // plus 1 ms a byte) is spent. Without the rate it would trickle on for ever.
+    let server = Server::start_as_operator(&["--body-timeout", "1", "--min-body-rate", "1000"]);
+    let mut stream = server.connect().await;
+    let head = create_project_head("Transfer-Encoding: chunked\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut sent = 0;
+    tokio::time::timeout(PATIENCE, async {
+        loop {
+            if stream.write_all(b"1\r\n \r\n").await.is_err() {
+                return;
+            }
+            sent += 1;
+            // The answer, when it comes, ends the trickle.
+            if tokio::time::timeout(Duration::from_millis(100), stream.readable())
+                .await
+                .is_ok()
+            {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("the trickle is cut off");
+    let (head, body) = read_response(&mut stream).await;
+    assert_cut_off(&head, &body);
+    assert!(sent < 100, "cut off after {sent} bytes");
+}
+
+#[tokio::test]
+async fn an_http2_stream_whose_body_stops_is_answered_408_and_the_connection_serves_on() {
+    let server = Server::start_as_operator(&["--body-timeout", "1"]);
+    let (client, connection) = server.h2().await;
+    tokio::spawn(connection);
+    let mut client = client.ready().await.expect("the connection is ready");
+    let request = http::Request::post(format!("http://{}/api/v1/projects", server.addr))
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {OPERATOR_TOKEN}"))
+        .body(())
+        .unwrap();
+    let (response, mut body) = client
+        .send_request(request, false)
+        .expect("send the request head");
+    body.send_data(Bytes::from_static(br#"{"name": "a"#), false)
+        .expect("send part of the body");
+    let response = tokio::time::timeout(PATIENCE, response)
+        .await
+        .expect("an answer though the body never ends")
+        .expect("a response");
+    assert_eq!(response.status(), 408);
+    let mut answer = response.into_body();
+    let mut text = Vec::new();
+    while let Some(chunk) = answer.data().await {
+        text.extend_from_slice(&chunk.expect("read the answer"));
+    }
+    assert_too_slow(&String::from_utf8_lossy(&text));
+    // The connection's other streams go on.
+    let mut client = client.ready().await.expect("the connection is still ready");
+    let request = http::Request::get(format!("http://{}/healthz", server.addr))
+        .body(())
+        .unwrap();
+    let (response, _) = client.send_request(request, true).unwrap();
+    assert_eq!(response.await.expect("a response").status(), 200);
+}
+
 #[tokio::test]
 async fn a_quiet_keep_alive_connection_outlives_the_header_timeout_and_closes_when_idle() {
     let server = Server::start(&["--header-timeout", "0.5", "--idle-timeout", "2"]);

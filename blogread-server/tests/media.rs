@@ -142,11 +142,51 @@ async fn upload(server: &Server, project: &str, auth: &str, body: &[u8]) -> Answ
     .await
 }
 
+/// An API upload to `project` with the header lines `extra` (its `Authorization`, say) that
+/// declares a 100,000-byte body and sends only its first line: an upload held in progress.
+fn held_upload(project: &str, extra: &str) -> String {
+    format!(
+        "POST /api/v1/projects/{project}/media HTTP/1.1\r\nHost: blogread\r\n{extra}Content-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: 100000\r\n\r\n--{BOUNDARY}\r\n"
+    )
+}
+
+/// A connection that sent [`held_upload`].
+async fn hold_upload(server: &Server, project: &str, extra: &str) -> TcpStream {
+    let mut held = server.connect().await;
+    held.write_all(held_upload(project, extra).as_bytes())
+        .await
+        .expect("send the upload's start");
+    held
+}
+
 async fn get(server: &Server, method: &str, path: &str, extra: &str) -> Answer {
     send(server, &format!("{method} {path} HTTP/1.1\r\n{extra}"), b"").await
 }
 
 /// The path part of an absolute URL the server gave.
+/// `project`'s media list, read with `auth` (a `Bearer` value).
+async fn list_media(server: &Server, project: &str, auth: &str) -> Answer {
+    get(
+        server,
+        "GET",
+        &format!("/api/v1/projects/{project}/media"),
+        &format!("Authorization: {auth}\r\n"),
+    )
+    .await
+}
+
+/// The server's metrics, read with the operator token.
+async fn metrics(server: &Server) -> String {
+    let answer = get(
+        server,
+        "GET",
+        "/metrics",
+        &format!("Authorization: Bearer {OPERATOR_TOKEN}\r\n"),
+    )
+    .await;
+    String::from_utf8_lossy(&answer.body).into_owned()
+}
+
 fn path_of(url: &str) -> &str {
     let rest = url.split_once("://").expect("an absolute URL").1;
     &rest[rest.find('/').expect("a path")..]
@@ -305,13 +345,7 @@ async fn an_image_is_uploaded_served_with_its_headers_and_deleted() {
     .await;
     assert_eq!(edited.status, 200, "{}", edited.text());
     assert_eq!(edited.json()["alt"], "The harbour at dawn");
-    let list = get(
-        &server,
-        "GET",
-        &format!("/api/v1/projects/{id}/media"),
-        &format!("Authorization: {admin}\r\n"),
-    )
-    .await;
+    let list = list_media(&server, &id, &admin).await;
     assert_eq!(list.json()["total"], 2);
     // Newest first: the noise, then the photo.
     assert_eq!(list.json()["media"][0]["id"], big.json()["id"]);
@@ -594,13 +628,7 @@ async fn hostile_uploads_answer_their_4xx_store_nothing_and_the_server_serves_on
     // Another project's credential.
     let foreign = upload(&server, &id, &other_admin, &multipart(&photo, None, None)).await;
     assert_eq!(foreign.status, 403, "{}", foreign.text());
-    let list = get(
-        &server,
-        "GET",
-        &format!("/api/v1/projects/{id}/media"),
-        &format!("Authorization: {admin}\r\n"),
-    )
-    .await;
+    let list = list_media(&server, &id, &admin).await;
     assert_eq!(list.json()["total"], 0);
     assert!(
         stored_files(&server).is_empty(),
@@ -779,14 +807,8 @@ async fn uploads_past_the_cap_in_progress_are_503_with_retry_after() {
     let server = Server::start_as_operator(&["--max-uploads", "1"]);
     let (id, admin) = project(&server).await;
     // One upload in progress: its head and part of its body sent, the rest held back.
-    let held_head = format!(
-        "POST /api/v1/projects/{id}/media HTTP/1.1\r\nHost: blogread\r\nAuthorization: {admin}\r\nContent-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: 100000\r\n\r\n--{BOUNDARY}\r\n"
-    );
-    let hold = || async {
-        let mut held = server.connect().await;
-        held.write_all(held_head.as_bytes()).await.unwrap();
-        held
-    };
+    let auth = format!("Authorization: {admin}\r\n");
+    let hold = || hold_upload(&server, &id, &auth);
     let mut held = hold().await;
     // The server has taken it once an upload on another connection is refused; until then
     // (the two connections race), an upload is taken, and the held one, if it came second,
@@ -823,6 +845,127 @@ async fn uploads_past_the_cap_in_progress_are_503_with_retry_after() {
     .await
     .expect("the place is given back");
     assert!(matches!(answer.status, 200 | 201), "{}", answer.text());
+}
+
+#[tokio::test]
+async fn a_stalled_upload_is_answered_408_counted_and_gives_its_place_back() {
+    let server = Server::start_as_operator(&["--max-uploads", "1", "--body-timeout", "1"]);
+    let (id, admin) = project(&server).await;
+    // The one place taken by an upload that sends part of its body and then nothing.
+    let mut held = hold_upload(&server, &id, &format!("Authorization: {admin}\r\n")).await;
+    let (head, body) = read_response(&mut held).await;
+    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
+    let detail: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let detail = detail["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("too slowly") && detail.contains("nothing was stored"),
+        "{detail}"
+    );
+    // Its place is back: the next upload is taken at once, and is the only item.
+    let photo = multipart(&blogread_media::samples::jpeg(32, 32, 4), None, None);
+    let answer = upload(&server, &id, &admin, &photo).await;
+    assert_eq!(answer.status, 201, "{}", answer.text());
+    let list = list_media(&server, &id, &admin).await;
+    assert_eq!(list.json()["media"].as_array().unwrap().len(), 1);
+    let text = metrics(&server).await;
+    let line = "blogread_media_uploads_refused_total{reason=\"body_too_slow\"} 1";
+    assert!(text.contains(line), "{line} in:\n{text}");
+}
+
+#[tokio::test]
+async fn an_upload_whose_caller_may_not_upload_is_refused_before_its_body_and_holds_no_place() {
+    let server = Server::start_as_operator(&["--max-uploads", "1"]);
+    let (id, admin) = project(&server).await;
+    let (_, other_admin) = project(&server).await;
+    let head = held_upload;
+    // Each sends its head and the start of a 100,000-byte body, and is answered without
+    // sending the rest; their connections stay open meanwhile.
+    let mut held = Vec::new();
+    for (head, status, said) in [
+        (head(&id, ""), 401, "missing credentials"),
+        (
+            head(
+                &id,
+                "Authorization: Bearer sk_admin_not-a-token-of-this-server\r\n",
+            ),
+            401,
+            "",
+        ),
+        (
+            head(&id, &format!("Authorization: {other_admin}\r\n")),
+            403,
+            "",
+        ),
+        (
+            head("not-a-project", &format!("Authorization: {admin}\r\n")),
+            404,
+            "",
+        ),
+    ] {
+        let mut stream = server.connect().await;
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let (answer, body) = read_response(&mut stream).await;
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{answer}\n{body}"
+        );
+        let detail: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(detail["detail"].as_str().unwrap().contains(said), "{body}");
+        held.push(stream);
+    }
+    // The Media page's form without a session: back to the page (which asks to sign in).
+    let photo = multipart(&blogread_media::samples::jpeg(32, 32, 4), None, None);
+    let mut page = server.connect().await;
+    page.write_all(
+        format!(
+            "POST /admin/projects/{id}/media HTTP/1.1\r\nHost: blogread\r\nContent-Type: multipart/form-data; boundary={BOUNDARY}\r\nContent-Length: {}\r\n\r\n",
+            photo.len()
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    page.write_all(&photo).await.unwrap();
+    let (answer, _) = read_response(&mut page).await;
+    assert!(answer.starts_with("HTTP/1.1 303"), "{answer}");
+    assert!(
+        answer.contains(&format!("/admin/projects/{id}/media")),
+        "{answer}"
+    );
+    // None of them holds the one place: an upload that may is taken at once.
+    let answer = upload(&server, &id, &admin, &photo).await;
+    assert_eq!(answer.status, 201, "{}", answer.text());
+    drop(held);
+}
+
+#[tokio::test]
+async fn one_project_holds_at_most_half_the_upload_places() {
+    // Two places: one project may hold one.
+    let server = Server::start_as_operator(&["--max-uploads", "2"]);
+    let (a, a_admin) = project(&server).await;
+    let (b, b_admin) = project(&server).await;
+    let held = hold_upload(&server, &a, &format!("Authorization: {a_admin}\r\n")).await;
+    // Once the held upload has its place, the project's next one is refused (until then the
+    // two race, and the other may be taken).
+    let photo = multipart(&blogread_media::samples::jpeg(32, 32, 4), None, None);
+    let busy = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let answer = upload(&server, &a, &a_admin, &photo).await;
+            if answer.status == 503 {
+                return answer;
+            }
+            assert!(matches!(answer.status, 200 | 201), "{}", answer.text());
+        }
+    })
+    .await
+    .expect("the held upload takes the project's share");
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    let detail = busy.json()["detail"].as_str().unwrap().to_owned();
+    assert!(detail.contains("this project has 1"), "{detail}");
+    // The other project's upload takes the other place.
+    let answer = upload(&server, &b, &b_admin, &photo).await;
+    assert_eq!(answer.status, 201, "{}", answer.text());
+    drop(held);
 }
 
 #[tokio::test]
@@ -995,14 +1138,7 @@ async fn uploads_and_refusals_are_counted_in_the_metrics() {
     );
     let refused = upload(&server, &id, &admin, &multipart(b"<svg/>", None, None)).await;
     assert_eq!(refused.status, 415);
-    let metrics = get(
-        &server,
-        "GET",
-        "/metrics",
-        &format!("Authorization: Bearer {OPERATOR_TOKEN}\r\n"),
-    )
-    .await;
-    let text = String::from_utf8_lossy(&metrics.body).into_owned();
+    let text = metrics(&server).await;
     for line in [
         "blogread_media_uploads_total{outcome=\"created\"} 1",
         "blogread_media_uploads_total{outcome=\"existing\"} 1",

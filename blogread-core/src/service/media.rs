@@ -251,6 +251,19 @@ impl Service {
         }
     }
 
+    /// Whether `caller` may upload an image to `project` now (an agent or admin of the
+    /// project, which exists, on a service that keeps media): the checks
+    /// [`Service::upload_media`] starts with. A server makes them before it reads an upload's
+    /// body, so that a caller who may not upload holds no upload place, and no memory, while
+    /// sending one.
+    pub async fn may_upload_media(&self, caller: &Caller, project: ProjectId) -> Result<()> {
+        self.authorize(caller, Some(project), Access::Content)
+            .await?;
+        self.setup()?;
+        self.existing_project(project).await?;
+        Ok(())
+    }
+
     /// Stores an uploaded image (agent or admin of the project): checks it, makes its master
     /// and variants on the bounded pool, writes the files, then the row. The same bytes
     /// uploaded again to the project answer the existing item.
@@ -260,10 +273,8 @@ impl Service {
         project: ProjectId,
         upload: MediaUpload,
     ) -> Result<Uploaded> {
-        self.authorize(caller, Some(project), Access::Content)
-            .await?;
+        self.may_upload_media(caller, project).await?;
         let setup = self.setup()?;
-        self.existing_project(project).await?;
         let alt = AltText::new(upload.alt.unwrap_or_default())?;
         let declared = upload
             .declared_type

@@ -83,6 +83,13 @@ pub fn upload_refused(project: ProjectId, why: UploadRefusal) -> Response {
     ))
 }
 
+/// The answer to an upload to `project`'s Media page by a browser whose session may not upload
+/// there (none, ended, another project's), refused before its body was read: back to the page
+/// (`303`), which shows what this session may see there (the sign-in page, an error page).
+pub fn upload_not_allowed(project: ProjectId) -> Response {
+    see_other(&page_path(project, 0, None))
+}
+
 /// The path of `project`'s Media page showing the images from `offset`, saying `done`.
 pub(super) fn page_path(project: ProjectId, offset: u64, done: Option<Done>) -> String {
     let mut path = format!("/admin/projects/{project}/media");

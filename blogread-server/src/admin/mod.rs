@@ -44,7 +44,7 @@ use poem::http::{StatusCode, header};
 use poem::{Endpoint, EndpointExt, Response, Route, get, handler, post};
 
 pub use http::AdminGuard;
-pub use media::{UploadRefusal, upload_refused};
+pub use media::{UploadRefusal, upload_not_allowed, upload_refused};
 
 /// The admin stylesheet.
 const STYLESHEET: &str = include_str!("static/admin.css");

@@ -224,7 +224,9 @@ impl MediaApi {
     /// (at most 16,383 px on a side and 40 megapixels, else 422), turned upright, and stored
     /// re-encoded with no metadata: a master at most 2400 px on its longest side and
     /// variants 480, 960 and 1600 px wide. The same bytes uploaded again answer 200 with the
-    /// existing image. When too many uploads are in progress: 503 with `Retry-After`.
+    /// existing image. The credential is checked before the body is read (401, 403, 404);
+    /// when too many uploads are in progress: 503 with `Retry-After`; a body that stops or
+    /// trickles (no byte for 30 s, under 4 KiB a second on average): 408.
     #[oai(
         path = "/:project_id/media",
         method = "post",
