@@ -23,6 +23,7 @@ pub mod log_writer;
 pub mod media_files;
 pub mod metrics;
 pub mod middleware;
+pub mod open_files;
 pub mod request_id;
 pub mod routes;
 mod send_file;

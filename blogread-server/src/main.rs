@@ -255,8 +255,10 @@ async fn run_until_signal(
         api: listener,
         metrics,
     } = listeners;
+    let limits = args.limits();
+    blogread_server::open_files::ensure_for(limits.max_connections);
     let server = blogread_server::Server::new(service)
-        .limits(args.limits())
+        .limits(limits)
         .admin(args.admin_options());
     let metrics = match metrics {
         Some(listener) => {

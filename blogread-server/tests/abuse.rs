@@ -399,3 +399,39 @@ async fn the_log_never_holds_a_whole_credential_from_the_request_target() {
     assert!(log.contains("pk_live_SECR…"), "{log}");
     assert!(!log.contains("SECRETSECRET"), "{log}");
 }
+
+/// The server started by `sh` after `ulimits` (shell commands), serving `--max-connections
+/// 1000`: up to 2,256 descriptors needed.
+fn start_under_limits(ulimits: &str) -> Server {
+    let script = format!("{ulimits} && exec \"$0\" \"$@\"");
+    Server::start_wrapped(&["sh", "-c", &script], &["--max-connections", "1000"])
+}
+
+#[tokio::test]
+async fn the_open_files_limit_is_raised_to_what_the_connections_need_up_to_the_hard_limit() {
+    let server = start_under_limits("ulimit -S -n 300");
+    // The hard limit stays as it was; the soft one is raised as the server starts to serve.
+    let (_, hard) = server.open_files_limits();
+    let expected = hard.map_or(2256, |hard| hard.min(2256));
+    server.log_when(|log| {
+        log.contains("raised the open-files limit") || log.contains("open-files limit is under")
+    });
+    assert_eq!(
+        server.open_files_limits().0,
+        Some(expected),
+        "hard limit {hard:?}"
+    );
+    let mut stream = server.connect().await;
+    assert!(get_healthz(&mut stream).await.starts_with("HTTP/1.1 200"));
+}
+
+#[test]
+fn a_hard_open_files_limit_under_the_need_is_used_whole_and_reported() {
+    let server = start_under_limits("ulimit -S -n 300 && ulimit -H -n 400");
+    let log = server.log_when(|log| log.contains("open-files limit is under"));
+    assert_eq!(server.open_files_limits(), (Some(400), Some(400)));
+    assert!(
+        log.contains("LimitNOFILE") && log.contains("--max-connections"),
+        "{log}"
+    );
+}

@@ -56,10 +56,35 @@ impl Server {
         env: &[(&str, String)],
         operator: bool,
     ) -> Server {
+        Self::start_through(&[], database_url, flags, env, operator)
+    }
+
+    /// Like [`Server::start`], the server started by the command `wrapper` (a program and its
+    /// first arguments, e.g. a shell that sets limits and `exec`s the rest), which gets the
+    /// server's program and arguments after its own.
+    pub fn start_wrapped(wrapper: &[&str], flags: &[&str]) -> Server {
+        Self::start_through(wrapper, "memory:", flags, &[], false)
+    }
+
+    fn start_through(
+        wrapper: &[&str],
+        database_url: &str,
+        flags: &[&str],
+        env: &[(&str, String)],
+        operator: bool,
+    ) -> Server {
         let dir = tempfile::tempdir().expect("a folder for the server");
         let token_file = dir.path().join("operator-token");
         std::fs::write(&token_file, OPERATOR_TOKEN).expect("write the token file");
-        let mut command = Command::new(env!("CARGO_BIN_EXE_blogread-server"));
+        let program = env!("CARGO_BIN_EXE_blogread-server");
+        let mut command = match wrapper {
+            [] => Command::new(program),
+            [first, rest @ ..] => {
+                let mut command = Command::new(first);
+                command.args(rest).arg(program);
+                command
+            }
+        };
         if operator {
             command.env("BLOGREAD_ADMIN_TOKEN_FILE", &token_file);
         } else {
@@ -130,6 +155,18 @@ impl Server {
             .unwrap();
         assert!(!waited.timed_out(), "the log never got there: {text}");
         text.clone()
+    }
+
+    /// Its open-files limits, soft and hard (`None`: unlimited), from `/proc/PID/limits`.
+    pub fn open_files_limits(&self) -> (Option<u64>, Option<u64>) {
+        let limits = std::fs::read_to_string(format!("/proc/{}/limits", self.child.id()))
+            .expect("read /proc/PID/limits");
+        let line = limits
+            .lines()
+            .find_map(|line| line.strip_prefix("Max open files"))
+            .expect("a line for open files");
+        let mut values = line.split_whitespace().map(|v| v.parse().ok());
+        (values.next().flatten(), values.next().flatten())
     }
 
     /// A `/proc/PID/status` field in KiB (`VmRSS`, `VmHWM`).
