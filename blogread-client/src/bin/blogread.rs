@@ -21,6 +21,10 @@ const KEY_VAR: &str = "BLOGREAD_API_KEY";
 /// Exports with at least this many blogs show a progress bar (when stdout is a terminal).
 const LONG_EXPORT: u64 = 50;
 
+/// Exports downloading at least this many images show a progress bar for them (when stdout is
+/// a terminal).
+const LONG_DOWNLOAD: u64 = 10;
+
 /// A mebibyte, the unit of `--max-answer-mib`.
 const MIB: u64 = 1024 * 1024;
 
@@ -376,35 +380,53 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
 async fn export_command(client: &Client, options: &ExportOptions) -> Result<ExitCode, String> {
     let out = &options.out;
     let show_bar = std::io::stdout().is_terminal();
-    let mut bar: Option<indicatif::ProgressBar> = None;
-    let mut progress = |done: u64, total: u64| {
+    // The bar of the step under way: a new step replaces it.
+    let mut bar: Option<(&'static str, indicatif::ProgressBar)> = None;
+    let mut progress = |step: export::Progress| {
         // A total of 0: the changes feed, which does not say how many entries follow.
-        if !show_bar || total.max(done) < LONG_EXPORT {
+        let (template, done, total, long) = match step {
+            export::Progress::Changes { entries } => {
+                ("{spinner} reading changes {pos}", entries, 0, LONG_EXPORT)
+            }
+            export::Progress::Blogs { done, total } => (
+                "{spinner} reading blogs {bar:30} {pos}/{len} ({eta})",
+                done,
+                total,
+                LONG_EXPORT,
+            ),
+            export::Progress::Images { done, total } => (
+                "{spinner} downloading images {bar:30} {pos}/{len} ({eta})",
+                done,
+                total,
+                LONG_DOWNLOAD,
+            ),
+            _ => return,
+        };
+        if !show_bar || total.max(done) < long {
             return;
         }
-        let bar = bar.get_or_insert_with(|| {
-            let (bar, template) = match total {
-                0 => (
-                    indicatif::ProgressBar::no_length(),
-                    "{spinner} reading changes {pos}",
-                ),
-                _ => (
-                    indicatif::ProgressBar::new(total),
-                    "{spinner} reading blogs {bar:30} {pos}/{len} ({eta})",
-                ),
+        if bar.as_ref().is_none_or(|(shown, _)| *shown != template) {
+            if let Some((_, done_with)) = bar.take() {
+                done_with.finish_and_clear();
+            }
+            let new = match total {
+                0 => indicatif::ProgressBar::no_length(),
+                _ => indicatif::ProgressBar::new(total),
             };
             if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
-                bar.set_style(style);
+                new.set_style(style);
             }
-            bar
-        });
-        if total > 0 {
-            bar.set_length(total);
+            bar = Some((template, new));
         }
-        bar.set_position(done);
+        if let Some((_, bar)) = &bar {
+            if total > 0 {
+                bar.set_length(total);
+            }
+            bar.set_position(done);
+        }
     };
-    let result = export::export(client, options, &mut progress).await;
-    if let Some(bar) = bar {
+    let result = export::export_with_progress(client, options, &mut progress).await;
+    if let Some((_, bar)) = bar {
         bar.finish_and_clear();
     }
     let report = result.map_err(|e| match e {

@@ -187,7 +187,7 @@ pub use state::DEFAULT_STATE_DIR;
 use types::io_err;
 pub use types::{
     DEFAULT_DEADLINE, ExportError, ExportOptions, ExportReport, Format, FullRead, Inexact,
-    MediaMode, MediaReport, RenderError,
+    MediaMode, MediaReport, Progress, RenderError,
 };
 
 use crate::key_stamp::KeyStamp;
@@ -222,11 +222,27 @@ fn load(out: &Path, manifest_path: &Path) -> Result<(Manifest, Option<KeyStamp>)
 ///
 /// `progress(done, total)` is called as blogs are read; `total` is 0 while the changes feed
 /// is read (it does not say how many entries follow). The future is `Send` when `progress`
-/// is.
+/// is. [`export_with_progress`] tells the images' downloads too.
 pub async fn export(
     client: &Client,
     options: &ExportOptions,
     mut progress: impl FnMut(u64, u64),
+) -> Result<ExportReport, ExportError> {
+    export_with_progress(client, options, |step| match step {
+        Progress::Changes { entries } => progress(entries, 0),
+        Progress::Blogs { done, total } => progress(done, total),
+        Progress::Images { .. } => {}
+    })
+    .await
+}
+
+/// [`export`], telling each step of its reading to `progress`: the changes feed's entries, or
+/// the blogs read one by one, then the images downloaded (after `Images { done: 0, total }`,
+/// once for each). The future is `Send` when `progress` is.
+pub async fn export_with_progress(
+    client: &Client,
+    options: &ExportOptions,
+    mut progress: impl FnMut(Progress),
 ) -> Result<ExportReport, ExportError> {
     let out = &options.out;
     let state_dir = &options.state_dir;
@@ -298,7 +314,15 @@ pub async fn export(
         .await?;
         // Every image the posts use, downloaded and checked, before anything is written.
         let needed = plan.needed();
-        let gathered = gather(client, &media_root, &old.media, needed, options.concurrency).await?;
+        let gathered = gather(
+            client,
+            &media_root,
+            &old.media,
+            needed,
+            options.concurrency,
+            &mut |done, total| progress(Progress::Images { done, total }),
+        )
+        .await?;
         Ok::<(Unrendered, Gathered, Option<ChangeCursor>), ExportError>((
             plan.unrendered(),
             gathered,
@@ -423,10 +447,10 @@ async fn read<'a>(
     saved: Result<ChangeCursor, FullRead>,
     another_key: Option<&AnotherKey>,
     report: &mut ExportReport,
-    progress: &mut impl FnMut(u64, u64),
+    progress: &mut impl FnMut(Progress),
 ) -> Result<(Plan<'a>, Option<ChangeCursor>), ExportError> {
     let (out, format) = (&options.out, options.format);
-    let feed_progress = &mut |entries: u64| progress(entries, 0);
+    let feed_progress = &mut |entries: u64| progress(Progress::Changes { entries });
     let reason = match saved {
         Err(reason) => match another_key {
             Some(another) => return Err(another.refusal(None)),
@@ -527,7 +551,7 @@ async fn read_list<'a>(
     options: &'a ExportOptions,
     old: &'a Manifest,
     report: &mut ExportReport,
-    progress: &mut impl FnMut(u64, u64),
+    progress: &mut impl FnMut(Progress),
 ) -> Result<Plan<'a>, ExportError> {
     let summaries = client.all_blogs().await?;
     if let Some(bad) = summaries.iter().find(|b| !is_valid_slug(&b.slug)) {
@@ -548,7 +572,7 @@ async fn read_list<'a>(
         aliases.entry(r.to).or_default().push(r.from);
     }
     let total = summaries.len() as u64;
-    progress(0, total);
+    progress(Progress::Blogs { done: 0, total });
 
     // Fetch the details a few at a time; keep the list's order (newest first).
     let semaphore = Arc::new(Semaphore::new(options.concurrency.max(1)));
@@ -573,7 +597,7 @@ async fn read_list<'a>(
             Err(e) => return Err(e.into()),
         }
         done += 1;
-        progress(done, total);
+        progress(Progress::Blogs { done, total });
     }
 
     let mut plan = Plan::empty(

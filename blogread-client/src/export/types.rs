@@ -185,6 +185,32 @@ impl ExportOptions {
     }
 }
 
+/// How far an export has got, for a progress display
+/// ([`export_with_progress`](super::export_with_progress)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Progress {
+    /// Entries of the changes feed read so far (the feed does not say how many follow).
+    Changes {
+        /// Entries read.
+        entries: u64,
+    },
+    /// Blogs read one by one (from a server without the changes feed).
+    Blogs {
+        /// Blogs read.
+        done: u64,
+        /// Blogs to read.
+        total: u64,
+    },
+    /// Images downloaded (those already on disk with the right bytes are not counted).
+    Images {
+        /// Images downloaded and checked.
+        done: u64,
+        /// Images to download.
+        total: u64,
+    },
+}
+
 /// What an export did. Paths are relative to the output folder, with `/`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]

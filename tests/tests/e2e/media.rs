@@ -264,7 +264,8 @@ async fn zola_and_html_exports_bring_each_image_home_once_with_its_size() {
     let options = ExportOptions::new(root.join("content/blog"), Format::Zola)
         .state_dir(root.join(".blogread"))
         .static_dir(root.join("static"));
-    let report = export::export(&client, &options, &mut |_, _| {})
+    let mut steps = Vec::new();
+    let report = export::export_with_progress(&client, &options, |step| steps.push(step))
         .await
         .unwrap();
     let mut expected = vec![format!("media/{f2}")];
@@ -273,6 +274,17 @@ async fn zola_and_html_exports_bring_each_image_home_once_with_its_size() {
     }
     expected.sort();
     assert_eq!(report.media.downloaded, expected);
+    // The downloads are told: their count first, then one step each, after the reading.
+    let n = expected.len() as u64;
+    let images: Vec<_> = steps
+        .iter()
+        .skip_while(|step| !matches!(step, export::Progress::Images { .. }))
+        .copied()
+        .collect();
+    let told: Vec<_> = (0..=n)
+        .map(|done| export::Progress::Images { done, total: n })
+        .collect();
+    assert_eq!(images, told, "{steps:?}");
     let two_bytes = std::fs::read(root.join("static/media").join(&f2)).unwrap();
     assert_eq!(two_bytes.len() as u64, two["bytes"].as_u64().unwrap());
     let kite = std::fs::read_to_string(root.join("content/blog/kite.md")).unwrap();
@@ -310,11 +322,17 @@ async fn zola_and_html_exports_bring_each_image_home_once_with_its_size() {
         eprintln!("note: the server does not type featured images yet; featured checks skipped");
     }
 
-    // Again: nothing downloaded, everything kept.
-    let again = export::export(&client, &options, &mut |_, _| {})
+    // Again: nothing downloaded, everything kept, no download told.
+    let mut steps = Vec::new();
+    let again = export::export_with_progress(&client, &options, |step| steps.push(step))
         .await
         .unwrap();
     assert!(again.media.downloaded.is_empty(), "{again:?}");
+    assert_eq!(
+        steps.last(),
+        Some(&export::Progress::Images { done: 0, total: 0 }),
+        "{steps:?}"
+    );
     assert_eq!(again.media.kept.len(), expected.len());
 
     // Plain HTML: media/ beside the pages, named relative to each page.

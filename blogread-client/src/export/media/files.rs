@@ -51,13 +51,15 @@ enum OnDisk {
 /// the right bytes; downloads the others through `client`, `concurrency` at a time, each
 /// checked against its name. A file the last export wrote (in `old`) of the size it wrote is
 /// taken as right without reading it (its name is its digest); any other file there is read
-/// and its digest checked. Writes nothing.
+/// and its digest checked. Writes nothing. `progress(done, total)` is called with the
+/// downloads' count before the first, and after each.
 pub(crate) async fn gather(
     client: &Client,
     root: &Path,
     old: &BTreeMap<String, MediaEntry>,
     needed: BTreeMap<String, Needed>,
     concurrency: usize,
+    progress: &mut impl FnMut(u64, u64),
 ) -> Result<Gathered, ExportError> {
     let mut gathered = Gathered::default();
     let mut to_download = Vec::new();
@@ -94,6 +96,8 @@ pub(crate) async fn gather(
         }
     }
 
+    let total = to_download.len() as u64;
+    progress(0, total);
     let semaphore = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut tasks = JoinSet::new();
     for (rel, need) in to_download {
@@ -117,6 +121,7 @@ pub(crate) async fn gather(
             entry(&need, file.bytes.len() as u64, size, false),
         );
         gathered.downloads.insert(rel, file.bytes);
+        progress(gathered.downloads.len() as u64, total);
     }
     Ok(gathered)
 }
