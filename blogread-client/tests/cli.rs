@@ -845,3 +845,60 @@ fn help_names_the_limits_and_the_deadline_with_their_defaults() {
         assert!(help.contains(needle), "{needle}: {help}");
     }
 }
+
+#[test]
+fn a_site_root_that_is_no_path_or_is_given_to_plain_html_is_refused_before_anything_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let out_arg = out_dir.to_str().unwrap();
+    // Nothing listens there: a refusal that reached the server would say so instead.
+    for (args, said) in [
+        (
+            vec![
+                "export",
+                "--format",
+                "zola",
+                "--out",
+                out_arg,
+                "--site-root",
+                "//evil.example/",
+            ],
+            "e.g. / or /my-blog/",
+        ),
+        (
+            vec![
+                "export",
+                "--format",
+                "hugo",
+                "--out",
+                out_arg,
+                "--site-root",
+                "blog",
+            ],
+            "does not start with `/`",
+        ),
+        (
+            vec![
+                "export",
+                "--format",
+                "html",
+                "--out",
+                out_arg,
+                "--site-root",
+                "/blog/",
+            ],
+            "plain HTML names its images relative to each page",
+        ),
+    ] {
+        let out = blogread_in(
+            Some(dir.path()),
+            "http://127.0.0.1:9",
+            Some("pk_live_x"),
+            &args,
+        );
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"));
+        assert!(!out_dir.exists(), "nothing is written");
+    }
+}

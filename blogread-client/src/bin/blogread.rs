@@ -217,6 +217,17 @@ enum Command {
         /// puts them in the output folder, beside the pages.
         #[arg(long, value_name = "DIR")]
         static_dir: Option<PathBuf>,
+        /// With --format zola or hugo: the path the site is served under, which pages name the
+        /// images from (`/my-blog/` makes them `/my-blog/media/<sha256>.<ext>`), for a site
+        /// that is not at its domain's root (a GitHub Pages project site, say). Plain HTML
+        /// names them relative to each page and needs none.
+        #[arg(
+            long,
+            env = "BLOGREAD_SITE_ROOT",
+            value_name = "PATH",
+            default_value = "/"
+        )]
+        site_root: export::SiteRoot,
     },
 }
 
@@ -291,9 +302,17 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             deadline,
             media,
             static_dir,
+            site_root,
             ..
         } => {
+            if *format == Format::Html && *site_root != export::SiteRoot::default() {
+                return Err(
+                    "--site-root is for --format zola and hugo: plain HTML names its images relative to each page, wherever the site is served; leave it out"
+                        .to_owned(),
+                );
+            }
             let options = ExportOptions::new(out, *format)
+                .site_root(site_root.clone())
                 .state_dir(state_dir)
                 .configure_hugo(*configure_hugo)
                 .full(*full)

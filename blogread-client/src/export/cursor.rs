@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::Manifest;
-use super::types::{ExportError, Format, FullRead, MediaMode, io_err};
+use super::types::{ExportError, Format, FullRead, MediaMode, SiteRoot, io_err};
 use crate::ChangeCursor;
 
 const VERSION: u32 = 1;
@@ -31,11 +31,19 @@ struct CursorFile {
     /// is of an export that kept the service's URLs.
     #[serde(default = "remote")]
     media: String,
+    /// The path the site is served under (`--site-root`); a cursor saved before it could be
+    /// set is of an export for the domain's root.
+    #[serde(default = "domain_root")]
+    site_root: String,
     cursor: ChangeCursor,
 }
 
 fn remote() -> String {
     media_name(MediaMode::Remote).to_owned()
+}
+
+fn domain_root() -> String {
+    SiteRoot::default().as_str().to_owned()
 }
 
 /// The mode's name, as `--media` spells it.
@@ -47,12 +55,13 @@ fn media_name(media: MediaMode) -> &'static str {
 }
 
 /// The saved cursor, if it is one the export can start from: saved by this version, for
-/// `format` and `media`, with `manifest` as it is now. Otherwise why the export reads
-/// everything.
+/// `format`, `media` and `site_root`, with `manifest` as it is now. Otherwise why the export
+/// reads everything.
 pub(super) fn load(
     path: &Path,
     format: Format,
     media: MediaMode,
+    site_root: &SiteRoot,
     manifest: &Manifest,
 ) -> Result<ChangeCursor, FullRead> {
     let unusable = |reason: String| FullRead::CursorFile {
@@ -80,6 +89,11 @@ pub(super) fn load(
     if file.media != media_name(media) {
         return Err(FullRead::MediaChanged { was: file.media });
     }
+    if file.site_root != site_root.as_str() {
+        return Err(FullRead::SiteRootChanged {
+            was: file.site_root,
+        });
+    }
     if file.manifest != digest(manifest) {
         return Err(FullRead::ManifestChanged);
     }
@@ -92,6 +106,7 @@ pub(super) fn save(
     path: &Path,
     format: Format,
     media: MediaMode,
+    site_root: &SiteRoot,
     manifest: &Manifest,
     cursor: ChangeCursor,
 ) -> Result<(), ExportError> {
@@ -100,6 +115,7 @@ pub(super) fn save(
         format: format_name(format).to_owned(),
         manifest: digest(manifest),
         media: media_name(media).to_owned(),
+        site_root: site_root.as_str().to_owned(),
         cursor,
     };
     let mut json = serde_json::to_vec_pretty(&file).expect("a cursor file serialises");

@@ -187,7 +187,7 @@ pub use state::DEFAULT_STATE_DIR;
 use types::io_err;
 pub use types::{
     DEFAULT_DEADLINE, ExportError, ExportOptions, ExportReport, Format, FullRead, Inexact,
-    MediaMode, MediaReport, Progress, RenderError,
+    MAX_SITE_ROOT, MediaMode, MediaReport, Progress, RenderError, SiteRoot,
 };
 
 use crate::key_stamp::KeyStamp;
@@ -297,8 +297,14 @@ pub async fn export_with_progress(
 
     let saved = match options.full {
         true => Err(FullRead::Asked),
-        false => cursor::load(&cursor_path, options.format, options.media, old)
-            .and_then(|cursor| all_files_present(out, old).map(|()| cursor)),
+        false => cursor::load(
+            &cursor_path,
+            options.format,
+            options.media,
+            &options.effective_site_root(),
+            old,
+        )
+        .and_then(|cursor| all_files_present(out, old).map(|()| cursor)),
     };
     let media_root = options.media_root();
     let reading = async {
@@ -335,7 +341,11 @@ pub async fn export_with_progress(
             .await
             .map_err(|_| ExportError::Deadline { deadline })??,
     };
-    let site = media::site_images(options.format, &gathered.entries);
+    let site = media::site_images(
+        options.format,
+        &options.effective_site_root(),
+        &gathered.entries,
+    );
     let mut planned = unrendered.finish(&site)?;
     planned.next.media = gathered.entries;
 
@@ -404,6 +414,7 @@ pub async fn export_with_progress(
             &cursor_path,
             options.format,
             options.media,
+            &options.effective_site_root(),
             &planned.next,
             cursor,
         )?;

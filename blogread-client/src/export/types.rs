@@ -45,6 +45,75 @@ pub enum Format {
     Html,
 }
 
+/// The path a Zola or Hugo site is served under, which its pages name the brought-home images
+/// from: `/` (the domain's root, the default) or a folder such as `/my-blog/` (a GitHub Pages
+/// project site, a site behind a path on a shared domain). Always starts and ends with `/`;
+/// its segments hold only letters, digits and `-._~`, and none is `.` or `..`, so that it
+/// can go into HTML attributes and front matter as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SiteRoot(String);
+
+/// The longest [`SiteRoot`], in bytes.
+pub const MAX_SITE_ROOT: usize = 256;
+
+impl SiteRoot {
+    /// `text` as a site root: `/`, `/blog` or `/blog/` (the final `/` is added when missing).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let fix = "give the path the site is served under, e.g. / or /my-blog/";
+        let Some(rest) = text.strip_prefix('/') else {
+            return Err(format!("`{text}` does not start with `/`: {fix}"));
+        };
+        if text.len() > MAX_SITE_ROOT {
+            return Err(format!(
+                "the site root is longer than {MAX_SITE_ROOT} bytes: {fix}"
+            ));
+        }
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let mut root = String::from("/");
+        if rest.is_empty() {
+            return Ok(SiteRoot(root));
+        }
+        for segment in rest.split('/') {
+            let safe = segment
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b));
+            if segment.is_empty() || segment == "." || segment == ".." || !safe {
+                return Err(format!(
+                    "`{text}` has a segment `{segment}` a site root cannot hold (only letters, digits and -._~, no empty, `.` or `..` segment): {fix}"
+                ));
+            }
+            root.push_str(segment);
+            root.push('/');
+        }
+        Ok(SiteRoot(root))
+    }
+
+    /// The root, starting and ending with `/`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for SiteRoot {
+    fn default() -> Self {
+        SiteRoot("/".to_owned())
+    }
+}
+
+impl std::str::FromStr for SiteRoot {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        SiteRoot::parse(text)
+    }
+}
+
+impl std::fmt::Display for SiteRoot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// What to export where.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -81,6 +150,10 @@ pub struct ExportOptions {
     /// current directory, the site's root) for Zola and Hugo, which copy it to the built
     /// site's root; for plain HTML always the output folder, beside the pages.
     pub static_dir: Option<PathBuf>,
+    /// For Zola and Hugo: the path the site is served under, which pages name the images
+    /// from (`{site_root}media/<sha256>.<ext>`; default `/`). Plain HTML names them relative
+    /// to each page and does not use it.
+    pub site_root: SiteRoot,
 }
 
 impl ExportOptions {
@@ -96,6 +169,23 @@ impl ExportOptions {
             deadline: Some(DEFAULT_DEADLINE),
             media: MediaMode::Local,
             static_dir: None,
+            site_root: SiteRoot::default(),
+        }
+    }
+
+    /// Sets the path a Zola or Hugo site is served under (see
+    /// [`ExportOptions::site_root`](Self#structfield.site_root)).
+    pub fn site_root(mut self, root: SiteRoot) -> Self {
+        self.site_root = root;
+        self
+    }
+
+    /// The site root the pages use: [`ExportOptions::site_root`](Self#structfield.site_root)
+    /// for Zola and Hugo, `/` for plain HTML (whose pages name their images relatively).
+    pub fn effective_site_root(&self) -> SiteRoot {
+        match self.format {
+            Format::Zola | Format::Hugo => self.site_root.clone(),
+            Format::Html => SiteRoot::default(),
         }
     }
 
@@ -291,6 +381,12 @@ pub enum FullRead {
         /// What that export did (`local`, `remote`).
         was: String,
     },
+    /// The saved cursor is of an export for a site served under another path
+    /// (`--site-root`): every post is written again, naming its images from the new one.
+    SiteRootChanged {
+        /// The site root of that export.
+        was: String,
+    },
     /// Files the last export wrote are missing from the output folder (it was cleaned, or
     /// checked out without them).
     FilesMissing {
@@ -351,6 +447,11 @@ impl std::fmt::Display for FullRead {
                 f,
                 "the saved cursor is of an export with --media {was}, so every post is written \
                  again with its images"
+            ),
+            FullRead::SiteRootChanged { was } => write!(
+                f,
+                "the saved cursor is of an export with --site-root {was}, so every post is \
+                 written again naming its images from the new root"
             ),
             FullRead::ManifestChanged => write!(
                 f,
@@ -671,5 +772,44 @@ pub(crate) fn parse_file_path(path: &str) -> Option<(Format, &str)> {
         Some((Format::Zola, slug))
     } else {
         path.strip_suffix(".html").map(|slug| (Format::Hugo, slug))
+    }
+}
+
+#[cfg(test)]
+mod site_root_tests {
+    use super::*;
+
+    #[test]
+    fn a_site_root_starts_and_ends_with_a_slash() {
+        for (given, root) in [
+            ("/", "/"),
+            ("/blog", "/blog/"),
+            ("/blog/", "/blog/"),
+            ("/a/b.c/d-e_f~g", "/a/b.c/d-e_f~g/"),
+        ] {
+            assert_eq!(SiteRoot::parse(given).unwrap().as_str(), root, "{given}");
+        }
+    }
+
+    #[test]
+    fn a_site_root_that_could_leave_the_site_or_break_a_page_is_refused() {
+        for bad in [
+            "",
+            "blog/",
+            "//evil.example/",
+            "/a//b/",
+            "/../",
+            "/a/./b",
+            "/a b/",
+            "/a\"b/",
+            "/a?x/",
+            "/a#x/",
+            "/%2e%2e/",
+            "/é/",
+            &format!("/{}", "a".repeat(MAX_SITE_ROOT)),
+        ] {
+            let err = SiteRoot::parse(bad).expect_err(bad);
+            assert!(err.contains("e.g. / or /my-blog/"), "{err}");
+        }
     }
 }

@@ -335,6 +335,37 @@ async fn zola_and_html_exports_bring_each_image_home_once_with_its_size() {
     );
     assert_eq!(again.media.kept.len(), expected.len());
 
+    // A site served under a path: every post is written again, naming its images from there.
+    let under = options
+        .clone()
+        .site_root(export::SiteRoot::parse("/my-blog").unwrap());
+    let moved = export::export(&client, &under, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(
+        moved.full_read,
+        Some(export::FullRead::SiteRootChanged { was: "/".into() })
+    );
+    assert!(moved.media.downloaded.is_empty(), "{moved:?}");
+    let harbour = std::fs::read_to_string(root.join("content/blog/harbour.md")).unwrap();
+    assert!(
+        harbour.contains(&format!("<img src=\"/my-blog/media/{f2}\" width=")),
+        "{harbour}"
+    );
+    if typed {
+        let kite = std::fs::read_to_string(root.join("content/blog/kite.md")).unwrap();
+        assert!(
+            kite.contains(&format!("featured_image = \"/my-blog/media/{f1}\"")),
+            "{kite}"
+        );
+    }
+    // The same root again: incremental, nothing rewritten.
+    let same = export::export(&client, &under, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(same.full_read, None, "{same:?}");
+    assert!(same.written.is_empty(), "{same:?}");
+
     // Plain HTML: media/ beside the pages, named relative to each page.
     let html = ExportOptions::new(root.join("public/blog"), Format::Html)
         .state_dir(root.join(".blogread"));
