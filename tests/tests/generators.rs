@@ -368,6 +368,100 @@ proptest! {
     }
 }
 
+/// Text for the front matter's fields: what could end the front matter (`+++` on a line of its
+/// own), close a TOML string or open a generator's syntax, line breaks, controls and non-ASCII.
+fn front_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("+++".to_owned()),
+            Just("\n".to_owned()),
+            Just("\r\n".to_owned()),
+            Just("'''".to_owned()),
+            Just("\"\"\"".to_owned()),
+            Just("\"".to_owned()),
+            Just("'".to_owned()),
+            Just("\\".to_owned()),
+            Just("{{ x }}".to_owned()),
+            Just("<!--more-->".to_owned()),
+            Just("\t".to_owned()),
+            Just("\u{7f}".to_owned()),
+            Just("\u{1b}".to_owned()),
+            "[a-zé ]{1,4}",
+        ],
+        0..8,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+/// The value at `path` (dotted) in `table`, as a string.
+fn string_at<'a>(table: &'a toml::Table, path: &str) -> Option<&'a str> {
+    let mut parts = path.split('.');
+    let mut value = table.get(parts.next()?)?;
+    for part in parts {
+        value = value.get(part)?;
+    }
+    value.as_str()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        ..ProptestConfig::default()
+    })]
+
+    /// Whatever the post's title, excerpt, meta title and featured image's alt text hold, both
+    /// generators read the front matter (the post builds) and find each as sent.
+    #[test]
+    fn front_matter_fields_and_the_featured_image_come_back_as_sent(
+        title in front_text(),
+        excerpt in front_text(),
+        meta_title in front_text(),
+        alt in front_text(),
+    ) {
+        let mut post = serde_json::to_value(blog("<p>x</p>")).unwrap();
+        post["title"] = title.clone().into();
+        post["excerpt"] = excerpt.clone().into();
+        post["meta_title"] = meta_title.clone().into();
+        post["featured_image"] = serde_json::json!({
+            "url": "https://blog.example.com/media/0190a1b2-0000-7000-8000-000000000001/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.jpg",
+            "width": 1200,
+            "height": 800,
+            "alt": alt,
+            "variants": [],
+        });
+        let post: BlogDetail = serde_json::from_value(post).unwrap();
+        for (format, table) in [(Format::Zola, "extra"), (Format::Hugo, "params")] {
+            let rendered = render_file(format, &post, &[]);
+            let split = match format {
+                Format::Zola => zola::split(&rendered.text),
+                _ => hugo::split(&rendered.text),
+            };
+            let (front, _) = split.map_err(|e| TestCaseError::fail(format!(
+                "{format:?} fails the build: {e}\nfile:\n{}", rendered.text)))?;
+            prop_assert_eq!(string_at(&front, "title"), Some(title.as_str()), "{:?}", format);
+            prop_assert_eq!(
+                string_at(&front, &format!("{table}.excerpt")),
+                Some(excerpt.as_str()),
+                "{:?}", format
+            );
+            prop_assert_eq!(
+                string_at(&front, &format!("{table}.meta_title")),
+                Some(meta_title.as_str()),
+                "{:?}", format
+            );
+            prop_assert_eq!(
+                string_at(&front, &format!("{table}.featured_image_alt")),
+                Some(alt.as_str()),
+                "{:?}; file:\n{}", format, rendered.text
+            );
+            prop_assert_eq!(
+                front[table].get("featured_image_width").and_then(toml::Value::as_integer),
+                Some(1200)
+            );
+        }
+    }
+}
+
 /// Bodies drawn from [`body`] with a fixed seed.
 fn sample(count: usize, unrepresentable: bool) -> Vec<String> {
     let mut runner = TestRunner::deterministic();

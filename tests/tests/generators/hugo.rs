@@ -22,12 +22,19 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-/// The content Hugo makes of the content file `file`, or why the build fails.
-pub fn render(file: &str) -> Result<String, String> {
+/// The front matter of the content file `file` as Hugo reads it, and the content after it; or
+/// why the build fails.
+pub fn split(file: &str) -> Result<(toml::Table, &str), String> {
     let rest = file.strip_prefix("+++\n").ok_or("no TOML front matter")?;
     let end = rest.find("\n+++\n").ok_or("front matter not closed")?;
-    toml::from_str::<toml::Table>(&rest[..end]).map_err(|e| format!("front matter: {e}"))?;
-    let content = &rest[end + "\n+++\n".len()..];
+    let table =
+        toml::from_str::<toml::Table>(&rest[..end]).map_err(|e| format!("front matter: {e}"))?;
+    Ok((table, &rest[end + "\n+++\n".len()..]))
+}
+
+/// The content Hugo makes of the content file `file`, or why the build fails.
+pub fn render(file: &str) -> Result<String, String> {
+    let (_, content) = split(file)?;
     let (mut out, divider) = lex(content.as_bytes())?;
     if find(&out, b"{{__hugo_ctx").is_some() {
         static INDENTED: LazyLock<Regex> =

@@ -41,14 +41,20 @@ static MORE_DIVIDER: LazyLock<Regex> = LazyLock::new(|| {
 
 const CONTINUE_READING: &str = "<span id=\"continue-reading\"></span>";
 
-/// The HTML Zola makes of the content file `file`, or why the build fails.
-pub fn render(file: &str) -> Result<String, String> {
+/// The front matter of the content file `file` as Zola reads it, and the content after it; or
+/// why the build fails.
+pub fn split(file: &str) -> Result<(toml::Table, &str), String> {
     let caps = TOML_FRONT_MATTER
         .captures(file)
         .ok_or("Couldn't find front matter")?;
     let front = caps.get(1).unwrap().as_str();
-    toml::from_str::<toml::Table>(front).map_err(|e| format!("front matter: {e}"))?;
-    let content = caps.get(2).map_or("", |m| m.as_str());
+    let table = toml::from_str::<toml::Table>(front).map_err(|e| format!("front matter: {e}"))?;
+    Ok((table, caps.get(2).map_or("", |m| m.as_str())))
+}
+
+/// The HTML Zola makes of the content file `file`, or why the build fails.
+pub fn render(file: &str) -> Result<String, String> {
+    let (_, content) = split(file)?;
     let content = if !content.contains("{{") && !content.contains("{%") {
         content.to_owned()
     } else {
