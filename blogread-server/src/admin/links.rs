@@ -14,6 +14,7 @@ use poem::web::{Data, Path, Query};
 use poem::{Request, Response, handler};
 use serde::Deserialize;
 
+use super::pager::pager;
 use super::pages::{Admin, ProjectRow, me, time};
 
 /// The query of the links page.
@@ -56,13 +57,7 @@ async fn links_page(
     let offset = report.offset;
     let shown = report.links.len() as u64;
     let total = report.total;
-    let pager = context! {
-        total => total,
-        first => if shown == 0 { offset } else { offset + 1 },
-        last => offset + shown,
-        newer => (offset > 0).then(|| offset.saturating_sub(LINKS_PER_PAGE)),
-        older => (offset + shown < total).then_some(offset + shown),
-    };
+    let pager = pager(offset, shown, total, LINKS_PER_PAGE);
     admin.render(
         StatusCode::OK,
         "links.html",

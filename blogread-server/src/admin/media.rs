@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::done::Done;
 use super::http::see_other;
+use super::pager::pager;
 use super::pages::{Admin, ProjectRow, me, time};
 
 /// Images listed on one page.
@@ -263,13 +264,7 @@ pub(super) async fn media_page(
         .iter()
         .map(|view| MediaRow::of(view, &shown))
         .collect();
-    let pager = context! {
-        total => total,
-        first => if shown_count == 0 { offset } else { offset + 1 },
-        last => offset + shown_count,
-        newer => (offset > 0).then(|| offset.saturating_sub(MEDIA_PER_PAGE)),
-        older => (offset + shown_count < total).then_some(offset + shown_count),
-    };
+    let pager = pager(offset, shown_count, total, MEDIA_PER_PAGE);
     admin.render(
         status,
         "media.html",

@@ -27,6 +27,7 @@ pub mod http;
 mod links;
 mod media;
 mod media_actions;
+mod pager;
 mod pages;
 mod post;
 mod post_actions;

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use super::done::Done;
 use super::http::html;
 use super::media::Thumb;
+use super::pager::pager;
 use super::pages::{Admin, ProjectRow, me, optional_url, status_of, time};
 
 /// The path of a post's page and of its buttons.
@@ -340,16 +341,8 @@ fn section_page(offset: &Option<String>) -> RawListParams {
 }
 
 /// Where a section's page stands among `total` entries, for its pager.
-fn pager(offset: u64, shown: usize, total: u64) -> minijinja::Value {
-    let shown = shown as u64;
-    let page = u64::from(SECTION_PAGE);
-    context! {
-        total => total,
-        first => if shown == 0 { offset } else { offset + 1 },
-        last => offset + shown,
-        newer => (offset > 0).then(|| offset.saturating_sub(page)),
-        older => (offset + shown < total).then_some(offset + shown),
-    }
+fn section_pager(offset: u64, shown: usize, total: u64) -> minijinja::Value {
+    pager(offset, shown as u64, total, u64::from(SECTION_PAGE))
 }
 
 /// A stored image as the post page shows it: in the editor's grid (to pick as the featured
@@ -518,7 +511,7 @@ async fn post_page(
             line_fields => LINE_FIELDS,
             confirm => shown.confirm.as_ref().map(ConfirmStep::view),
             links => links.as_ref().map(|l| l.links.iter().map(super::links::row).collect::<Vec<_>>()),
-            links_pager => links.as_ref().map(|l| pager(l.offset, l.links.len(), l.total)),
+            links_pager => links.as_ref().map(|l| section_pager(l.offset, l.links.len(), l.total)),
             broken_links => links.as_ref().map(|l| l.broken),
             linked_from => linked_from.as_ref().map(|l| l.backlinks.iter().map(|b| context! {
                 id => b.blog_id.to_string(),
@@ -528,7 +521,7 @@ async fn post_page(
                 count => b.count,
                 resolved => b.resolved,
             }).collect::<Vec<_>>()),
-            linked_from_pager => linked_from.as_ref().map(|l| pager(l.offset, l.backlinks.len(), l.total)),
+            linked_from_pager => linked_from.as_ref().map(|l| section_pager(l.offset, l.backlinks.len(), l.total)),
             featured_picked => choices.as_ref().is_some_and(|c| c.iter().any(|m| m.picked)),
             media => choices,
             used_media => used_media,

@@ -14,6 +14,7 @@ use poem::{Request, Response, handler};
 use serde::Deserialize;
 
 use super::done::Done;
+use super::pager::pager;
 use super::pages::{Admin, ProjectRow, errors, me, status_of, time};
 
 /// The query of the posts page.
@@ -96,13 +97,7 @@ async fn posts_page(
             }
         })
         .collect();
-    let pager = context! {
-        total => total,
-        first => if shown == 0 { offset } else { offset + 1 },
-        last => offset + shown,
-        newer => (offset > 0).then(|| offset.saturating_sub(POSTS_PER_PAGE)),
-        older => (offset + shown < total).then_some(offset + shown),
-    };
+    let pager = pager(offset, shown, total, POSTS_PER_PAGE);
     admin.render(
         status,
         "posts.html",
