@@ -125,7 +125,7 @@ impl SlowBody {
 /// A request body that fails (and marks its [`SlowBody`]) when it breaks its [`BodyPace`].
 pub struct PacedBody {
     inner: BoxBody<Bytes, io::Error>,
-    pace: BodyPace,
+    /// The pace, and the mark set when the body is cut off.
     slow: SlowBody,
     /// Bytes received so far.
     received: u64,
@@ -144,7 +144,6 @@ impl PacedBody {
     pub fn new(inner: BoxBody<Bytes, io::Error>, slow: SlowBody) -> Self {
         PacedBody {
             inner,
-            pace: slow.pace,
             slow,
             received: 0,
             waited: Duration::ZERO,
@@ -156,11 +155,9 @@ impl PacedBody {
 
     /// The end of the current wait that the pace allows.
     fn deadline(&self, since: Instant) -> Instant {
-        let left = self
-            .pace
-            .allowance(self.received)
-            .saturating_sub(self.waited);
-        since + self.pace.timeout.min(left)
+        let pace = self.slow.pace;
+        let left = pace.allowance(self.received).saturating_sub(self.waited);
+        since + pace.timeout.min(left)
     }
 }
 
@@ -203,7 +200,7 @@ impl Body for PacedBody {
         this.slow.cut.store(true, Ordering::Relaxed);
         Poll::Ready(Some(Err(io::Error::new(
             io::ErrorKind::TimedOut,
-            this.pace.detail(),
+            this.slow.pace.detail(),
         ))))
     }
 

@@ -51,11 +51,7 @@ async fn an_http2_body_without_length_is_refused_at_4_mib_and_memory_stays_bound
         .expect("an answer before the body ends")
         .expect("a response");
     assert_eq!(response.status(), 413);
-    let mut answer = response.into_body();
-    let mut text = Vec::new();
-    while let Some(chunk) = answer.data().await {
-        text.extend_from_slice(&chunk.expect("read the answer"));
-    }
+    let text = h2_body(response.into_body()).await;
     let text = String::from_utf8_lossy(&text);
     assert!(
         text.contains("\"detail\"") && text.contains("4 MiB"),
@@ -241,12 +237,9 @@ async fn an_http2_stream_whose_body_stops_is_answered_408_and_the_connection_ser
         .expect("an answer though the body never ends")
         .expect("a response");
     assert_eq!(response.status(), 408);
-    let mut answer = response.into_body();
-    let mut text = Vec::new();
-    while let Some(chunk) = answer.data().await {
-        text.extend_from_slice(&chunk.expect("read the answer"));
-    }
-    assert_too_slow(&String::from_utf8_lossy(&text));
+    assert_too_slow(&String::from_utf8_lossy(
+        &h2_body(response.into_body()).await,
+    ));
     // The connection's other streams go on.
     let mut client = client.ready().await.expect("the connection is still ready");
     let request = http::Request::get(format!("http://{}/healthz", server.addr))

@@ -536,13 +536,7 @@ async fn a_large_file_sent_from_disk_arrives_whole_on_keep_alive_and_http2() {
     let (response, _) = client.send_request(request, true).expect("send");
     let response = response.await.expect("an answer");
     assert_eq!(response.status(), 200);
-    let mut body = response.into_body();
-    let mut served = Vec::new();
-    while let Some(chunk) = body.data().await {
-        let chunk = chunk.expect("a chunk");
-        let _ = body.flow_control().release_capacity(chunk.len());
-        served.extend_from_slice(&chunk);
-    }
+    let served = h2_body(response.into_body()).await;
     assert_eq!(hex::encode(sha2::Sha256::digest(&served)), sha);
 }
 

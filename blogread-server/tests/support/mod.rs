@@ -207,6 +207,17 @@ impl Drop for Server {
     }
 }
 
+/// The whole of an HTTP/2 answer's body, its flow-control capacity given back as it is read.
+pub async fn h2_body(mut body: h2::RecvStream) -> Vec<u8> {
+    let mut read = Vec::new();
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.expect("read the answer");
+        let _ = body.flow_control().release_capacity(chunk.len());
+        read.extend_from_slice(&chunk);
+    }
+    read
+}
+
 /// An HTTP/2 client connection, to be driven by a task.
 pub type H2Connection = h2::client::Connection<TcpStream, Bytes>;
 
